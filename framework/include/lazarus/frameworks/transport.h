@@ -1,0 +1,118 @@
+// The `transport` framework: point-to-point byte movers (self, shm, tcp, ...).
+//
+// A transport moves *frames* — byte strings with preserved boundaries — between
+// processes of a job, reliably and in order per (sender, receiver) pair. It
+// knows nothing of MPI: the p2p engine (runtime/p2p) puts its envelope in the
+// first bytes of each frame, does matching, protocols (eager, rendezvous) and
+// bookmarks, and chooses one transport per peer (reachability, then priority).
+//
+// Life cycle, driven by the p2p engine in each rank:
+//
+//   auto& t = static_cast<lz::transport::Module&>(*selected.module);
+//   LZ_RETURN_IF_ERROR(t.init(host));        // open resources, host.modex().put(address)
+//   LZ_RETURN_IF_ERROR(host.modex().fence()); // (the engine fences once for all modules)
+//   LZ_RETURN_IF_ERROR(t.connect());         // read peers' addresses; may connect lazily
+//   if (t.reaches(peer)) ... t.send(peer, iov, n) ... t.progress() ...
+//   t.finalize();
+//
+// Checkpoint/restart (capability kCapCheckpoint), on the CR thread, with the
+// MPI entry lock held and the channels drained by the crcp module (no frame in
+// flight to or from this process):
+//   on_checkpoint()  releases what a core image cannot carry (sockets, shared
+//                    mappings with other processes);
+//   on_continue()    re-creates it in the same process set (same peers);
+//   on_restart()     re-creates it in a restored process set: publishes new
+//                    addresses in the new launcher's modex; the engine fences,
+//                    then calls connect() again.
+// Threading: every method is called by one thread at a time (the engine
+// serializes), never concurrently on the same module.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "lazarus/component.h"
+#include "lazarus/modex.h"
+#include "lazarus/status.h"
+
+namespace lz::transport {
+
+inline constexpr uint32_t kInterfaceVersion = 1;
+
+// Capability bits, read by selection, `lazarus info` and the conformance suite.
+enum Capability : uint64_t {
+  kCapSelf = 1ull << 0,        // reaches only its own process
+  kCapLocalHost = 1ull << 1,   // reaches only processes on the same host
+  kCapGet = 1ull << 2,         // get(): single-copy read from a peer's memory
+  kCapWaitFd = 1ull << 3,      // wait_fd(): a pollable fd for blocking waits
+  kCapCheckpoint = 1ull << 4,  // on_checkpoint/on_continue/on_restart implemented
+};
+// "self,local-host,get,..." for display.
+std::string capability_names(uint64_t caps);
+
+// Where a peer lives; the engine fills one per rank from the modex.
+struct PeerInfo {
+  int rank = -1;
+  std::string host;     // host name as the launcher knows it
+  uint64_t node_id = 0;  // equal for ranks sharing a host (and its memory)
+};
+
+// What a transport needs from the engine.
+class Host {
+ public:
+  virtual ~Host() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual const PeerInfo& peer(int rank) const = 0;
+  virtual Modex& modex() = 0;
+  // Called from progress() once per complete incoming frame, in the order the
+  // sender sent them. `data` is valid only during the call.
+  virtual void deliver(int src, const void* data, size_t len) = 0;
+  // Called from progress() when a peer's connection is lost for good (peer
+  // exited or died); the engine reports it and fails the requests involved.
+  virtual void peer_failed(int rank, const Status& why) = 0;
+};
+
+class Module : public lz::Module {
+ public:
+  // Acquires resources and publishes this rank's address (host.modex().put).
+  // `host` outlives the module.
+  virtual Status init(Host& host) = 0;
+  // After the modex fence: reads peers' addresses. May defer connecting to
+  // the first send.
+  virtual Status connect() = 0;
+  // True if this module can carry frames to `peer` (valid after connect()).
+  virtual bool reaches(int peer) const = 0;
+  // Largest frame send() accepts, in bytes (header and payload together).
+  virtual size_t max_frame() const = 0;
+  // Sends one frame made of the concatenated iovecs. Non-blocking: on Ok the
+  // bytes are copied or on the wire and the caller may reuse its buffers;
+  // kWouldBlock means no room now (retry after progress()); other errors are
+  // final for this peer.
+  virtual Status send(int peer, const struct iovec* iov, int iovcnt) = 0;
+  // Delivers incoming frames through Host::deliver and advances outgoing ones.
+  // Returns how many events (frames in or out) happened; never blocks.
+  virtual int progress() = 0;
+  // Releases everything; no call but the destructor follows.
+  virtual Status finalize() = 0;
+
+  // Optional: a file descriptor that becomes readable when progress() has work
+  // (kCapWaitFd); -1 if none. A blocking wait polls it after a bounded spin.
+  virtual int wait_fd() const { return -1; }
+  // Optional: copies `len` bytes at address `remote` in `peer`'s memory into
+  // `local` (kCapGet). Used by the rendezvous protocol for single copy.
+  virtual Status get(int peer, void* local, uint64_t remote, size_t len) {
+    (void)peer, (void)local, (void)remote, (void)len;
+    return Unimplemented("single-copy get is not provided by this transport");
+  }
+
+  // Checkpoint/restart hooks (kCapCheckpoint); see the banner for when.
+  virtual Status on_checkpoint() { return Unimplemented("transport has no checkpoint hook"); }
+  virtual Status on_continue() { return Unimplemented("transport has no continue hook"); }
+  virtual Status on_restart() { return Unimplemented("transport has no restart hook"); }
+};
+
+}  // namespace lz::transport

@@ -1,0 +1,19 @@
+// `lazarus`: the command-line front end (info now; run, ps, checkpoint and
+// restart come with the runtime).
+#include <CLI/CLI.hpp>
+
+#include "info_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Lazarus " LZ_VERSION ": a fault-tolerant MPI-like runtime (checkpoint, restart, migrate)", "lazarus"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "lazarus " LZ_VERSION);
+  int exit_code = 0;
+  lz::cli::add_info_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code;
+}
