@@ -68,6 +68,10 @@ class Host {
   virtual int size() const = 0;
   virtual const PeerInfo& peer(int rank) const = 0;
   virtual Modex& modex() = 0;
+  // The per-job secret every connection must prove knowledge of (see
+  // lazarus/auth.h); a transport that accepts connections refuses peers that
+  // cannot answer its challenge.
+  virtual const std::string& job_secret() const = 0;
   // Called from progress() once per complete incoming frame, in the order the
   // sender sent them. `data` is valid only during the call.
   virtual void deliver(int src, const void* data, size_t len) = 0;
@@ -102,6 +106,12 @@ class Module : public lz::Module {
   // Optional: a file descriptor that becomes readable when progress() has work
   // (kCapWaitFd); -1 if none. A blocking wait polls it after a bounded spin.
   virtual int wait_fd() const { return -1; }
+  // Called right before a blocking wait sleeps in poll() on wait_fd(): arms
+  // the wake-up (for shm, a "sleeping" flag that senders check after writing
+  // and then ring a doorbell). Returns false if frames are already pending, in
+  // which case the caller must progress instead of sleeping. The transport
+  // disarms itself in its next progress().
+  virtual bool arm_wait() { return true; }
   // Optional: copies `len` bytes at address `remote` in `peer`'s memory into
   // `local` (kCapGet). Used by the rendezvous protocol for single copy.
   virtual Status get(int peer, void* local, uint64_t remote, size_t len) {

@@ -1,0 +1,70 @@
+// Bootstrap: what a rank learns from its launcher, and the rank's side of the
+// out-of-band (OOB) channel to it. Created first thing in MPI_Init.
+//
+// The launcher (runtime/launcher, `lazarus run`) starts each rank with:
+//   LZ_JOB_ID, LZ_RANK, LZ_SIZE, LZ_LOCAL_RANK, LZ_LOCAL_SIZE, LZ_NODE_ID,
+//   LZ_HOSTNAME, LZ_OOB_ADDR (host:port of the launcher's OOB listener),
+//   LZ_SECRET_FD (an inherited pipe from which the rank reads the job secret
+//   once; the secret is never on a command line or in the environment),
+//   plus the job's parameters as LZ_MCA_<name>=<value>.
+// Without LZ_OOB_ADDR the process is a singleton job (size 1, no launcher):
+// `./prog` works like `mpirun -np 1 ./prog`.
+//
+//   LZ_ASSIGN_OR_RETURN(auto boot, lz::rt::Bootstrap::from_environment());
+//   boot->put("transport.tcp.addr", addr);
+//   LZ_RETURN_IF_ERROR(boot->fence());
+//   auto peer_addr = boot->get(peer, "transport.tcp.addr");
+//
+// Threading: put/fence/get/barrier/abort/finalize are called by one thread at a
+// time (the runtime serializes them).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lazarus/modex.h"
+#include "lazarus/status.h"
+
+namespace lz::rt {
+
+struct JobInfo {
+  std::string job_id;
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;   // index among the ranks on this host
+  int local_size = 1;   // ranks on this host
+  std::string hostname;
+  uint64_t node_id = 0;  // equal for ranks on the same host
+  std::vector<uint64_t> node_of_rank;        // size entries, known after from_environment()
+  std::vector<std::string> hostname_of_rank;  // size entries
+};
+
+class Bootstrap : public Modex {
+ public:
+  // Reads the environment above, connects and authenticates to the launcher
+  // (bounded wait; kTimeout/kUnavailable name the address), or makes a
+  // singleton job when LZ_OOB_ADDR is unset.
+  static StatusOr<std::unique_ptr<Bootstrap>> from_environment();
+
+  virtual const JobInfo& job() const = 0;
+  // The per-job secret (binary, lazarus/auth.h), for transport authentication.
+  virtual const std::string& secret() const = 0;
+
+  // Modex: put/fence/get (see lazarus/modex.h).
+
+  // Blocks until every rank called barrier() (through the launcher).
+  virtual Status barrier() = 0;
+  // Tells the launcher this rank aborts the job with `code` and a reason; the
+  // launcher stops every rank and exits with `code`. Returns after sending.
+  virtual Status abort(int code, std::string_view reason) = 0;
+  // Tells the launcher this rank finalized cleanly; closes the channel.
+  virtual Status finalize() = 0;
+  // A pollable fd that becomes readable when the launcher sends a control
+  // message (checkpoint requests, a later issue); -1 for a singleton.
+  virtual int control_fd() const = 0;
+};
+
+}  // namespace lz::rt
