@@ -23,10 +23,15 @@
 #include "lazarus/component.h"
 #include "lazarus/status.h"
 
+// The runtime's objects are the MPI handles' structs themselves (mpi.h:
+// MPI_Comm is `struct lz_mpi_comm_s*`), so the binding never translates handles.
+struct lz_mpi_comm_s;      // a communicator (runtime/p2p/comm.h)
+struct lz_mpi_datatype_s;  // an MPI datatype (runtime/mpi/datatype/datatype.h)
+struct lz_mpi_op_s;        // a reduction operation (runtime/mpi/datatype/op.h)
 namespace lz::rt {
-class Comm;      // a communicator (runtime/p2p)
-class Datatype;  // an MPI datatype (runtime/mpi)
-class Op;        // a reduction operation (runtime/mpi)
+using Comm = ::lz_mpi_comm_s;
+using Datatype = ::lz_mpi_datatype_s;
+using Op = ::lz_mpi_op_s;
 }  // namespace lz::rt
 
 namespace lz::coll {

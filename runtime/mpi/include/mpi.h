@@ -1,0 +1,300 @@
+/* mpi.h: the MPI C binding of Lazarus.
+ *
+ * Handles are pointers to opaque runtime objects; predefined handles are the
+ * addresses of objects exported by libmpi (as Open MPI does), null handles are
+ * 0. A function not declared here is not provided: a program that calls one
+ * fails to link instead of silently misbehaving.
+ */
+#ifndef LAZARUS_MPI_H
+#define LAZARUS_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define LAZARUS_MPI 1
+
+/* ---- handle types ------------------------------------------------------ */
+typedef struct lz_mpi_comm_s *MPI_Comm;
+typedef struct lz_mpi_group_s *MPI_Group;
+typedef struct lz_mpi_datatype_s *MPI_Datatype;
+typedef struct lz_mpi_op_s *MPI_Op;
+typedef struct lz_mpi_request_s *MPI_Request;
+typedef struct lz_mpi_errhandler_s *MPI_Errhandler;
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+typedef struct MPI_Status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  /* private */
+  int lz_cancelled;
+  long long lz_bytes; /* bytes received */
+} MPI_Status;
+
+typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+/* ---- predefined objects -------------------------------------------------- */
+extern struct lz_mpi_comm_s lz_mpi_comm_world, lz_mpi_comm_self;
+#define MPI_COMM_WORLD (&lz_mpi_comm_world)
+#define MPI_COMM_SELF (&lz_mpi_comm_self)
+#define MPI_COMM_NULL ((MPI_Comm)0)
+
+extern struct lz_mpi_group_s lz_mpi_group_empty;
+#define MPI_GROUP_EMPTY (&lz_mpi_group_empty)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+
+extern struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal, lz_mpi_errors_return;
+#define MPI_ERRORS_ARE_FATAL (&lz_mpi_errors_are_fatal)
+#define MPI_ERRORS_RETURN (&lz_mpi_errors_return)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+
+/* Datatypes (objects defined in runtime/mpi/datatype*). */
+extern struct lz_mpi_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_unsigned_char, lz_mpi_dt_byte,
+    lz_mpi_dt_wchar, lz_mpi_dt_short, lz_mpi_dt_unsigned_short, lz_mpi_dt_int, lz_mpi_dt_unsigned, lz_mpi_dt_long,
+    lz_mpi_dt_unsigned_long, lz_mpi_dt_long_long, lz_mpi_dt_unsigned_long_long, lz_mpi_dt_float, lz_mpi_dt_double,
+    lz_mpi_dt_long_double, lz_mpi_dt_packed, lz_mpi_dt_int8, lz_mpi_dt_int16, lz_mpi_dt_int32, lz_mpi_dt_int64,
+    lz_mpi_dt_uint8, lz_mpi_dt_uint16, lz_mpi_dt_uint32, lz_mpi_dt_uint64, lz_mpi_dt_c_bool, lz_mpi_dt_aint,
+    lz_mpi_dt_offset, lz_mpi_dt_count, lz_mpi_dt_float_int, lz_mpi_dt_double_int, lz_mpi_dt_long_int,
+    lz_mpi_dt_2int, lz_mpi_dt_short_int, lz_mpi_dt_long_double_int;
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_CHAR (&lz_mpi_dt_char)
+#define MPI_SIGNED_CHAR (&lz_mpi_dt_signed_char)
+#define MPI_UNSIGNED_CHAR (&lz_mpi_dt_unsigned_char)
+#define MPI_BYTE (&lz_mpi_dt_byte)
+#define MPI_WCHAR (&lz_mpi_dt_wchar)
+#define MPI_SHORT (&lz_mpi_dt_short)
+#define MPI_UNSIGNED_SHORT (&lz_mpi_dt_unsigned_short)
+#define MPI_INT (&lz_mpi_dt_int)
+#define MPI_UNSIGNED (&lz_mpi_dt_unsigned)
+#define MPI_LONG (&lz_mpi_dt_long)
+#define MPI_UNSIGNED_LONG (&lz_mpi_dt_unsigned_long)
+#define MPI_LONG_LONG_INT (&lz_mpi_dt_long_long)
+#define MPI_LONG_LONG (&lz_mpi_dt_long_long)
+#define MPI_UNSIGNED_LONG_LONG (&lz_mpi_dt_unsigned_long_long)
+#define MPI_FLOAT (&lz_mpi_dt_float)
+#define MPI_DOUBLE (&lz_mpi_dt_double)
+#define MPI_LONG_DOUBLE (&lz_mpi_dt_long_double)
+#define MPI_PACKED (&lz_mpi_dt_packed)
+#define MPI_INT8_T (&lz_mpi_dt_int8)
+#define MPI_INT16_T (&lz_mpi_dt_int16)
+#define MPI_INT32_T (&lz_mpi_dt_int32)
+#define MPI_INT64_T (&lz_mpi_dt_int64)
+#define MPI_UINT8_T (&lz_mpi_dt_uint8)
+#define MPI_UINT16_T (&lz_mpi_dt_uint16)
+#define MPI_UINT32_T (&lz_mpi_dt_uint32)
+#define MPI_UINT64_T (&lz_mpi_dt_uint64)
+#define MPI_C_BOOL (&lz_mpi_dt_c_bool)
+#define MPI_AINT (&lz_mpi_dt_aint)
+#define MPI_OFFSET (&lz_mpi_dt_offset)
+#define MPI_COUNT (&lz_mpi_dt_count)
+#define MPI_FLOAT_INT (&lz_mpi_dt_float_int)
+#define MPI_DOUBLE_INT (&lz_mpi_dt_double_int)
+#define MPI_LONG_INT (&lz_mpi_dt_long_int)
+#define MPI_2INT (&lz_mpi_dt_2int)
+#define MPI_SHORT_INT (&lz_mpi_dt_short_int)
+#define MPI_LONG_DOUBLE_INT (&lz_mpi_dt_long_double_int)
+
+/* Reduction operations (objects defined in runtime/mpi/op*). */
+extern struct lz_mpi_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_prod, lz_mpi_op_land, lz_mpi_op_band,
+    lz_mpi_op_lor, lz_mpi_op_bor, lz_mpi_op_lxor, lz_mpi_op_bxor, lz_mpi_op_maxloc, lz_mpi_op_minloc;
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX (&lz_mpi_op_max)
+#define MPI_MIN (&lz_mpi_op_min)
+#define MPI_SUM (&lz_mpi_op_sum)
+#define MPI_PROD (&lz_mpi_op_prod)
+#define MPI_LAND (&lz_mpi_op_land)
+#define MPI_BAND (&lz_mpi_op_band)
+#define MPI_LOR (&lz_mpi_op_lor)
+#define MPI_BOR (&lz_mpi_op_bor)
+#define MPI_LXOR (&lz_mpi_op_lxor)
+#define MPI_BXOR (&lz_mpi_op_bxor)
+#define MPI_MAXLOC (&lz_mpi_op_maxloc)
+#define MPI_MINLOC (&lz_mpi_op_minloc)
+
+/* ---- constants ------------------------------------------------------------ */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_PROC_FAILED 20 /* a peer process died */
+#define MPI_ERR_LASTCODE 100
+
+#define MPI_ANY_SOURCE (-1)
+#define MPI_ANY_TAG (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_UNDEFINED (-32766)
+#define MPI_TAG_UB_VALUE 0x7fffffff /* Lazarus: the largest valid tag */
+
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_BSEND_OVERHEAD 64
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_BOTTOM ((void *)0)
+
+/* ---- environment ------------------------------------------------------------ */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int *provided);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_processor_name(char *name, int *resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* ---- point to point ---------------------------------------------------------- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request array_of_requests[]);
+
+/* ---- datatypes -------------------------------------------------------------- */
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_commit(MPI_Datatype *datatype);
+int MPI_Type_free(MPI_Datatype *datatype);
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position,
+             MPI_Comm comm);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
+               MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+
+/* ---- collectives ------------------------------------------------------------- */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+int MPI_Op_free(MPI_Op *op);
+
+/* ---- groups and communicators -------------------------------------------------- */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Group_size(MPI_Group group, int *size);
+int MPI_Group_rank(MPI_Group group, int *rank);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+int MPI_Group_free(MPI_Group *group);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LAZARUS_MPI_H */
