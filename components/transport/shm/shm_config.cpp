@@ -1,0 +1,39 @@
+#include "shm_config.h"
+
+#include "lazarus/param_store.h"
+#include "shm_ring.h"
+
+namespace lz::transport::shm {
+
+
+StatusOr<ShmConfig> ShmConfig::from_params(const QueryContext& ctx) {
+  ShmConfig c;
+  if (ctx.params != nullptr) {
+    const ParamStore& ps = *ctx.params;
+    const std::string& p = ctx.param_prefix;
+    c.ring_bytes = static_cast<uint64_t>(ps.get_int(p + "ring_size"));
+    c.max_frame = static_cast<uint64_t>(ps.get_int(p + "max_frame"));
+    c.get_threshold = static_cast<uint64_t>(ps.get_int(p + "get_threshold"));
+    c.single_copy = ps.get_bool(p + "single_copy");
+    c.backing_dir = ps.get_string(p + "backing_dir");
+    c.liveness_ms = ps.get_int(p + "liveness_ms");
+  }
+  LZ_RETURN_IF_ERROR(c.validate());
+  return c;
+}
+
+Status ShmConfig::validate() const {
+  if (ring_bytes < 8192 || (ring_bytes & (ring_bytes - 1)) != 0 || ring_bytes > (uint64_t{1} << 32))
+    return InvalidArgument("transport_shm_ring_size must be a power of two between 8k and 4G, not " +
+                           std::to_string(ring_bytes));
+  if (max_frame < 64 || max_frame > max_payload_for_ring(ring_bytes))
+    return InvalidArgument("transport_shm_max_frame must be between 64 and ring_size/2 - 8 (" +
+                           std::to_string(max_payload_for_ring(ring_bytes)) + "), not " +
+                           std::to_string(max_frame));
+  if (backing_dir.empty() || backing_dir[0] != '/')
+    return InvalidArgument("transport_shm_backing_dir must be an absolute path, not '" + backing_dir + "'");
+  if (liveness_ms <= 0) return InvalidArgument("transport_shm_liveness_ms must be positive");
+  return Status::Ok();
+}
+
+}  // namespace lz::transport::shm

@@ -1,0 +1,50 @@
+// transport/shm parameters: the one table (transport_shm_<name>) and the
+// validated values a module is built with.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+
+#include "lazarus/component.h"
+#include "lazarus/param.h"
+#include "lazarus/status.h"
+
+namespace lz::transport::shm {
+
+// The parameter table (full names transport_shm_<name>).
+inline constexpr ParamSpec kParams[] = {
+    {"ring_size", ParamType::kSize, "128k",
+     "Bytes of each per-sender receive ring (a power of two, >= 8k). Every rank's segment holds one ring per "
+     "rank on its host: local_ranks^2 * ring_size of shared memory per host, reserved up front",
+     4},
+    {"max_frame", ParamType::kSize, "32k",
+     "Largest frame copied through a ring (header and payload); at most ring_size/2 - 8", 4},
+    {"get_threshold", ParamType::kSize, "32k",
+     "Messages at least this large should move by rendezvous and single-copy get() (read by the p2p engine)", 4},
+    {"single_copy", ParamType::kBool, "true",
+     "Offer single-copy get() through process_vm_readv (needs ptrace permission between ranks)", 4},
+    {"backing_dir", ParamType::kString, "/dev/shm",
+     "Directory (normally a tmpfs) holding the shared segments and doorbell FIFOs", 6},
+    {"liveness_ms", ParamType::kInt, "100",
+     "Milliseconds between checks that local peers are still alive while this rank is busy", 7},
+};
+inline constexpr size_t kNumParams = std::size(kParams);
+
+struct ShmConfig {
+  uint64_t ring_bytes = 128 * 1024;      // each per-sender ring
+  uint64_t max_frame = 32 * 1024;        // largest frame through a ring
+  uint64_t get_threshold = 32 * 1024;    // advice to the p2p engine (rendezvous + get above it)
+  bool single_copy = true;               // offer get() through process_vm_readv
+  std::string backing_dir = "/dev/shm";  // where segments and doorbells live
+  int64_t liveness_ms = 100;             // how often a busy rank checks its peers are alive
+
+  // Reads transport_shm_* through ctx (every parameter is registered, so this
+  // cannot miss) and checks the combination; kInvalidArgument names the
+  // parameter.
+  static StatusOr<ShmConfig> from_params(const QueryContext& ctx);
+  Status validate() const;
+};
+
+}  // namespace lz::transport::shm

@@ -1,0 +1,108 @@
+// transport/shm: frames between ranks of one host through shared memory.
+//
+// Every rank creates one receive segment holding one single-producer ring per
+// rank of its host (shm_layout.h, shm_ring.h) and a doorbell FIFO
+// (shm_doorbell.h), and publishes their names in the modex (shm_address.h).
+// connect() maps the segments of the other local ranks; send() copies a frame
+// into our ring in the receiver's segment; progress() hands frames to the
+// engine straight from our own rings (no extra copy) and then releases the
+// space. get() reads a peer's memory with process_vm_readv (one copy).
+//
+// Blocking waits: arm_wait() sets the "sleeping" flag of our segment and
+// re-checks the rings; a sender that finds the flag set after publishing
+// clears it and writes one byte to our doorbell (both sides seq_cst, so no
+// wake-up is lost). A sender that finds a ring full raises the ring's
+// producer_waiting flag; the receiver, after freeing space, clears it and
+// rings the sender's doorbell, so a rank waiting for room sleeps too.
+// wait_fd() is an epoll set of the doorbell and a pidfd per peer, so a
+// sleeping rank also wakes when a peer dies; a busy rank checks its peers
+// every transport_shm_liveness_ms. A peer that exits after finalize() (its
+// segment says so) is not a failure; any other exit is reported once through
+// Host::peer_failed(), after the frames it sent have been delivered.
+//
+// Checkpoint (issue 4, kCapCheckpoint still off): resources are split from
+// module state so the hooks are wiring: on_checkpoint = drained() check +
+// release_peers() + release_local(); on_continue/on_restart = create_local()
+// with the next generation + publish() (+ the engine's fence) + connect().
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lazarus/frameworks/transport.h"
+#include "shm_config.h"
+#include "shm_doorbell.h"
+#include "shm_fd.h"
+#include "shm_peer.h"
+#include "shm_segment.h"
+
+namespace lz::transport::shm {
+
+class ShmTransport final : public lz::transport::Module {
+ public:
+  explicit ShmTransport(const ShmConfig& config);
+  ~ShmTransport() override;
+
+  uint64_t capabilities() const override;
+  Status init(Host& host) override;
+  Status connect() override;
+  bool reaches(int peer) const override;
+  size_t max_frame() const override { return cfg_.max_frame; }
+  Status send(int peer, const struct iovec* iov, int iovcnt) override;
+  int progress() override;
+  Status finalize() override;
+  int wait_fd() const override { return waitset_.get(); }
+  bool arm_wait() override;
+  Status get(int peer, void* local, uint64_t remote, size_t len) override;
+
+  const ShmConfig& config() const { return cfg_; }
+  // No frame of ours unconsumed in any peer's ring, none pending in ours.
+  bool drained() const;
+
+ private:
+  // Resources shared with other processes (everything a checkpoint releases).
+  Status create_local();
+  Status publish();
+  Status attach_peer(ShmPeer& p);
+  void release_peers();
+  void release_local();
+
+  int drain(size_t slot);
+  void disarm();
+  void service_waitset(bool take_doorbell);
+  void check_liveness();
+  void peer_exited(size_t slot);
+  void maybe_unlink();
+  void probe_get(const ShmPeer& p);
+
+  static constexpr uint64_t kProbeMagic = 0x4c5a53484d50524full;  // "LZSHMPRO"
+
+  ShmConfig cfg_;
+  Host* host_ = nullptr;
+  int rank_ = -1;
+  std::vector<int> local_ranks_;   // ranks of this host, rank order, me included
+  uint32_t my_local_index_ = 0;
+  std::vector<int> slot_of_rank_;  // world rank -> index in peers_/inbound_, -1 if not local
+  std::vector<ShmPeer> peers_;     // the other local ranks, rank order
+  std::vector<Inbound> inbound_;   // parallel to peers_
+
+  // Local resources.
+  Segment local_;
+  SegmentHeader* local_hdr_ = nullptr;
+  Doorbell bell_;
+  UniqueFd waitset_;  // epoll: doorbell + peers' pidfds
+  uint32_t generation_ = 0;
+  bool names_linked_ = false;
+
+  bool get_ok_ = false;
+  bool armed_ = false;
+  bool in_progress_ = false;
+  int blocked_senders_ = 0;  // peers with tx_blocked set
+  uint32_t tick_ = 0;
+  int64_t last_check_ms_ = 0;
+  alignas(8) volatile uint64_t probe_word_ = kProbeMagic;
+};
+
+}  // namespace lz::transport::shm
