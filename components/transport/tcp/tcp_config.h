@@ -1,0 +1,66 @@
+// transport/tcp configuration: the component's one parameter table and the
+// resolved values a module works with. The descriptor registers kTcpParams;
+// query() turns the current values into a TcpConfig (validated once, so the
+// module never re-reads the ParamStore on a hot path).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "lazarus/param.h"
+#include "lazarus/status.h"
+
+namespace lz {
+class ParamStore;
+}
+
+namespace lz::transport::tcp {
+
+// The component's parameters: full names are transport_tcp_<name>.
+inline constexpr ParamSpec kTcpParams[] = {
+    {"if_include", ParamType::kList, "",
+     "Interfaces to listen on and publish, by name (eth0) or CIDR (10.0.0.0/8); empty: every up interface, "
+     "loopback included. Exclusive with if_exclude",
+     2},
+    {"if_exclude", ParamType::kList, "",
+     "Interfaces never to use, by name or CIDR (for example lo,docker0). Exclusive with if_include", 2},
+    {"sndbuf", ParamType::kSize, "0", "SO_SNDBUF of every connection; 0 keeps the kernel default and autotuning", 5},
+    {"rcvbuf", ParamType::kSize, "0", "SO_RCVBUF of every connection; 0 keeps the kernel default and autotuning", 5},
+    {"max_frame", ParamType::kSize, "512k",
+     "Largest frame (engine header and payload) one send() carries; larger messages are fragmented by the engine", 4},
+    {"send_queue_limit", ParamType::kSize, "8m",
+     "Bytes queued per peer (not yet on the wire) beyond which send() answers would-block", 5},
+    {"connect_timeout", ParamType::kDouble, "30",
+     "Seconds allowed to connect to a peer and complete the authentication handshake", 4},
+    {"handshake_timeout", ParamType::kDouble, "10",
+     "Seconds an accepted connection may take to authenticate before it is refused", 5},
+    {"max_pending_accepts", ParamType::kInt, "64",
+     "Accepted but not yet authenticated connections held at once; the oldest is refused beyond it", 6},
+};
+inline constexpr size_t kNumTcpParams = std::size(kTcpParams);
+
+struct TcpConfig {
+  std::vector<std::string> if_include;  // interface names or CIDR blocks
+  std::vector<std::string> if_exclude;
+  int64_t sndbuf = 0;                   // 0: kernel default (keeps autotuning)
+  int64_t rcvbuf = 0;
+  size_t max_frame = 512 * 1024;        // largest frame payload, bytes
+  size_t send_queue_limit = 8 << 20;    // per-peer queued bytes before kWouldBlock
+  double connect_timeout = 30.0;        // seconds, outgoing connect + handshake
+  double handshake_timeout = 10.0;      // seconds an accepted socket may take to authenticate
+  int max_pending_accepts = 64;         // unauthenticated sockets held at once
+};
+
+// Smallest and largest max_frame accepted (the length field keeps bit 31 for
+// control frames; 1 GiB leaves room and bounds a receive buffer).
+inline constexpr size_t kMinMaxFrame = 4096;
+inline constexpr size_t kMaxMaxFrame = size_t{1} << 30;
+
+// Reads "<prefix><name>" for every parameter of the table and checks the
+// values together (if_include and if_exclude are mutually exclusive).
+StatusOr<TcpConfig> load_config(const ParamStore& params, const std::string& prefix);
+
+}  // namespace lz::transport::tcp

@@ -1,0 +1,71 @@
+#include "tcp_send_queue.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tcp_frame.h"
+
+namespace lz::transport::tcp {
+namespace {
+// Above this, an emptied queue gives its memory back: a burst must not pin
+// megabytes per peer for the rest of the job.
+constexpr size_t kKeepCapacity = size_t{1} << 20;
+}  // namespace
+
+void TcpSendQueue::reserve_tail(size_t n) {
+  if (cap_ - tail_ >= n) return;
+  const size_t live = tail_ - head_;
+  if (live + n <= cap_ && head_ >= cap_ / 2) {
+    std::memmove(buf_.get(), buf_.get() + head_, live);
+  } else {
+    const size_t cap = std::max({live + n, cap_ * 2, size_t{64} << 10});
+    std::unique_ptr<char[]> nb(new char[cap]);
+    if (live) std::memcpy(nb.get(), buf_.get() + head_, live);
+    buf_ = std::move(nb);
+    cap_ = cap;
+  }
+  head_ = 0;
+  tail_ = live;
+}
+
+void TcpSendQueue::append(const void* p, size_t n) {
+  if (n == 0) return;
+  reserve_tail(n);
+  std::memcpy(buf_.get() + tail_, p, n);
+  tail_ += n;
+}
+
+void TcpSendQueue::append_frame(uint32_t header, const struct iovec* iov, int iovcnt, size_t skip) {
+  size_t total = kFrameHeaderBytes;
+  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  if (skip >= total) return;
+  reserve_tail(total - skip);
+  unsigned char hdr[kFrameHeaderBytes];
+  encode_frame_header(header, hdr);
+  auto put = [&](const void* p, size_t n) {
+    if (skip >= n) {
+      skip -= n;
+      return;
+    }
+    std::memcpy(buf_.get() + tail_, static_cast<const char*>(p) + skip, n - skip);
+    tail_ += n - skip;
+    skip = 0;
+  };
+  put(hdr, sizeof hdr);
+  for (int i = 0; i < iovcnt; ++i) put(iov[i].iov_base, iov[i].iov_len);
+}
+
+void TcpSendQueue::consume(size_t n) {
+  head_ += std::min(n, size());
+  if (head_ == tail_) {
+    head_ = tail_ = 0;
+    if (cap_ > kKeepCapacity) clear();
+  }
+}
+
+void TcpSendQueue::clear() {
+  buf_.reset();
+  cap_ = head_ = tail_ = 0;
+}
+
+}  // namespace lz::transport::tcp

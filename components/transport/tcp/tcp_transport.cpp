@@ -1,0 +1,581 @@
+#include "tcp_transport.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "lazarus/log.h"
+#include "lazarus/strings.h"
+#include "tcp_frame.h"
+
+namespace lz::transport::tcp {
+namespace {
+constexpr int kMaxEvents = 64;
+constexpr int kAcceptsPerEvent = 16;
+// recv() calls per readable connection and progress turn: bounds the time one
+// busy peer can hold the others back (level-triggered epoll brings us back).
+constexpr int kReadsPerEvent = 8;
+}  // namespace
+
+TcpTransport::TcpTransport(TcpConfig config) : config_(std::move(config)) {}
+
+TcpTransport::~TcpTransport() {
+  // A module destroyed without finalize() (an error path): close quietly.
+  endpoints_.clear();
+  pending_.clear();
+}
+
+TcpEndpoint* TcpTransport::endpoint(int peer) const {
+  if (peer < 0 || static_cast<size_t>(peer) >= endpoints_.size()) return nullptr;
+  return endpoints_[static_cast<size_t>(peer)].get();
+}
+
+TcpEndpoint::State TcpTransport::peer_state(int peer) const {
+  const TcpEndpoint* ep = endpoint(peer);
+  return ep ? ep->state() : TcpEndpoint::State::kFailed;
+}
+
+Status TcpTransport::init(Host& host) {
+  if (host_ != nullptr) return Internal("tcp: init() called twice");
+  if (host.job_secret().empty())
+    return PermissionDenied("tcp: no job secret: connections could not be authenticated");
+  secret_ = host.job_secret();
+  cctx_.secret = &secret_;
+  cctx_.my_rank = host.rank();
+  cctx_.size = host.size();
+  cctx_.max_frame = config_.max_frame;
+  cctx_.sndbuf = config_.sndbuf;
+  cctx_.rcvbuf = config_.rcvbuf;
+
+  auto itfs = select_interfaces(config_.if_include, config_.if_exclude);
+  if (!itfs.ok()) return itfs.status().with_context("transport tcp");
+  interfaces_ = std::move(*itfs);
+  Status s = poller_.open();
+  if (s.ok()) s = listener_.open(interfaces_);
+  for (size_t i = 0; s.ok() && i < listener_.sockets().size(); ++i)
+    s = poller_.add(listener_.sockets()[i].fd.get(), PollKind::kListener, static_cast<uint32_t>(i), EPOLLIN);
+  if (s.ok()) s = host.modex().put(kModexKey, listener_.address_list());
+  if (!s.ok()) {
+    listener_.close();
+    poller_.close();
+    return s;
+  }
+  endpoints_.clear();
+  endpoints_.resize(static_cast<size_t>(host.size()));
+  for (int r = 0; r < host.size(); ++r)
+    if (r != host.rank()) endpoints_[static_cast<size_t>(r)] = std::make_unique<TcpEndpoint>(r, &poller_);
+  host_ = &host;
+  log::debug("tcp: rank %d publishes %s", host.rank(), listener_.address_list().c_str());
+  return Status::Ok();
+}
+
+std::vector<SockAddr> TcpTransport::order_addresses(int peer, const std::string& published, Status* err) const {
+  const PeerInfo& me = host_->peer(host_->rank());
+  const PeerInfo& them = host_->peer(peer);
+  const bool same_host = me.node_id == them.node_id && me.host == them.host;
+  struct Candidate {
+    SockAddr addr;
+    int rank;  // lower is tried first
+  };
+  std::vector<Candidate> cands;
+  for (const std::string& item : str::split(published, ',')) {
+    auto a = SockAddr::parse(item);
+    if (!a.ok()) {
+      *err = ProtocolError("rank " + std::to_string(peer) + " published an invalid tcp address: " +
+                           a.status().message());
+      return {};
+    }
+    // A loopback address reaches the peer only from its own host.
+    if (a->is_loopback() && !same_host) continue;
+    int pref = 2;
+    if (a->is_loopback()) {
+      pref = 0;
+    } else {
+      for (const auto& itf : interfaces_)
+        if (same_subnet(itf, *a)) pref = 1;
+    }
+    cands.push_back({*a, pref});
+  }
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.rank < y.rank; });
+  std::vector<SockAddr> out;
+  for (auto& c : cands) out.push_back(c.addr);
+  return out;
+}
+
+Status TcpTransport::connect() {
+  if (host_ == nullptr) return Internal("tcp: connect() before init()");
+  for (int r = 0; r < host_->size(); ++r) {
+    TcpEndpoint* ep = endpoint(r);
+    if (ep == nullptr) continue;
+    auto published = host_->modex().get(r, kModexKey);
+    if (!published.ok()) {
+      if (published.status().code() == Code::kNotFound) continue;  // rank without tcp: unreachable
+      return published.status().with_context("tcp: address of rank " + std::to_string(r));
+    }
+    Status err;
+    ep->addresses() = order_addresses(r, *published, &err);
+    LZ_RETURN_IF_ERROR(err);
+    ep->next_address = 0;
+  }
+  return Status::Ok();
+}
+
+bool TcpTransport::reaches(int peer) const {
+  const TcpEndpoint* ep = endpoint(peer);
+  return ep != nullptr && !ep->addresses().empty();
+}
+
+// ---- sending ---------------------------------------------------------------
+
+Status TcpTransport::send(int peer, const struct iovec* iov, int iovcnt) {
+  TcpEndpoint* ep = endpoint(peer);
+  if (ep == nullptr || ep->addresses().empty())
+    return InvalidArgument("tcp cannot reach rank " + std::to_string(peer));
+  size_t total = 0;
+  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  if (total > config_.max_frame)
+    return InvalidArgument("frame of " + std::to_string(total) + " bytes exceeds tcp max_frame " +
+                           std::to_string(config_.max_frame));
+  switch (ep->state()) {
+    case TcpEndpoint::State::kFailed:
+      return Status(Code::kAborted, "tcp connection to rank " + std::to_string(peer) + " failed: " +
+                                        ep->failure.message());
+    case TcpEndpoint::State::kPeerFinalized:
+      return Status(Code::kAborted, "rank " + std::to_string(peer) + " has finalized");
+    case TcpEndpoint::State::kIdle:
+      start_connect(*ep);
+      if (ep->state() == TcpEndpoint::State::kFailed)
+        return Status(Code::kAborted, ep->failure.message());
+      break;
+    default:
+      break;
+  }
+  Status s = ep->send_frame(iov, iovcnt, total, config_.send_queue_limit);
+  if (!s.ok() && s.code() != Code::kWouldBlock) {
+    fail_endpoint(*ep, s);
+    return Status(Code::kAborted, s.message());
+  }
+  return s;
+}
+
+void TcpTransport::start_connect(TcpEndpoint& ep) {
+  Status last = Unavailable("rank " + std::to_string(ep.rank()) + " published no reachable tcp address");
+  while (ep.next_address < ep.addresses().size()) {
+    const SockAddr& to = ep.addresses()[ep.next_address];
+    const double deadline = now_seconds() + config_.connect_timeout;
+    auto c = TcpConnection::connect_to(to, ep.rank(), cctx_, deadline);
+    if (!c.ok()) {
+      log::debug("tcp: %s", c.status().message().c_str());
+      last = c.status();
+      ++ep.next_address;
+      continue;
+    }
+    if (Status s = ep.attach(std::move(*c), false); !s.ok()) {
+      fail_endpoint(ep, s);
+      return;
+    }
+    ep.set_state(TcpEndpoint::State::kConnecting);
+    poller_.arm_deadline(deadline);
+    return;
+  }
+  fail_endpoint(ep, last.with_context("cannot connect to rank " + std::to_string(ep.rank())));
+}
+
+void TcpTransport::attempt_failed(TcpEndpoint& ep, const Status& why) {
+  const std::string where =
+      ep.next_address < ep.addresses().size() ? ep.addresses()[ep.next_address].to_string() : "?";
+  log::debug("tcp: connection to rank %d at %s failed: %s", ep.rank(), where.c_str(), why.to_string().c_str());
+  ++ep.next_address;
+  if (ep.next_address < ep.addresses().size()) {
+    start_connect(ep);
+    return;
+  }
+  fail_endpoint(ep, why.with_context("cannot connect to rank " + std::to_string(ep.rank()) + " (last tried " +
+                                     where + ")"));
+}
+
+void TcpTransport::fail_endpoint(TcpEndpoint& ep, const Status& why) {
+  if (ep.state() == TcpEndpoint::State::kFailed) return;
+  log::debug("tcp: rank %d lost: %s", ep.rank(), why.to_string().c_str());
+  if (ep.conn() != nullptr) bury(ep.detach());
+  ep.queue().clear();
+  ep.set_state(TcpEndpoint::State::kFailed);
+  ep.failure = why;
+  if (!ep.failure_reported) {
+    ep.failure_reported = true;
+    to_report_.push_back(ep.rank());
+  }
+}
+
+void TcpTransport::bury(std::unique_ptr<TcpConnection> c) {
+  // Closed at the end of the progress turn: the caller may be inside a
+  // deliver() that reads from this very connection's buffer.
+  if (c) graveyard_.push_back(std::move(c));
+}
+
+// ---- progress --------------------------------------------------------------
+
+int TcpTransport::progress() {
+  if (host_ == nullptr || in_progress_) return 0;
+  in_progress_ = true;
+  int work = 0;
+  epoll_event evs[kMaxEvents];
+  const int n = poller_.poll(evs, kMaxEvents);
+  for (int i = 0; i < n; ++i) {
+    const PollTag t = PollTag::unpack(evs[i].data.u64);
+    switch (t.kind) {
+      case PollKind::kListener: on_listener(t.id); break;
+      case PollKind::kPending: on_pending(t.id, t.fd); break;
+      case PollKind::kEndpoint: on_endpoint(t.id, t.fd, evs[i].events, &work); break;
+      case PollKind::kTimer: on_timer(); break;
+    }
+  }
+  graveyard_.clear();
+  report_failures();
+  in_progress_ = false;
+  return work;
+}
+
+void TcpTransport::report_failures() {
+  // Swap first: the engine's handler may send, and so fail, again.
+  while (!to_report_.empty()) {
+    std::vector<int> now;
+    now.swap(to_report_);
+    for (int r : now) {
+      ++stats_.failures_reported;
+      host_->peer_failed(r, endpoint(r)->failure);
+    }
+  }
+}
+
+void TcpTransport::on_listener(uint32_t index) {
+  for (int i = 0; i < kAcceptsPerEvent; ++i) {
+    auto acc = listener_.accept_one(index);
+    if (!acc) return;
+    if (pending_count_ >= static_cast<size_t>(config_.max_pending_accepts)) {
+      // Refuse the oldest (the earliest deadline): a flood of silent strangers
+      // cannot keep a real peer's connection out.
+      uint32_t oldest = 0;
+      double when = 0;
+      for (uint32_t s = 0; s < pending_.size(); ++s)
+        if (pending_[s] && (when == 0 || pending_[s]->deadline() < when)) {
+          oldest = s;
+          when = pending_[s]->deadline();
+        }
+      refuse(oldest, "too many connections waiting to authenticate");
+    }
+    const double deadline = now_seconds() + config_.handshake_timeout;
+    auto c = TcpConnection::accepted(std::move(acc->fd), acc->peer, cctx_, deadline);
+    uint32_t slot;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(pending_.size());
+      pending_.emplace_back();
+    }
+    const uint32_t events = EPOLLIN | (c->wants_write() ? EPOLLOUT : 0u);
+    if (Status s = poller_.add(c->fd(), PollKind::kPending, slot, events); !s.ok()) {
+      log::warn("tcp: %s", s.message().c_str());
+      free_slots_.push_back(slot);
+      continue;
+    }
+    pending_[slot] = std::move(c);
+    ++pending_count_;
+    poller_.arm_deadline(deadline);
+  }
+}
+
+void TcpTransport::refuse(uint32_t slot, const std::string& why) {
+  std::unique_ptr<TcpConnection> c = std::move(pending_[slot]);
+  if (!c) return;
+  log::warn("refused unauthenticated tcp connection from %s: %s", c->remote().to_string().c_str(), why.c_str());
+  ++stats_.refused;
+  poller_.remove(c->fd());
+  bury(std::move(c));
+  free_slots_.push_back(slot);
+  --pending_count_;
+}
+
+void TcpTransport::on_pending(uint32_t slot, int fd) {
+  if (slot >= pending_.size() || !pending_[slot] || pending_[slot]->fd() != fd) return;
+  TcpConnection* c = pending_[slot].get();
+  const TcpConnection::Event ev = c->advance();
+  switch (ev.kind) {
+    case TcpConnection::Event::kFailed:
+      refuse(slot, ev.why.message());
+      return;
+    case TcpConnection::Event::kAuthenticated: {
+      std::unique_ptr<TcpConnection> owned = std::move(pending_[slot]);
+      free_slots_.push_back(slot);
+      --pending_count_;
+      decide(std::move(owned), slot);
+      return;
+    }
+    default:
+      (void)poller_.modify(fd, PollKind::kPending, slot, EPOLLIN | (c->wants_write() ? EPOLLOUT : 0u));
+      return;
+  }
+}
+
+void TcpTransport::decide(std::unique_ptr<TcpConnection> c, uint32_t slot) {
+  (void)slot;
+  const int r = c->peer_rank();
+  const int me = host_->rank();
+  TcpEndpoint* ep = endpoint(r);
+  auto drop = [&](Verdict v) {
+    (void)c->send_verdict(v);
+    poller_.remove(c->fd());
+    bury(std::move(c));
+  };
+  if (c->auth_target() != static_cast<uint32_t>(me) || ep == nullptr) {
+    log::debug("tcp: rank %d from %s wanted rank %u: stale address", r, c->remote().to_string().c_str(),
+               c->auth_target());
+    drop(Verdict::kWrongTarget);
+    return;
+  }
+  // The connection initiated by the lower rank wins (see the header).
+  bool accept = false;
+  switch (ep->state()) {
+    case TcpEndpoint::State::kIdle:
+    case TcpEndpoint::State::kWaitIncoming: accept = true; break;
+    case TcpEndpoint::State::kConnecting: accept = r < me; break;
+    default: accept = false; break;
+  }
+  if (!accept) {
+    ++stats_.duplicates_refused;
+    log::debug("tcp: refusing rank %d's connection: pair is %s", r, TcpEndpoint::state_name(ep->state()));
+    drop(Verdict::kDuplicate);
+    return;
+  }
+  if (Status s = c->send_verdict(Verdict::kAccept); !s.ok()) {
+    log::debug("tcp: accepting rank %d failed: %s", r, s.to_string().c_str());
+    poller_.remove(c->fd());
+    bury(std::move(c));
+    return;
+  }
+  if (ep->conn() != nullptr) bury(ep->detach());  // our own attempt lost the race
+  if (Status s = ep->attach(std::move(c), /*already_registered=*/true); !s.ok()) {
+    fail_endpoint(*ep, s);
+    return;
+  }
+  ep->set_state(TcpEndpoint::State::kConnected);
+  ++stats_.accepted;
+  log::debug("tcp: accepted rank %d from %s", r, ep->conn()->remote().to_string().c_str());
+  Status err;
+  ep->flush(&err);
+  if (!err.ok()) fail_endpoint(*ep, err);
+}
+
+void TcpTransport::on_endpoint(uint32_t rank, int fd, uint32_t events, int* work) {
+  TcpEndpoint* ep = endpoint(static_cast<int>(rank));
+  if (ep == nullptr || ep->conn() == nullptr || ep->conn()->fd() != fd) return;  // stale event
+  TcpConnection* c = ep->conn();
+  if (!c->established()) {
+    const TcpConnection::Event ev = c->advance();
+    switch (ev.kind) {
+      case TcpConnection::Event::kEstablished: {
+        ep->set_state(TcpEndpoint::State::kConnected);
+        ++stats_.connected;
+        log::debug("tcp: connected to rank %d at %s", ep->rank(), c->remote().to_string().c_str());
+        Status err;
+        if (ep->flush(&err)) ++*work;
+        if (!err.ok()) fail_endpoint(*ep, err);
+        ep->update_interest();
+        return;
+      }
+      case TcpConnection::Event::kRejected:
+        bury(ep->detach());
+        if (ev.verdict == Verdict::kDuplicate) {
+          // The peer's own connection wins; wait for it, but not forever.
+          ep->set_state(TcpEndpoint::State::kWaitIncoming);
+          ep->retry_at = now_seconds() + config_.connect_timeout;
+          poller_.arm_deadline(ep->retry_at);
+        } else {
+          attempt_failed(*ep, ProtocolError("address belongs to another rank now"));
+        }
+        return;
+      case TcpConnection::Event::kFailed:
+        bury(ep->detach());
+        attempt_failed(*ep, ev.why);
+        return;
+      default:
+        ep->update_interest();
+        return;
+    }
+  }
+  // Read before writing: a peer that died may have left frames (and its EOF)
+  // behind, and they are delivered before its failure is reported.
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
+    read_endpoint(*ep, work);
+    if (ep->conn() != c) return;
+  }
+  if (events & EPOLLOUT) {
+    Status err;
+    if (ep->flush(&err)) ++*work;
+    if (!err.ok()) fail_endpoint(*ep, err);
+  }
+}
+
+void TcpTransport::read_endpoint(TcpEndpoint& ep, int* work) {
+  TcpConnection* c = ep.conn();
+  for (int round = 0; round < kReadsPerEvent; ++round) {
+    bool drained = false;
+    int err = 0;
+    const auto r = c->reader().fill(c->fd(), &drained, &err);
+    if (r == TcpFrameReader::FillResult::kAgain) return;
+    if (r == TcpFrameReader::FillResult::kEof || r == TcpFrameReader::FillResult::kError) {
+      if (r == TcpFrameReader::FillResult::kEof && ep.bye_received) {
+        log::debug("tcp: rank %d finalized", ep.rank());
+        bury(ep.detach());
+        ep.queue().clear();
+        ep.set_state(TcpEndpoint::State::kPeerFinalized);
+      } else if (r == TcpFrameReader::FillResult::kEof) {
+        fail_endpoint(ep, IoError("rank " + std::to_string(ep.rank()) + " closed its tcp connection without finalizing"));
+      } else {
+        fail_endpoint(ep, ErrnoError("tcp: receive from rank " + std::to_string(ep.rank()), err));
+      }
+      return;
+    }
+    for (;;) {
+      Status why;
+      const TcpFrameReader::Item it = c->reader().next(&why);
+      if (it.kind == TcpFrameReader::Item::kNone) break;
+      if (it.kind == TcpFrameReader::Item::kBad) {
+        log::error("tcp: protocol error on the connection with rank %d (%s): %s; closing it", ep.rank(),
+                   c->remote().to_string().c_str(), why.message().c_str());
+        fail_endpoint(ep, why);
+        return;
+      }
+      if (it.kind == TcpFrameReader::Item::kControl) {
+        ep.bye_received = true;  // kBye, the only control code next() lets through
+        continue;
+      }
+      ++ep.frames_received;
+      ++*work;
+      host_->deliver(ep.rank(), it.data, it.len);
+      if (ep.conn() != c) return;  // the handler's send() failed this peer
+    }
+    if (drained) return;
+  }
+}
+
+// ---- deadlines ---------------------------------------------------------------
+
+void TcpTransport::on_timer() {
+  poller_.timer_fired();
+  const double now = now_seconds();
+  for (uint32_t s = 0; s < pending_.size(); ++s)
+    if (pending_[s] && pending_[s]->deadline() <= now) {
+      char why[96];
+      std::snprintf(why, sizeof why, "no valid handshake within %g s", config_.handshake_timeout);
+      refuse(s, why);
+    }
+  for (auto& ep : endpoints_) {
+    if (!ep) continue;
+    if (ep->state() == TcpEndpoint::State::kConnecting && ep->conn() && ep->conn()->deadline() <= now) {
+      bury(ep->detach());
+      attempt_failed(*ep, Timeout("no answer within connect_timeout"));
+    } else if (ep->state() == TcpEndpoint::State::kWaitIncoming && ep->retry_at <= now) {
+      // The winning connection never came (its initiator may have died):
+      // try ourselves again; the race rule still holds if both retry.
+      ep->next_address = 0;
+      start_connect(*ep);
+    }
+  }
+  arm_deadlines();
+}
+
+void TcpTransport::arm_deadlines() {
+  double next = 0;
+  auto consider = [&](double t) {
+    if (next == 0 || t < next) next = t;
+  };
+  for (const auto& c : pending_)
+    if (c) consider(c->deadline());
+  for (const auto& ep : endpoints_) {
+    if (!ep) continue;
+    if (ep->state() == TcpEndpoint::State::kConnecting && ep->conn()) consider(ep->conn()->deadline());
+    if (ep->state() == TcpEndpoint::State::kWaitIncoming) consider(ep->retry_at);
+  }
+  if (next != 0) poller_.arm_deadline(next);
+}
+
+// ---- finalize ------------------------------------------------------------------
+
+Status TcpTransport::finalize_connections() {
+  // Orderly close: flush what is queued, say bye, half-close, and wait for the
+  // peer's own bye/EOF so that closing with unread bytes never turns into a
+  // reset that could destroy data the peer has not read yet. The engine
+  // barriers before finalize, so every peer is doing the same.
+  struct Closing {
+    TcpEndpoint* ep;
+    bool write_done;
+  };
+  std::vector<Closing> closing;
+  for (auto& ep : endpoints_) {
+    if (!ep || ep->state() != TcpEndpoint::State::kConnected || !ep->conn()) continue;
+    unsigned char bye[kFrameHeaderBytes];
+    encode_frame_header(kControlBit | kBye, bye);
+    ep->queue().append(bye, sizeof bye);
+    closing.push_back({ep.get(), false});
+  }
+  const double deadline = now_seconds() + config_.connect_timeout;
+  char scratch[16384];
+  while (!closing.empty()) {
+    const double left = deadline - now_seconds();
+    if (left <= 0) return Timeout("tcp: peers did not close within connect_timeout");
+    std::vector<pollfd> fds;
+    for (auto& cl : closing) {
+      if (!cl.write_done) {
+        Status err;
+        cl.ep->flush(&err);
+        if (!err.ok() || cl.ep->queue_empty()) {
+          ::shutdown(cl.ep->conn()->fd(), SHUT_WR);
+          cl.write_done = true;
+        }
+      }
+      fds.push_back({cl.ep->conn()->fd(), static_cast<short>(POLLIN | (cl.write_done ? 0 : POLLOUT)), 0});
+    }
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left * 1000) + 1) < 0 && errno != EINTR)
+      return ErrnoError("tcp: poll", errno);
+    std::vector<Closing> still;
+    for (size_t i = 0; i < closing.size(); ++i) {
+      bool done = false;
+      if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) {
+        for (;;) {
+          ssize_t r = ::recv(fds[i].fd, scratch, sizeof scratch, MSG_DONTWAIT);
+          if (r > 0) continue;
+          if (r < 0 && errno == EINTR) continue;
+          done = r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+          break;
+        }
+      }
+      if (!done) still.push_back(closing[i]);
+    }
+    closing.swap(still);
+  }
+  return Status::Ok();
+}
+
+Status TcpTransport::finalize() {
+  if (host_ == nullptr) return Status::Ok();
+  listener_.close();
+  for (auto& c : pending_)
+    if (c) poller_.remove(c->fd());
+  pending_.clear();
+  free_slots_.clear();
+  pending_count_ = 0;
+  if (Status s = finalize_connections(); !s.ok()) log::debug("%s", s.message().c_str());
+  endpoints_.clear();
+  graveyard_.clear();
+  to_report_.clear();
+  poller_.close();
+  host_ = nullptr;
+  return Status::Ok();
+}
+
+}  // namespace lz::transport::tcp
