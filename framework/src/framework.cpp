@@ -53,17 +53,18 @@ StatusOr<SelectionFilter> Framework::filter(const ParamStore& params) const {
   std::vector<std::string> items = p ? std::get<std::vector<std::string>>(p->value) : std::vector<std::string>{};
   if (items.empty()) return f;
   const std::string where = p->source.describe();
-  bool any_neg = false, any_pos = false;
+  // Open MPI's rule: a leading '^' makes the whole list an exclude list
+  // ("^a,b" excludes both); a '^' after an unnegated first name is a mix.
+  const bool exclude = !items[0].empty() && items[0][0] == '^';
+  bool mixed = false;
   for (auto& it : items) {
     if (!it.empty() && it[0] == '^') {
-      any_neg = true;
+      mixed |= !exclude;
       it.erase(0, 1);
       it = std::string(str::trim(it));
-    } else {
-      any_pos = true;
     }
   }
-  if (any_neg && any_pos)
+  if (mixed)
     return InvalidArgument("parameter '" + name_ + "' (" + where + ") mixes included and excluded components; use " +
                            "either 'a,b' or '^a,b' (a leading ^ excludes every name in the list)");
   const auto known = component_names();
@@ -73,7 +74,7 @@ StatusOr<SelectionFilter> Framework::filter(const ParamStore& params) const {
                              "'" + str::did_you_mean(it, known) + "; known: " +
                              (known.empty() ? std::string("none") : str::join(known, ", ")));
   }
-  f.mode = any_neg ? SelectionFilter::Mode::kExclude : SelectionFilter::Mode::kInclude;
+  f.mode = exclude ? SelectionFilter::Mode::kExclude : SelectionFilter::Mode::kInclude;
   f.names = std::move(items);
   return f;
 }

@@ -1,6 +1,7 @@
 #include "lazarus/param.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -129,9 +130,11 @@ std::string format_param_value(ParamType type, const ParamValue& v) {
       return std::to_string(b) + kSuffix[i];
     }
     case ParamType::kDouble: {
+      // Shortest text that parses back to the same double ("%g" kept only 6
+      // digits, so 1/3 came back as 0.333333).
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%g", std::get<double>(v));
-      return buf;
+      auto r = std::to_chars(buf, buf + sizeof buf, std::get<double>(v));
+      return std::string(buf, r.ptr);
     }
     case ParamType::kString:
     case ParamType::kEnum: return std::get<std::string>(v);

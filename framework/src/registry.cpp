@@ -55,6 +55,20 @@ std::string self_dir() {
   return ec ? std::string() : p.parent_path().string();
 }
 
+// Registers a component's priority parameter and its parameter table in `ps`.
+Status register_params_of(ParamStore& ps, const ComponentDescriptor* d) {
+  const std::string owner = std::string(d->framework) + "/" + d->name;
+  const std::string prefix = std::string(d->framework) + "_" + d->name + "_";
+  // Every component gets a priority parameter; its default is the descriptor's.
+  char prio_default[16];
+  std::snprintf(prio_default, sizeof prio_default, "%d", d->default_priority);
+  ParamSpec prio{"priority", ParamType::kInt, prio_default, "Selection priority (higher wins)", 5};
+  LZ_RETURN_IF_ERROR(ps.register_param(prefix + "priority", prio, owner));
+  for (size_t i = 0; i < d->num_params; ++i)
+    LZ_RETURN_IF_ERROR(ps.register_param(prefix + d->params[i].name, d->params[i], owner));
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint32_t Registry::interface_version_of(const char* framework) {
@@ -89,24 +103,23 @@ Status Registry::register_params(const ParamSpec* specs, size_t n, const std::st
   return Status::Ok();
 }
 
-Status Registry::register_component_params(const ComponentDescriptor* d) {
-  const std::string owner = std::string(d->framework) + "/" + d->name;
-  const std::string prefix = std::string(d->framework) + "_" + d->name + "_";
-  // Every component gets a priority parameter; its default is the descriptor's.
-  char prio_default[16];
-  std::snprintf(prio_default, sizeof prio_default, "%d", d->default_priority);
-  ParamSpec prio{"priority", ParamType::kInt, prio_default, "Selection priority (higher wins)", 5};
-  LZ_RETURN_IF_ERROR(params_.register_param(prefix + "priority", prio, owner));
-  for (size_t i = 0; i < d->num_params; ++i)
-    LZ_RETURN_IF_ERROR(params_.register_param(prefix + d->params[i].name, d->params[i], owner));
-  return Status::Ok();
-}
+Status Registry::register_component_params(const ComponentDescriptor* d) { return register_params_of(params_, d); }
 
 Status Registry::add_component(const ComponentDescriptor* desc, const std::string& origin) {
   Framework* f = framework(desc->framework ? desc->framework : "");
   if (f == nullptr)
     return InvalidArgument(origin + ": component '" + (desc->name ? desc->name : "?") + "' names unknown framework '" +
                            (desc->framework ? desc->framework : "?") + "'");
+  // Check everything before registering anything: a component left in its
+  // framework without its parameters would abort in query() when it reads one.
+  if (desc->name == nullptr) return InvalidArgument(origin + ": " + f->name() + " component without a name");
+  if (f->find(desc->name) != nullptr) return f->add(desc, origin);  // refused as a duplicate, with its message
+  ParamStore scratch;  // unparsable defaults, names repeated within the table
+  if (Status s = register_params_of(scratch, desc); !s.ok()) return s.with_context(origin);
+  for (const std::string& n : scratch.names())
+    if (const Param* have = params_.find(n))
+      return InvalidArgument(origin + ": parameter '" + n + "' of " + desc->framework + "/" + desc->name +
+                             " is already registered by " + have->owner);
   LZ_RETURN_IF_ERROR(f->add(desc, origin));
   return register_component_params(desc);
 }

@@ -17,11 +17,20 @@
 //
 // Threading: put/fence/get/barrier/abort/finalize are called by one thread at a
 // time (the runtime serializes them).
+//
+// Checkpoint/restart seams (issue 4): a core-image checkpointer cannot save an
+// inet socket, so the CR thread calls disconnect() before the dump and
+// reconnect() after it (continue or restart). While disconnected the launcher
+// knows the rank is alive and expects it back; put() still works, fence(),
+// barrier() and the other calls return kUnavailable. Control messages the
+// launcher sends (checkpoint requests, oob/frame.h MsgType 64..79) are read
+// with next_control() when control_fd() polls readable.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +49,13 @@ struct JobInfo {
   uint64_t node_id = 0;  // equal for ranks on the same host
   std::vector<uint64_t> node_of_rank;        // size entries, known after from_environment()
   std::vector<std::string> hostname_of_rank;  // size entries
+};
+
+// A message from the launcher that is not an answer to a call of this rank
+// (type: oob::MsgType, e.g. kCheckpointRequest; payload: its encoding).
+struct ControlMessage {
+  uint16_t type = 0;
+  std::string payload;
 };
 
 class Bootstrap : public Modex {
@@ -64,7 +80,26 @@ class Bootstrap : public Modex {
   virtual Status finalize() = 0;
   // A pollable fd that becomes readable when the launcher sends a control
   // message (checkpoint requests, a later issue); -1 for a singleton.
+  // The fd changes across disconnect()/reconnect(): poll the current one.
   virtual int control_fd() const = 0;
+
+  // The next pending control message, without blocking: nullopt when there is
+  // none. kAborted when the launcher ended the job or closed the channel.
+  // Messages that arrive while fence()/barrier() wait are queued for it.
+  virtual StatusOr<std::optional<ControlMessage>> next_control() { return std::optional<ControlMessage>(); }
+
+  // Closes the OOB connection on purpose (the launcher acknowledges first, so
+  // the closed socket is not taken for a dead rank). A no-op for a singleton.
+  virtual Status disconnect() { return Status::Ok(); }
+  // Connects again to the same launcher, re-authenticates with the job secret
+  // and re-identifies as the same rank (bounded by oob_connect_timeout). After
+  // a restart, `address` names the new launcher ("host:port"); empty keeps
+  // the current one.
+  virtual Status reconnect(const std::string& address = "") {
+    (void)address;
+    return Status::Ok();
+  }
+  virtual bool connected() const { return false; }
 };
 
 }  // namespace lz::rt

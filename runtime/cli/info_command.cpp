@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "bootstrap/runtime_params.h"
 #include "common_options.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/frameworks/transport.h"
@@ -62,7 +63,8 @@ struct FrameworkReport {
 
 int run_info(const InfoOptions& opt) {
   Registry reg;
-  Status s = reg.configure(opt.common.config());
+  Status s = rt::register_runtime_params(reg);
+  if (s.ok()) s = reg.configure(opt.common.config());
   if (!s.ok()) {
     print_error(s);
     return 2;

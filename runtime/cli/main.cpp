@@ -3,13 +3,16 @@
 #include <CLI/CLI.hpp>
 
 #include "info_command.h"
+#include "run_command.h"
 
 int main(int argc, char** argv) {
+  if (lz::cli::is_run_invocation(argc, argv)) return lz::cli::run_main(argc, argv);
   CLI::App app{"Lazarus " LZ_VERSION ": a fault-tolerant MPI-like runtime (checkpoint, restart, migrate)", "lazarus"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lazarus " LZ_VERSION);
   int exit_code = 0;
   lz::cli::add_info_command(app, exit_code);
+  lz::cli::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

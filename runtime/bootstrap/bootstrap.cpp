@@ -1,0 +1,111 @@
+// Bootstrap::from_environment(): reads what the launcher handed the rank
+// (see bootstrap.h) and picks the singleton or the OOB implementation.
+#include "bootstrap/bootstrap.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "bootstrap/oob_bootstrap.h"
+#include "bootstrap/singleton_bootstrap.h"
+#include "lazarus/log.h"
+
+namespace lz::rt {
+namespace {
+
+inline constexpr size_t kMaxSecretBytes = 4096;
+
+StatusOr<long long> env_int(const char* name, bool required, long long fallback, long long lo, long long hi) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') {
+    if (required) return InvalidArgument(std::string(name) + " is not set (was this process started by lazarus run?)");
+    return fallback;
+  }
+  errno = 0;
+  char* end = nullptr;
+  long long x = std::strtoll(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || x < lo || x > hi)
+    return InvalidArgument(std::string(name) + "='" + v + "' is not an integer in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]");
+  return x;
+}
+
+// Reads the secret from the inherited pipe, then closes it and removes
+// LZ_SECRET_FD, so nothing of the secret's channel outlives start-up.
+StatusOr<std::string> read_secret() {
+  LZ_ASSIGN_OR_RETURN(long long fd, env_int("LZ_SECRET_FD", true, -1, 0, INT_MAX));
+  std::string secret;
+  char buf[256];
+  for (;;) {
+    ssize_t n = read(static_cast<int>(fd), buf, sizeof buf);
+    if (n > 0) {
+      secret.append(buf, static_cast<size_t>(n));
+      if (secret.size() > kMaxSecretBytes) break;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      unsetenv("LZ_SECRET_FD");
+      return ErrnoError("reading the job secret from LZ_SECRET_FD=" + std::to_string(fd), err);
+    }
+    break;
+  }
+  close(static_cast<int>(fd));
+  unsetenv("LZ_SECRET_FD");
+  if (secret.empty() || secret.size() > kMaxSecretBytes)
+    return PermissionDenied("LZ_SECRET_FD did not deliver a job secret of 1 to " + std::to_string(kMaxSecretBytes) +
+                            " bytes");
+  return secret;
+}
+
+double connect_timeout() {
+  // The launcher forwards every non-default parameter as LZ_MCA_<name>, so the
+  // environment holds the job's value whatever its original source.
+  const char* v = std::getenv("LZ_MCA_oob_connect_timeout");
+  if (v != nullptr) {
+    char* end = nullptr;
+    double d = std::strtod(v, &end);
+    if (end != v && *end == '\0' && d > 0) return d;
+  }
+  return 60.0;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
+  const char* addr = std::getenv("LZ_OOB_ADDR");
+  if (addr == nullptr || *addr == '\0') return std::unique_ptr<Bootstrap>(new SingletonBootstrap());
+
+  JobInfo job;
+  const char* id = std::getenv("LZ_JOB_ID");
+  if (id == nullptr || *id == '\0') return InvalidArgument("LZ_OOB_ADDR is set but LZ_JOB_ID is not");
+  job.job_id = id;
+  LZ_ASSIGN_OR_RETURN(long long size, env_int("LZ_SIZE", true, 1, 1, 1 << 20));
+  LZ_ASSIGN_OR_RETURN(long long rank, env_int("LZ_RANK", true, 0, 0, size - 1));
+  LZ_ASSIGN_OR_RETURN(long long lsize, env_int("LZ_LOCAL_SIZE", false, 1, 1, size));
+  LZ_ASSIGN_OR_RETURN(long long lrank, env_int("LZ_LOCAL_RANK", false, 0, 0, lsize - 1));
+  LZ_ASSIGN_OR_RETURN(long long node, env_int("LZ_NODE_ID", false, 0, 0, LLONG_MAX));
+  job.size = static_cast<int>(size);
+  job.rank = static_cast<int>(rank);
+  job.local_size = static_cast<int>(lsize);
+  job.local_rank = static_cast<int>(lrank);
+  job.node_id = static_cast<uint64_t>(node);
+  if (const char* h = std::getenv("LZ_HOSTNAME"); h != nullptr && *h != '\0') {
+    job.hostname = h;
+  } else {
+    char host[HOST_NAME_MAX + 1] = "localhost";
+    gethostname(host, sizeof host);
+    host[HOST_NAME_MAX] = '\0';
+    job.hostname = host;
+  }
+  LZ_ASSIGN_OR_RETURN(std::string secret, read_secret());
+  log::set_identity("lazarus[rank " + std::to_string(job.rank) + "]");
+  LZ_ASSIGN_OR_RETURN(auto b, OobBootstrap::connect(std::move(job), std::move(secret), addr, connect_timeout()));
+  return std::unique_ptr<Bootstrap>(std::move(b));
+}
+
+}  // namespace lz::rt

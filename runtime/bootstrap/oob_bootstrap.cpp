@@ -1,0 +1,182 @@
+#include "bootstrap/oob_bootstrap.h"
+
+#include <poll.h>
+
+#include "lazarus/log.h"
+#include "oob/messages.h"
+
+namespace lz::rt {
+
+using oob::Frame;
+using oob::MsgType;
+
+StatusOr<std::unique_ptr<OobBootstrap>> OobBootstrap::connect(JobInfo job, std::string secret, std::string address,
+                                                              double connect_timeout) {
+  std::unique_ptr<OobBootstrap> b(new OobBootstrap(std::move(job), std::move(secret), std::move(address),
+                                                   connect_timeout));
+  LZ_RETURN_IF_ERROR(b->open(0));
+  const oob::WelcomeMsg& w = b->client_->welcome();
+  if (w.size != static_cast<uint32_t>(b->job_.size))
+    return ProtocolError("launcher says the job has " + std::to_string(w.size) + " ranks, LZ_SIZE says " +
+                         std::to_string(b->job_.size));
+  b->job_.node_of_rank = w.node_of_rank;
+  b->job_.hostname_of_rank = w.hostname_of_rank;
+  b->store_.resize(static_cast<size_t>(b->job_.size));
+  return b;
+}
+
+Status OobBootstrap::open(uint32_t flags) {
+  LZ_ASSIGN_OR_RETURN(client_, oob::OobClient::connect(address_, job_.job_id, static_cast<uint32_t>(job_.rank),
+                                                       secret_, flags, oob::deadline_in(timeout_)));
+  return Status::Ok();
+}
+
+Status OobBootstrap::require_connected(const char* what) const {
+  if (finalized_) return Status(Code::kAborted, std::string(what) + " after finalize");
+  if (!client_) return Unavailable(std::string(what) + ": the OOB channel is disconnected");
+  return Status::Ok();
+}
+
+Status OobBootstrap::lost(const Status& why) {
+  client_.reset();
+  finalized_ = true;  // no way back: the launcher stops a job whose rank went silent
+  if (why.code() == Code::kAborted) return why.with_context("OOB channel to the launcher lost");
+  return why.with_context("OOB channel");
+}
+
+StatusOr<Frame> OobBootstrap::await(MsgType want) {
+  for (;;) {
+    auto f = client_->receive(oob::kNoDeadline);
+    if (!f.ok()) return lost(f.status());
+    if (f->type == static_cast<uint16_t>(want)) return std::move(*f);
+    if (f->type == static_cast<uint16_t>(MsgType::kError)) {
+      oob::ErrorMsg e;
+      Status s = oob::decode_error(f->payload, &e);
+      return lost(s.ok() ? Status(Code::kAborted, "the launcher ended the job: " + e.reason) : s);
+    }
+    if (f->type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
+        f->type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
+      control_.push_back({f->type, std::move(f->payload)});
+      continue;
+    }
+    return lost(ProtocolError("expected " + oob::msg_type_name(static_cast<uint16_t>(want)) + " from the launcher, got " +
+                              oob::msg_type_name(f->type)));
+  }
+}
+
+Status OobBootstrap::put(std::string_view key, std::string_view value) {
+  if (finalized_) return Status(Code::kAborted, "modex put after finalize");
+  if (key.empty() || key.size() > oob::kMaxKeyBytes)
+    return InvalidArgument("modex key must be 1 to " + std::to_string(oob::kMaxKeyBytes) + " bytes");
+  pending_.emplace_back(std::string(key), std::string(value));
+  return Status::Ok();
+}
+
+Status OobBootstrap::fence() {
+  LZ_RETURN_IF_ERROR(require_connected("modex fence"));
+  oob::FenceMsg m{++fence_seq_, std::move(pending_)};
+  pending_.clear();
+  if (Status s = client_->send(MsgType::kFence, oob::encode_fence(m)); !s.ok()) return lost(s);
+  LZ_ASSIGN_OR_RETURN(Frame f, await(MsgType::kFenceDone));
+  oob::FenceDoneMsg done;
+  if (Status s = oob::decode_fence_done(f.payload, static_cast<uint32_t>(job_.size), &done); !s.ok()) return lost(s);
+  if (done.seq != fence_seq_)
+    return lost(ProtocolError("FENCE_DONE for fence " + std::to_string(done.seq) + ", expected " +
+                              std::to_string(fence_seq_)));
+  for (auto& e : done.entries) store_[e.rank].insert_or_assign(std::move(e.key), std::move(e.value));
+  return Status::Ok();
+}
+
+StatusOr<std::string> OobBootstrap::get(int rank, std::string_view key) const {
+  if (rank < 0 || rank >= job_.size)
+    return InvalidArgument("modex get: rank " + std::to_string(rank) + " outside a job of size " +
+                           std::to_string(job_.size));
+  const auto& m = store_[static_cast<size_t>(rank)];
+  auto it = m.find(key);
+  if (it == m.end()) return NotFound("modex: rank " + std::to_string(rank) + " published no '" + std::string(key) + "'");
+  return it->second;
+}
+
+Status OobBootstrap::barrier() {
+  LZ_RETURN_IF_ERROR(require_connected("barrier"));
+  if (Status s = client_->send(MsgType::kBarrier, oob::encode_seq({++barrier_seq_})); !s.ok()) return lost(s);
+  LZ_ASSIGN_OR_RETURN(Frame f, await(MsgType::kBarrierDone));
+  oob::SeqMsg done;
+  if (Status s = oob::decode_seq(f.payload, &done); !s.ok()) return lost(s);
+  if (done.seq != barrier_seq_) return lost(ProtocolError("BARRIER_DONE out of sequence"));
+  return Status::Ok();
+}
+
+Status OobBootstrap::abort(int code, std::string_view reason) {
+  if (!client_) {
+    // No launcher to tell (disconnected or finalized): say it here; the
+    // caller exits with the code and the launcher reports the exit.
+    log::error("aborting with code %d: %.*s", code, static_cast<int>(reason.size()), reason.data());
+    return Status::Ok();
+  }
+  oob::AbortMsg m{code, std::string(reason.substr(0, oob::kMaxReasonBytes))};
+  return client_->send(MsgType::kAbort, oob::encode_abort(m));
+}
+
+Status OobBootstrap::finalize() {
+  if (finalized_) return Status::Ok();
+  LZ_RETURN_IF_ERROR(require_connected("finalize"));
+  if (Status s = client_->send(MsgType::kFinalize, ""); !s.ok()) return lost(s);
+  // Waiting for the acknowledgement closes the race between our exit (the
+  // launcher's SIGCHLD) and the FINALIZE still in its socket buffer.
+  LZ_ASSIGN_OR_RETURN(Frame f, await(MsgType::kFinalizeAck));
+  (void)f;
+  client_.reset();
+  finalized_ = true;
+  return Status::Ok();
+}
+
+StatusOr<std::optional<ControlMessage>> OobBootstrap::next_control() {
+  if (!control_.empty()) {
+    ControlMessage m = std::move(control_.front());
+    control_.pop_front();
+    return std::optional<ControlMessage>(std::move(m));
+  }
+  if (!client_) return std::optional<ControlMessage>();
+  pollfd p{client_->fd(), POLLIN, 0};
+  if (poll(&p, 1, 0) <= 0) return std::optional<ControlMessage>();
+  auto f = client_->receive(oob::deadline_in(timeout_));
+  if (!f.ok()) return lost(f.status());
+  if (f->type == static_cast<uint16_t>(MsgType::kError)) {
+    oob::ErrorMsg e;
+    Status s = oob::decode_error(f->payload, &e);
+    return lost(s.ok() ? Status(Code::kAborted, "the launcher ended the job: " + e.reason) : s);
+  }
+  if (f->type < static_cast<uint16_t>(MsgType::kCheckpointRequest) ||
+      f->type > static_cast<uint16_t>(MsgType::kCrReservedLast))
+    return lost(ProtocolError("unexpected " + oob::msg_type_name(f->type) + " from the launcher"));
+  return std::optional<ControlMessage>(ControlMessage{f->type, std::move(f->payload)});
+}
+
+Status OobBootstrap::disconnect() {
+  LZ_RETURN_IF_ERROR(require_connected("disconnect"));
+  if (Status s = client_->send(MsgType::kDisconnect, ""); !s.ok()) return lost(s);
+  LZ_ASSIGN_OR_RETURN(Frame f, await(MsgType::kDisconnectAck));
+  (void)f;
+  client_.reset();
+  return Status::Ok();
+}
+
+Status OobBootstrap::reconnect(const std::string& address) {
+  if (finalized_) return Status(Code::kAborted, "reconnect after finalize");
+  if (client_) return Status::Ok();
+  if (!address.empty()) address_ = address;
+  LZ_RETURN_IF_ERROR(open(oob::kAuthReconnect));
+  const oob::WelcomeMsg& w = client_->welcome();
+  if (w.size != static_cast<uint32_t>(job_.size)) {
+    const uint32_t got = w.size;
+    client_.reset();
+    return ProtocolError("reconnected launcher runs a job of " + std::to_string(got) + " ranks, expected " +
+                         std::to_string(job_.size));
+  }
+  job_.node_of_rank = w.node_of_rank;
+  job_.hostname_of_rank = w.hostname_of_rank;
+  return Status::Ok();
+}
+
+}  // namespace lz::rt

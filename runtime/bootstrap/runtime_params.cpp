@@ -1,0 +1,14 @@
+#include "bootstrap/runtime_params.h"
+
+#include "oob/oob_params.h"
+#include "p2p/params.h"
+
+namespace lz::rt {
+
+Status register_runtime_params(Registry& reg) {
+  LZ_RETURN_IF_ERROR(oob::register_runtime_params(reg));
+  LZ_RETURN_IF_ERROR(register_p2p_params(reg));
+  return Status::Ok();
+}
+
+}  // namespace lz::rt

@@ -1,0 +1,44 @@
+// Hosts of a job and the placement of ranks on them: `--host h1[:slots],h2`,
+// `--hostfile F` (lines "host [slots=N]", '#' comments), and the default (this
+// host with one slot per online core).
+//
+//   LZ_ASSIGN_OR_RETURN(auto hosts, parse_host_option("a:2,b"));
+//   LZ_ASSIGN_OR_RETURN(auto placement, place_ranks(hosts, np, true));
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lazarus/status.h"
+
+namespace lz::launcher {
+
+struct HostEntry {
+  std::string name;
+  int slots = 1;
+};
+
+struct Placement {
+  std::string host;
+  uint64_t node_id = 0;  // equal for ranks on the same machine
+  int local_rank = 0;
+  int local_size = 0;
+};
+
+StatusOr<std::vector<HostEntry>> parse_host_option(std::string_view text);
+StatusOr<std::vector<HostEntry>> parse_hostfile(const std::string& path);
+// This host, with one slot per online core.
+std::vector<HostEntry> default_hosts();
+std::string local_hostname();
+// Whether `name` names this machine (its host name, "localhost", or one of
+// its interface addresses).
+bool is_local_host(const std::string& name);
+
+// Fills each host's slots in order; beyond the total, places ranks round-robin
+// over the hosts when `oversubscribe`, otherwise fails saying how many slots
+// there are.
+StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts, int np, bool oversubscribe);
+
+}  // namespace lz::launcher

@@ -1,0 +1,459 @@
+#include "launcher/job.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "lazarus/auth.h"
+#include "lazarus/log.h"
+
+namespace lz::launcher {
+namespace {
+
+// How long a rank whose OOB connection closed unexpectedly has to exit
+// before the launcher calls it lost: its exit status, when it comes, says
+// more than "connection closed".
+constexpr double kLostGrace = 2.0;
+// How long output pipes may stay open after every rank exited (held open by
+// a rank's orphaned children) before the launcher stops reading them.
+constexpr double kDrainGrace = 2.0;
+
+std::string signal_name(int sig) {
+  const char* a = sigabbrev_np(sig);
+  return a ? std::string("SIG") + a : "signal " + std::to_string(sig);
+}
+
+}  // namespace
+
+Job::Job(JobSpec spec, RankStarter& starter) : spec_(std::move(spec)), starter_(starter) {}
+
+Job::~Job() {
+  // Never leave ranks behind, whatever path got us here.
+  for (auto& r : ranks_)
+    if (r.running()) kill(-r.pid, SIGKILL);
+}
+
+void Job::say(const std::string& line) const {
+  std::string s = "lazarus run: " + line + "\n";
+  write_fully(STDERR_FILENO, s.data(), s.size());
+}
+
+Status Job::setup_signals() {
+  // Orphaned descendants of the ranks become our children, so nothing of the
+  // job outlives it unreaped (and PIDs are freed for a restart).
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return ErrnoError("sigprocmask", errno);
+  int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (fd < 0) return ErrnoError("signalfd", errno);
+  signal_fd_.reset(fd);
+  loop_.watch(fd, POLLIN, [this](short) { on_signal_fd(); });
+  return Status::Ok();
+}
+
+std::vector<std::string> Job::rank_env(const RankProcess& r) const {
+  std::vector<std::string> env = spec_.env;
+  env.push_back("LZ_JOB_ID=" + spec_.job_id);
+  env.push_back("LZ_RANK=" + std::to_string(r.rank));
+  env.push_back("LZ_SIZE=" + std::to_string(ranks_.size()));
+  env.push_back("LZ_LOCAL_RANK=" + std::to_string(r.place.local_rank));
+  env.push_back("LZ_LOCAL_SIZE=" + std::to_string(r.place.local_size));
+  env.push_back("LZ_NODE_ID=" + std::to_string(r.place.node_id));
+  env.push_back("LZ_HOSTNAME=" + r.place.host);
+  env.push_back("LZ_OOB_ADDR=" + oob_address_);
+  return env;
+}
+
+Status Job::start_ranks() {
+  // Refuse a host we cannot start on before starting anything.
+  for (const auto& r : ranks_) LZ_RETURN_IF_ERROR(starter_.can_start_on(r.place.host));
+  for (auto& r : ranks_) {
+    RankSpec rs;
+    rs.rank = r.rank;
+    rs.host = r.place.host;
+    rs.argv = spec_.argv;
+    rs.env = rank_env(r);
+    rs.secret = secret_;
+    auto started = starter_.start(rs);
+    if (!started.ok()) return started.status().with_context("cannot start rank " + std::to_string(r.rank));
+    r.pid = started->pid;
+    r.out = std::move(started->out);
+    r.err = std::move(started->err);
+    std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
+    r.out_fwd = std::make_unique<OutputForwarder>(STDOUT_FILENO, spec_.tag_output ? tag + "<stdout>:" : "");
+    r.err_fwd = std::make_unique<OutputForwarder>(STDERR_FILENO, spec_.tag_output ? tag + "<stderr>:" : "");
+    RankProcess* rp = &r;
+    loop_.watch(r.out.get(), POLLIN, [this, rp](short) { on_output(*rp, false); });
+    loop_.watch(r.err.get(), POLLIN, [this, rp](short) { on_output(*rp, true); });
+  }
+  return Status::Ok();
+}
+
+std::string Job::job_json() const {
+  nlohmann::ordered_json j;
+  j["job_id"] = spec_.job_id;
+  j["launcher_pid"] = getpid();
+  j["np"] = ranks_.size();
+  j["command"] = spec_.argv;
+  j["launcher_command"] = spec_.command_line;
+  j["oob_address"] = oob_address_;
+  char cwd[4096] = "";
+  if (getcwd(cwd, sizeof cwd) != nullptr) j["cwd"] = cwd;
+  j["start_time"] = static_cast<int64_t>(std::time(nullptr));
+  j["ranks"] = nlohmann::json::array();
+  for (const auto& r : ranks_) j["ranks"].push_back({{"rank", r.rank}, {"pid", r.pid}, {"host", r.place.host}});
+  return j.dump(2) + "\n";
+}
+
+void Job::write_job_file() {
+  auto f = JobFile::create(spec_.job_id, job_json());
+  if (!f.ok()) {
+    // The job runs without it; only later `lazarus ps`/`checkpoint` miss it.
+    log::warn("job registry: %s", f.status().message().c_str());
+    return;
+  }
+  job_file_.emplace(std::move(*f));
+}
+
+int Job::run() {
+  secret_ = auth::new_secret();
+  if (Status s = setup_signals(); !s.ok()) {
+    say(s.message());
+    return 1;
+  }
+  ranks_.resize(spec_.placement.size());
+  oob::WelcomeMsg welcome;
+  welcome.job_id = spec_.job_id;
+  welcome.size = static_cast<uint32_t>(ranks_.size());
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    ranks_[i].rank = static_cast<int>(i);
+    ranks_[i].place = spec_.placement[i];
+    welcome.node_of_rank.push_back(spec_.placement[i].node_id);
+    welcome.hostname_of_rank.push_back(spec_.placement[i].host);
+  }
+  OobServer::Callbacks cb;
+  cb.admit = [this](int rank, uint32_t flags) { return admit(rank, flags); };
+  cb.on_connected = [this](int rank, uint32_t flags) { on_connected(rank, flags); };
+  cb.on_frame = [this](int rank, oob::Frame& f) { on_frame(rank, f); };
+  cb.on_closed = [this](int rank, const Status& why) { on_oob_closed(rank, why); };
+  server_ = std::make_unique<OobServer>(loop_, spec_.job_id, secret_, std::move(welcome), spec_.handshake_timeout,
+                                        std::move(cb));
+  if (Status s = server_->listen(spec_.bind_address); !s.ok()) {
+    say("cannot open the OOB listener: " + s.message());
+    return 1;
+  }
+  const std::string& h = spec_.advertised_host;
+  oob_address_ = (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" +
+                 std::to_string(server_->bound_address().port());
+  log::debug("job %s: OOB listener on %s, ranks use %s", spec_.job_id.c_str(),
+             server_->bound_address().to_string().c_str(), oob_address_.c_str());
+
+  if (Status s = start_ranks(); !s.ok()) {
+    fail(s.code() == Code::kNotFound ? 127 : s.code() == Code::kPermissionDenied ? 126 : 1, s.message());
+  } else {
+    write_job_file();
+    if (spec_.timeout > 0) {
+      loop_.add_timer(oob::deadline_in(spec_.timeout), [this] {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", spec_.timeout);
+        fail(kTimeoutExitCode, "job " + spec_.job_id + " exceeded its --timeout of " + buf + " s");
+      });
+    }
+  }
+  maybe_finish();
+  if (Status s = loop_.run(); !s.ok()) {
+    say("event loop failed: " + s.message());
+    for (auto& r : ranks_)
+      if (r.running()) kill(-r.pid, SIGKILL);
+    return 1;
+  }
+  for (auto& r : ranks_) {
+    if (r.out_fwd) r.out_fwd->finish();
+    if (r.err_fwd) r.err_fwd->finish();
+  }
+  server_.reset();
+  job_file_.reset();
+  return exit_code_;
+}
+
+void Job::on_signal_fd() {
+  signalfd_siginfo si;
+  while (read(signal_fd_.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    int sig = static_cast<int>(si.ssi_signo);
+    if (sig == SIGCHLD) {
+      reap();
+      continue;
+    }
+    ++signals_seen_;
+    if (signals_seen_ > 1) {
+      say("received " + signal_name(sig) + " again; killing the job now");
+      kill_remaining();
+      continue;
+    }
+    if (!stopping_) {
+      stopping_ = true;
+      exit_code_ = 128 + sig;
+      say("received " + signal_name(sig) + "; forwarding it to the ranks and stopping the job");
+    }
+    stop_ranks(sig);
+  }
+  reap();  // a SIGCHLD may have been merged with another signal's wake-up
+}
+
+void Job::reap() {
+  for (;;) {
+    int st = 0;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid <= 0) break;
+    for (auto& r : ranks_) {
+      if (r.pid == pid && !r.exited) {
+        r.exited = true;
+        r.wait_status = st;
+        on_rank_exit(r);
+        break;
+      }
+    }
+    // Other pids: exec failures already reported, or orphans we adopted as
+    // subreaper; reaping them is all they need.
+  }
+}
+
+void Job::on_rank_exit(RankProcess& r) {
+  if (r.lost_timer) {
+    loop_.cancel_timer(r.lost_timer);
+    r.lost_timer = 0;
+  }
+  if (r.connected) {
+    server_->close_rank(r.rank);
+    r.connected = false;
+  }
+  if (!stopping_) {
+    if (WIFSIGNALED(r.wait_status) || WEXITSTATUS(r.wait_status) != 0) {
+      fail(r.exit_code(), r.describe() + " " + r.exit_text());
+    } else if (r.ever_connected && !r.finalized) {
+      fail(1, r.describe() + " exited with code 0 without calling finalize (MPI_Finalize)");
+    } else if (!r.ever_connected && oob_job()) {
+      fail(1, r.describe() + " exited with code 0 without connecting to the launcher, while other ranks did "
+                             "(it cannot take part in their modex)");
+    }
+  }
+  maybe_finish();
+}
+
+void Job::on_output(RankProcess& r, bool is_err) {
+  oob::Fd& fd = is_err ? r.err : r.out;
+  OutputForwarder& fwd = is_err ? *r.err_fwd : *r.out_fwd;
+  char buf[65536];
+  for (int i = 0; i < 16; ++i) {
+    ssize_t n = read(fd.get(), buf, sizeof buf);
+    if (n > 0) {
+      fwd.write(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    fwd.finish();
+    loop_.unwatch(fd.get());
+    fd.reset();
+    maybe_finish();
+    return;
+  }
+}
+
+Status Job::admit(int rank, uint32_t flags) {
+  if (stopping_) return Status(Code::kAborted, "the job is stopping");
+  RankProcess& r = ranks_[static_cast<size_t>(rank)];
+  if (!r.running()) return Unavailable("rank " + std::to_string(rank) + " is not running");
+  if (r.connected) return PermissionDenied("rank " + std::to_string(rank) + " is already connected");
+  if (flags & oob::kAuthReconnect) {
+    if (!r.detached)
+      return PermissionDenied("rank " + std::to_string(rank) + " did not disconnect(), so it cannot reconnect");
+  } else if (r.ever_connected) {
+    return PermissionDenied("rank " + std::to_string(rank) + " connected before; only reconnect() may attach it again");
+  }
+  return Status::Ok();
+}
+
+void Job::on_connected(int rank, uint32_t flags) {
+  RankProcess& r = ranks_[static_cast<size_t>(rank)];
+  r.connected = true;
+  r.ever_connected = true;
+  r.detached = false;
+  if (flags & oob::kAuthReconnect) log::debug("%s reconnected", r.describe().c_str());
+  if (stopping_) return;
+  for (auto& o : ranks_) {
+    if (o.exited && !o.ever_connected && o.exit_code() == 0) {
+      fail(1, o.describe() + " exited with code 0 without connecting to the launcher, while other ranks did "
+                             "(it cannot take part in their modex)");
+      return;
+    }
+  }
+}
+
+void Job::on_frame(int rank, oob::Frame& f) {
+  RankProcess& r = ranks_[static_cast<size_t>(rank)];
+  using oob::MsgType;
+  switch (static_cast<MsgType>(f.type)) {
+    case MsgType::kFence:
+      on_fence(r, f);
+      return;
+    case MsgType::kBarrier:
+      on_barrier(r, f);
+      return;
+    case MsgType::kAbort: {
+      oob::AbortMsg a;
+      if (Status s = oob::decode_abort(f.payload, &a); !s.ok()) {
+        fail(1, r.describe() + " broke the OOB protocol: " + s.message());
+        return;
+      }
+      fail(a.code, r.describe() + " called abort with code " + std::to_string(a.code) +
+                       (a.reason.empty() ? "" : ": " + a.reason));
+      return;
+    }
+    case MsgType::kFinalize:
+      r.finalized = true;
+      server_->send(rank, MsgType::kFinalizeAck, "");
+      return;
+    case MsgType::kDisconnect:
+      r.detached = true;
+      server_->send(rank, MsgType::kDisconnectAck, "");
+      return;
+    default:
+      break;
+  }
+  if (f.type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
+      f.type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
+    log::warn("%s sent %s, which this launcher does not handle yet; ignored", r.describe().c_str(),
+              oob::msg_type_name(f.type).c_str());
+    return;
+  }
+  fail(1, r.describe() + " broke the OOB protocol: unexpected " + oob::msg_type_name(f.type) + " message");
+  server_->close_rank(rank);
+}
+
+void Job::on_fence(RankProcess& r, const oob::Frame& f) {
+  oob::FenceMsg m;
+  Status s = oob::decode_fence(f.payload, &m);
+  if (s.ok() && (m.seq != r.fence_seq + 1 || m.seq != fence_round_))
+    s = ProtocolError("FENCE " + std::to_string(m.seq) + " out of sequence (the job is at fence " +
+                      std::to_string(fence_round_) + ")");
+  if (!s.ok()) {
+    fail(1, r.describe() + " broke the OOB protocol: " + s.message());
+    return;
+  }
+  r.fence_seq = m.seq;
+  for (auto& [k, v] : m.entries) fence_entries_.push_back({static_cast<uint32_t>(r.rank), std::move(k), std::move(v)});
+  if (++fence_arrived_ < static_cast<int>(ranks_.size())) return;
+  std::string payload = oob::encode_fence_done({fence_round_, std::move(fence_entries_)});
+  fence_entries_.clear();
+  fence_arrived_ = 0;
+  ++fence_round_;
+  if (payload.size() > oob::kMaxPayload) {
+    fail(1, "the modex data of fence " + std::to_string(fence_round_ - 1) + " (" + std::to_string(payload.size()) +
+                " bytes) exceeds the OOB frame limit");
+    return;
+  }
+  server_->broadcast(oob::MsgType::kFenceDone, payload);
+}
+
+void Job::on_barrier(RankProcess& r, const oob::Frame& f) {
+  oob::SeqMsg m;
+  Status s = oob::decode_seq(f.payload, &m);
+  if (s.ok() && (m.seq != r.barrier_seq + 1 || m.seq != barrier_round_))
+    s = ProtocolError("BARRIER " + std::to_string(m.seq) + " out of sequence");
+  if (!s.ok()) {
+    fail(1, r.describe() + " broke the OOB protocol: " + s.message());
+    return;
+  }
+  r.barrier_seq = m.seq;
+  if (++barrier_arrived_ < static_cast<int>(ranks_.size())) return;
+  barrier_arrived_ = 0;
+  server_->broadcast(oob::MsgType::kBarrierDone, oob::encode_seq({barrier_round_++}));
+}
+
+void Job::on_oob_closed(int rank, const Status& why) {
+  RankProcess& r = ranks_[static_cast<size_t>(rank)];
+  r.connected = false;
+  if (r.finalized || r.detached || stopping_ || r.exited) return;
+  if (why.code() == Code::kProtocol) {
+    fail(1, r.describe() + " broke the OOB protocol: " + why.message());
+    return;
+  }
+  RankProcess* rp = &r;
+  r.lost_timer = loop_.add_timer(oob::deadline_in(kLostGrace), [this, rp] {
+    rp->lost_timer = 0;
+    if (!rp->exited) fail(1, rp->describe() + " closed its OOB connection without calling finalize");
+  });
+}
+
+bool Job::oob_job() const {
+  for (const auto& r : ranks_)
+    if (r.ever_connected) return true;
+  return false;
+}
+
+void Job::fail(int exit_code, const std::string& message) {
+  if (stopping_) return;
+  stopping_ = true;
+  exit_code_ = exit_code;
+  say(message + "; stopping the job");
+  if (server_) server_->broadcast(oob::MsgType::kError, oob::encode_error({"the job is stopping: " + message}));
+  stop_ranks(SIGTERM);
+}
+
+void Job::stop_ranks(int sig) {
+  for (auto& r : ranks_) {
+    if (!r.running()) continue;
+    kill(-r.pid, sig);
+    kill(r.pid, sig);
+  }
+  if (kill_timer_ == 0)
+    kill_timer_ = loop_.add_timer(oob::deadline_in(spec_.kill_grace), [this] {
+      kill_timer_ = 0;
+      kill_remaining();
+    });
+  maybe_finish();
+}
+
+void Job::kill_remaining() {
+  for (auto& r : ranks_)
+    if (r.running()) {
+      kill(-r.pid, SIGKILL);
+      kill(r.pid, SIGKILL);
+    }
+}
+
+void Job::maybe_finish() {
+  for (const auto& r : ranks_)
+    if (r.running()) return;
+  bool pipes_open = false;
+  for (const auto& r : ranks_) pipes_open |= r.out.valid() || r.err.valid();
+  if (!pipes_open) {
+    loop_.stop();
+    return;
+  }
+  if (drain_timer_ == 0)
+    drain_timer_ = loop_.add_timer(oob::deadline_in(kDrainGrace), [this] {
+      for (auto& r : ranks_) {
+        for (oob::Fd* fd : {&r.out, &r.err}) {
+          if (!fd->valid()) continue;
+          loop_.unwatch(fd->get());
+          fd->reset();
+        }
+      }
+      loop_.stop();
+    });
+}
+
+}  // namespace lz::launcher

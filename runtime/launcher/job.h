@@ -1,0 +1,102 @@
+// Job: the launcher's state machine for one running job.
+//
+// run() starts every rank (through a RankStarter), serves the OOB channel
+// (handshakes, modex fences, barriers, abort, finalize, disconnect/reconnect),
+// forwards the ranks' output, reaps children (the launcher is a child
+// subreaper, SIGCHLD through a signalfd), forwards SIGINT/SIGTERM/SIGHUP, and
+// decides the job's exit status:
+//   - 0 when every rank exited 0 (and each rank that connected finalized);
+//   - the first failing rank's exit code, or 128 + signal when it was killed;
+//   - the abort code of the first rank that called abort();
+//   - 1 when a rank that connected exits 0 or closes its OOB connection
+//     without finalize (as Open MPI does);
+//   - 124 when --timeout expired, 128 + signal when the launcher was signalled.
+// On the first failure it prints one line to stderr naming the rank, pid and
+// code or signal, tells the connected ranks (ERROR), sends SIGTERM to every
+// rank's process group and SIGKILL after the grace period.
+//
+//   Job job(spec, starter);
+//   return job.run();
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/event_loop.h"
+#include "launcher/job_file.h"
+#include "launcher/job_spec.h"
+#include "launcher/oob_server.h"
+#include "launcher/rank_process.h"
+#include "launcher/rank_starter.h"
+#include "oob/messages.h"
+
+namespace lz::launcher {
+
+inline constexpr int kTimeoutExitCode = 124;
+
+class Job {
+ public:
+  Job(JobSpec spec, RankStarter& starter);
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  // Runs the job to its end; returns the exit status for the launcher.
+  int run();
+
+ private:
+  Status setup_signals();
+  Status start_ranks();
+  void write_job_file();
+  std::string job_json() const;
+  std::vector<std::string> rank_env(const RankProcess& r) const;
+
+  // Events.
+  void on_signal_fd();
+  void reap();
+  void on_rank_exit(RankProcess& r);
+  void on_output(RankProcess& r, bool is_err);
+  Status admit(int rank, uint32_t flags);
+  void on_connected(int rank, uint32_t flags);
+  void on_frame(int rank, oob::Frame& f);
+  void on_oob_closed(int rank, const Status& why);
+  void on_fence(RankProcess& r, const oob::Frame& f);
+  void on_barrier(RankProcess& r, const oob::Frame& f);
+
+  // Stopping.
+  void fail(int exit_code, const std::string& message);
+  void stop_ranks(int sig);
+  void kill_remaining();
+  void maybe_finish();
+  // Ranks that connected to the OOB: an OOB job needs all of them to.
+  bool oob_job() const;
+
+  void say(const std::string& line) const;
+
+  JobSpec spec_;
+  RankStarter& starter_;
+  EventLoop loop_;
+  std::string secret_;
+  std::unique_ptr<OobServer> server_;
+  std::vector<RankProcess> ranks_;
+  std::optional<JobFile> job_file_;
+  std::string oob_address_;
+  oob::Fd signal_fd_;
+
+  bool stopping_ = false;
+  int exit_code_ = 0;
+  uint64_t kill_timer_ = 0;
+  uint64_t drain_timer_ = 0;
+  int signals_seen_ = 0;
+
+  // Modex: the current fence round and the entries gathered for it.
+  uint64_t fence_round_ = 1;
+  int fence_arrived_ = 0;
+  std::vector<oob::FenceEntry> fence_entries_;
+  uint64_t barrier_round_ = 1;
+  int barrier_arrived_ = 0;
+};
+
+}  // namespace lz::launcher

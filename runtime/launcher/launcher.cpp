@@ -1,0 +1,198 @@
+#include "launcher/launcher.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "bootstrap/runtime_params.h"
+#include "launcher/host_list.h"
+#include "launcher/job.h"
+#include "launcher/local_starter.h"
+#include "lazarus/auth.h"
+#include "lazarus/registry.h"
+#include "lazarus/strings.h"
+#include "oob/oob_params.h"
+
+extern char** environ;
+
+namespace lz::launcher {
+namespace {
+
+// Job variables of an enclosing job (mpirun run from inside a rank) must not
+// leak into this job's ranks.
+bool is_job_variable(const std::string& entry) {
+  static const char* const kVars[] = {"LZ_JOB_ID=",     "LZ_RANK=",     "LZ_SIZE=",     "LZ_LOCAL_RANK=",
+                                      "LZ_LOCAL_SIZE=", "LZ_NODE_ID=",  "LZ_HOSTNAME=", "LZ_OOB_ADDR=",
+                                      "LZ_SECRET_FD=",  "LZ_MCA_"};
+  for (const char* v : kVars)
+    if (entry.rfind(v, 0) == 0) return true;
+  return false;
+}
+
+void set_env(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  const std::string prefix = name + "=";
+  for (auto& e : env)
+    if (e.rfind(prefix, 0) == 0) {
+      e = prefix + value;
+      return;
+    }
+  env.push_back(prefix + value);
+}
+
+StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamStore& params) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!is_job_variable(*e)) env.emplace_back(*e);
+  for (const std::string& x : o.exports) {
+    size_t eq = x.find('=');
+    std::string name = x.substr(0, eq);
+    if (name.empty() || name.find_first_of(" \t\n") != std::string::npos)
+      return InvalidArgument("-x '" + x + "': expected VAR or VAR=value");
+    if (eq != std::string::npos) {
+      set_env(env, name, x.substr(eq + 1));
+    } else if (const char* v = std::getenv(name.c_str()); v != nullptr) {
+      set_env(env, name, v);  // local ranks inherit it anyway; explicit for remote starters
+    } else {
+      return InvalidArgument("-x " + name + ": the variable is not set in the launcher's environment");
+    }
+  }
+  // Parameters: the launcher resolved every source; ranks get the outcome.
+  for (const Param* p : params.all())
+    if (p->source.kind != SourceKind::kDefault)
+      set_env(env, std::string(ParamStore::kEnvPrefix) + p->name, format_param_value(p->spec.type, p->value));
+  return env;
+}
+
+StatusOr<oob::SockAddr> bind_address(const ParamStore& params) {
+  const std::string& where = params.get_string(oob::kParamAddress);
+  int64_t port = params.get_int(oob::kParamPort);
+  if (port < 0 || port > 65535) return InvalidArgument("oob_port " + std::to_string(port) + " is not a TCP port");
+  const std::string host = where.empty() ? "0.0.0.0" : where;
+  auto a = oob::interface_address(host, static_cast<uint16_t>(port));
+  if (a.ok()) return a;
+  auto r = oob::resolve(host, static_cast<uint16_t>(port));
+  if (!r.ok()) return r.status().with_context("oob_address '" + host + "' is neither an interface nor an address");
+  return r;
+}
+
+bool is_loopback(const oob::SockAddr& a) {
+  const std::string h = a.host();
+  return h.rfind("127.", 0) == 0 || h == "::1";
+}
+
+// What ranks connect to. Never a loopback address when a rank may run on
+// another host; for a job on this host alone loopback is the simplest choice.
+std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placement>& placement) {
+  if (!bound.is_wildcard()) return bound.host();
+  bool all_local = true;
+  for (const auto& p : placement) all_local &= is_local_host(p.host);
+  if (all_local) return bound.ss.ss_family == AF_INET6 ? "::1" : "127.0.0.1";
+  auto self = oob::resolve(local_hostname(), 0);
+  if (self.ok() && !is_loopback(*self)) return self->host();
+  ifaddrs* ifs = nullptr;
+  std::string best;
+  if (getifaddrs(&ifs) == 0) {
+    for (ifaddrs* i = ifs; i != nullptr && best.empty(); i = i->ifa_next) {
+      if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+      oob::SockAddr a;
+      a.len = sizeof(sockaddr_in);
+      std::memcpy(&a.ss, i->ifa_addr, a.len);
+      if (!is_loopback(a)) best = a.host();
+    }
+    freeifaddrs(ifs);
+  }
+  return best.empty() ? "127.0.0.1" : best;
+}
+
+std::string new_job_id() {
+  auto n = auth::random_nonce();
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x", n[0], n[1], n[2], n[3]);
+  return buf;
+}
+
+void error(const std::string& text) {
+  for (const auto& line : str::split(text, '\n')) std::fprintf(stderr, "lazarus run: error: %s\n", line.c_str());
+}
+
+}  // namespace
+
+int run_launcher(const RunOptions& o) {
+  if (o.program.empty()) {
+    error("no program to run (usage: lazarus run [OPTIONS] PROGRAM [ARGS...]; see --help)");
+    return 2;
+  }
+  Registry reg;
+  if (Status s = rt::register_runtime_params(reg); !s.ok()) {
+    error(s.message());
+    return 2;
+  }
+  ConfigOptions cfg;
+  cfg.mca = o.mca;
+  cfg.config_files = o.config_files;
+  if (Status s = reg.configure(cfg); !s.ok()) {
+    error(s.message());
+    return 2;
+  }
+
+  std::vector<HostEntry> hosts;
+  if (!o.hostfile.empty()) {
+    auto h = parse_hostfile(o.hostfile);
+    if (!h.ok()) {
+      error(h.status().message());
+      return 2;
+    }
+    hosts = std::move(*h);
+  }
+  for (const std::string& spec : o.hosts) {
+    auto h = parse_host_option(spec);
+    if (!h.ok()) {
+      error(h.status().message());
+      return 2;
+    }
+    hosts.insert(hosts.end(), h->begin(), h->end());
+  }
+  if (hosts.empty()) hosts = default_hosts();
+  int np = o.np;
+  if (np == 0)
+    for (const auto& h : hosts) np += h.slots;
+  auto placement = place_ranks(hosts, np, o.oversubscribe);
+  if (!placement.ok()) {
+    error(placement.status().message());
+    return 2;
+  }
+
+  JobSpec spec;
+  spec.job_id = new_job_id();
+  spec.argv = o.program;
+  spec.placement = std::move(*placement);
+  auto env = build_env(o, reg.params());
+  if (!env.ok()) {
+    error(env.status().message());
+    return 2;
+  }
+  spec.env = std::move(*env);
+  spec.tag_output = o.tag_output;
+  spec.timeout = o.timeout;
+  spec.kill_grace = reg.params().get_double(oob::kParamKillGrace);
+  spec.handshake_timeout = reg.params().get_double(oob::kParamHandshakeTimeout);
+  auto bind = bind_address(reg.params());
+  if (!bind.ok()) {
+    error(bind.status().message());
+    return 2;
+  }
+  spec.bind_address = *bind;
+  spec.advertised_host = advertised_host(*bind, spec.placement);
+  spec.command_line = o.command_line;
+
+  LocalStarter starter;
+  Job job(std::move(spec), starter);
+  return job.run();
+}
+
+}  // namespace lz::launcher

@@ -1,0 +1,103 @@
+// OobServer: the launcher's side of the OOB channel. One non-blocking
+// listener, any number of connections, all served by the EventLoop.
+//
+// Every new connection gets a HELLO with a fresh nonce and must answer with
+// an AUTH frame (rank, flags, MAC with the job secret) before its handshake
+// deadline. Until then the server reads at most one small frame from it: a
+// wrong magic, a wrong type, an oversized length, a bad MAC or silence gets
+// the connection closed and logged as
+//   "refused unauthenticated OOB connection from 10.0.0.5:41234: <reason>"
+// and nothing else happens: the job never waits on a stranger. Authenticated
+// connections belong to a rank; their frames go to Callbacks::on_frame.
+//
+//   OobServer srv(loop, job_id, secret, welcome, 5.0, callbacks);
+//   LZ_RETURN_IF_ERROR(srv.listen(bind_addr));
+//   srv.send(rank, MsgType::kFenceDone, payload);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "launcher/event_loop.h"
+#include "oob/frame.h"
+#include "oob/messages.h"
+#include "oob/socket.h"
+
+namespace lz::launcher {
+
+class OobServer {
+ public:
+  struct Callbacks {
+    // Whether `rank` may attach now (flags: AuthMsg flags). An error is sent
+    // to the peer as ERROR and the connection is closed.
+    std::function<Status(int rank, uint32_t flags)> admit;
+    // The rank is authenticated and welcomed.
+    std::function<void(int rank, uint32_t flags)> on_connected;
+    std::function<void(int rank, oob::Frame& frame)> on_frame;
+    // The rank's connection ended: kAborted for a plain close by the peer,
+    // kProtocol when it broke the protocol (already logged).
+    std::function<void(int rank, const Status& why)> on_closed;
+  };
+
+  OobServer(EventLoop& loop, std::string job_id, std::string secret, oob::WelcomeMsg welcome,
+            double handshake_timeout, Callbacks callbacks);
+  ~OobServer();
+  OobServer(const OobServer&) = delete;
+  OobServer& operator=(const OobServer&) = delete;
+
+  Status listen(const oob::SockAddr& bind_addr);
+  const oob::SockAddr& bound_address() const { return bound_; }
+
+  // Queues a frame to `rank` (dropped if the rank is not connected).
+  void send(int rank, oob::MsgType type, std::string_view payload);
+  // Queues a frame to every connected rank.
+  void broadcast(oob::MsgType type, std::string_view payload);
+  // Closes the rank's connection once its queued frames are written; no
+  // on_closed callback follows.
+  void close_rank(int rank);
+  bool connected(int rank) const { return by_rank_.count(rank) != 0; }
+  // Connections still in their handshake (for tests and diagnostics).
+  size_t pending_handshakes() const;
+
+ private:
+  enum class ConnState { kHandshake, kRank, kClosing };
+  struct Conn {
+    uint64_t id = 0;
+    oob::Fd fd;
+    std::string peer;
+    ConnState state = ConnState::kHandshake;
+    auth::Nonce nonce{};
+    int rank = -1;
+    uint64_t timer = 0;
+    oob::FrameDecoder decoder;
+    std::string out;
+  };
+
+  void on_accept();
+  void on_event(uint64_t id, short revents);
+  void handle_handshake(Conn& c);
+  void handle_frames(Conn& c);
+  void refuse(Conn& c, const std::string& reason);
+  void queue(Conn& c, oob::MsgType type, std::string_view payload);
+  void flush(Conn& c);
+  void update_events(Conn& c);
+  // Removes the connection; for a rank connection reports `why` unless quiet.
+  void drop(uint64_t id, const Status& why, bool notify);
+
+  EventLoop& loop_;
+  std::string job_id_;
+  std::string secret_;
+  oob::WelcomeMsg welcome_;
+  double handshake_timeout_;
+  Callbacks cb_;
+  oob::Fd listener_;
+  oob::SockAddr bound_;
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, std::unique_ptr<Conn>> conns_;
+  std::map<int, uint64_t> by_rank_;
+};
+
+}  // namespace lz::launcher

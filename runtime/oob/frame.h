@@ -1,0 +1,101 @@
+// Frames of the out-of-band (OOB) protocol between the launcher and its ranks.
+//
+// Every message is a 12-byte header followed by its payload:
+//   u32 magic  ("LZOB")     a peer that is not speaking this protocol is caught
+//   u16 version (kProtocolVersion)                  at the first frame
+//   u16 type    (MsgType)
+//   u32 length  payload bytes, at most kMaxPayload
+// all big-endian. The payload of each type is described in oob/messages.h.
+//
+// FrameDecoder turns a byte stream into frames incrementally (the launcher's
+// non-blocking sockets deliver bytes in arbitrary pieces); it rejects a bad
+// magic, an unknown version or an oversized length as soon as the header is
+// complete, before buffering the payload, so a hostile peer cannot make the
+// launcher allocate more than kMaxPayload for it.
+//
+//   FrameDecoder dec;
+//   dec.feed(buf, n);
+//   Frame f;
+//   while (true) { auto got = dec.next(&f); if (!got.ok()) drop(peer); if (!*got) break; handle(f); }
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "lazarus/status.h"
+
+namespace lz::oob {
+
+inline constexpr uint32_t kMagic = 0x4C5A4F42;  // "LZOB"
+inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr size_t kHeaderBytes = 12;
+inline constexpr uint32_t kMaxPayload = 64u << 20;  // 64 MiB
+
+// Message types. Values are part of the wire protocol: never renumber.
+enum class MsgType : uint16_t {
+  // Handshake (oob/messages.h has the payloads).
+  kHello = 1,    // launcher -> rank: challenge nonce, job id
+  kAuth = 2,     // rank -> launcher: rank, flags, MAC over the nonce
+  kWelcome = 3,  // launcher -> rank: job size and where every rank lives
+  kError = 4,    // launcher -> rank: refusal or "the job is being stopped", with a reason
+
+  // Modex and synchronisation.
+  kFence = 16,        // rank -> launcher: sequence number and the rank's puts since its last fence
+  kFenceDone = 17,    // launcher -> rank: every rank's entries of that fence
+  kBarrier = 18,      // rank -> launcher: sequence number
+  kBarrierDone = 19,  // launcher -> rank
+
+  // Life cycle.
+  kAbort = 32,           // rank -> launcher: exit code and reason (MPI_Abort)
+  kFinalize = 33,        // rank -> launcher: finalized cleanly
+  kFinalizeAck = 34,     // launcher -> rank: recorded; the rank may exit
+  kDisconnect = 35,      // rank -> launcher: closing the OOB socket on purpose, will reconnect()
+  kDisconnectAck = 36,   // launcher -> rank: recorded; the rank may close
+
+  // Reserved for checkpoint/restart (issue 4). A rank receives these through
+  // Bootstrap::next_control(); the launcher does not send them yet.
+  kCheckpointRequest = 64,  // launcher -> rank: take a checkpoint (snapshot seq, flags)
+  kCheckpointReady = 65,    // rank -> launcher: drained, about to save
+  kCheckpointDone = 66,     // rank -> launcher: saved (local snapshot path, sizes, checksum)
+  kCheckpointFailed = 67,   // rank -> launcher: could not checkpoint, with a reason
+  kContinue = 68,           // launcher -> rank: every rank saved; continue
+  kRestartInfo = 69,        // launcher -> restored rank: new job layout after restart
+  kCrReservedLast = 79,
+};
+
+// "HELLO", "FENCE", ... or "type 1234" for an unknown value.
+std::string msg_type_name(uint16_t type);
+
+struct Frame {
+  uint16_t type = 0;
+  std::string payload;
+};
+
+// Header + payload, ready to write.
+std::string encode_frame(MsgType type, std::string_view payload);
+
+class FrameDecoder {
+ public:
+  // Appends received bytes.
+  void feed(const char* data, size_t n) { buf_.append(data, n); }
+  // Extracts the next complete frame into *out: true if one was extracted,
+  // false if more bytes are needed, kProtocol for a bad header (the stream is
+  // then unusable: drop the peer).
+  StatusOr<bool> next(Frame* out);
+  // Checks the header of the next frame once its 12 bytes are buffered (call
+  // only when buffered() >= kHeaderBytes).
+  Status peek_header(uint16_t* type, uint32_t* length) const;
+  // Bytes buffered but not yet returned as a frame.
+  size_t buffered() const { return buf_.size() - pos_; }
+
+ private:
+  std::string buf_;
+  size_t pos_ = 0;
+};
+
+// Checks a 12-byte header; on success sets *type and *length.
+Status parse_header(const unsigned char* hdr, uint16_t* type, uint32_t* length);
+
+}  // namespace lz::oob

@@ -1,0 +1,108 @@
+// Typed payloads of the OOB messages (see oob/frame.h for the framing and the
+// type numbers), with their encoders and bounds-checked decoders.
+//
+// Every decoder checks each length against the remaining payload and against
+// a per-field limit, checks ranks against the job size where it is known, and
+// requires the payload to end exactly where the message ends. A decoder error
+// is kProtocol and names the message; the caller drops the peer.
+//
+//   std::string p = encode_auth({rank, kAuthReconnect, mac});
+//   AuthMsg a;  LZ_RETURN_IF_ERROR(decode_auth(frame.payload, &a));
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lazarus/auth.h"
+#include "lazarus/status.h"
+
+namespace lz::oob {
+
+inline constexpr size_t kMaxJobIdBytes = 256;
+inline constexpr size_t kMaxHostnameBytes = 1024;
+inline constexpr size_t kMaxKeyBytes = 4096;
+inline constexpr size_t kMaxReasonBytes = 64 * 1024;
+inline constexpr uint32_t kMaxRanks = 1u << 20;
+
+// HELLO: launcher -> connecting peer, first frame on every connection.
+struct HelloMsg {
+  auth::Nonce nonce{};
+  std::string job_id;
+};
+
+// AUTH: the peer's answer. The MAC is auth::mac(secret, "oob", nonce, auth_id(job_id, rank)).
+inline constexpr uint32_t kAuthReconnect = 1u << 0;  // the rank disconnect()ed and comes back
+struct AuthMsg {
+  uint32_t rank = 0;
+  uint32_t flags = 0;
+  auth::Mac mac{};
+};
+// The identity a rank proves: "<job id>/<rank>".
+std::string auth_id(std::string_view job_id, uint32_t rank);
+
+// WELCOME: the job layout, sent once the rank is authenticated.
+struct WelcomeMsg {
+  std::string job_id;
+  uint32_t size = 0;
+  std::vector<uint64_t> node_of_rank;
+  std::vector<std::string> hostname_of_rank;
+};
+
+// ERROR: why the launcher refuses or ends the connection.
+struct ErrorMsg {
+  std::string reason;
+};
+
+// FENCE: a rank's puts since its previous fence.
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+struct FenceMsg {
+  uint64_t seq = 0;
+  KeyValues entries;
+};
+
+// FENCE_DONE: the entries every rank put for this fence.
+struct FenceEntry {
+  uint32_t rank = 0;
+  std::string key;
+  std::string value;
+};
+struct FenceDoneMsg {
+  uint64_t seq = 0;
+  std::vector<FenceEntry> entries;
+};
+
+// BARRIER / BARRIER_DONE.
+struct SeqMsg {
+  uint64_t seq = 0;
+};
+
+// ABORT.
+struct AbortMsg {
+  int32_t code = 1;
+  std::string reason;
+};
+
+std::string encode_hello(const HelloMsg& m);
+Status decode_hello(std::string_view p, HelloMsg* out);
+std::string encode_auth(const AuthMsg& m);
+Status decode_auth(std::string_view p, AuthMsg* out);
+std::string encode_welcome(const WelcomeMsg& m);
+Status decode_welcome(std::string_view p, WelcomeMsg* out);
+std::string encode_error(const ErrorMsg& m);
+Status decode_error(std::string_view p, ErrorMsg* out);
+std::string encode_fence(const FenceMsg& m);
+Status decode_fence(std::string_view p, FenceMsg* out);
+std::string encode_fence_done(const FenceDoneMsg& m);
+// `size`: ranks in the job; an entry naming another rank is a protocol error.
+Status decode_fence_done(std::string_view p, uint32_t size, FenceDoneMsg* out);
+std::string encode_seq(const SeqMsg& m);
+Status decode_seq(std::string_view p, SeqMsg* out);
+std::string encode_abort(const AbortMsg& m);
+Status decode_abort(std::string_view p, AbortMsg* out);
+// FINALIZE, FINALIZE_ACK, DISCONNECT, DISCONNECT_ACK have an empty payload.
+Status decode_empty(std::string_view p, const char* what);
+
+}  // namespace lz::oob
