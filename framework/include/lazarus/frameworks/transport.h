@@ -20,10 +20,14 @@
 // flight to or from this process):
 //   on_checkpoint()  releases what a core image cannot carry (sockets, shared
 //                    mappings with other processes);
-//   on_continue()    re-creates it in the same process set (same peers);
-//   on_restart()     re-creates it in a restored process set: publishes new
-//                    addresses in the new launcher's modex; the engine fences,
-//                    then calls connect() again.
+//   on_continue()    re-creates it in the same process set (same peers, same
+//                    pids) and publishes fresh addresses (modex put);
+//   on_restart()     re-creates it in a restored process set (new pids, maybe
+//                    new hosts, a new launcher) and publishes fresh addresses.
+// After either, the engine fences the modex and calls connect() again, which
+// must re-read every peer's address (nothing cached from before is valid).
+// Nothing is in flight across the hooks: frames queued before on_checkpoint
+// were delivered (the crcp drain), and no frame is sent until connect().
 // Threading: every method is called by one thread at a time (the engine
 // serializes), never concurrently on the same module.
 #pragma once
