@@ -86,7 +86,11 @@ class [[nodiscard]] StatusOr {
   }
 
   bool ok() const noexcept { return std::holds_alternative<T>(v_); }
-  Status status() const { return ok() ? Status() : std::get<Status>(v_); }
+  // A reference, so `const auto& m = x.status().message();` stays valid.
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
 
   T& value() & { assert(ok()); return std::get<T>(v_); }
   const T& value() const& { assert(ok()); return std::get<T>(v_); }
