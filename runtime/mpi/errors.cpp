@@ -1,0 +1,54 @@
+#include "mpi/errors.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "mpi/entry.h"
+#include "p2p/comm.h"
+#include "p2p/runtime.h"
+
+struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal = {0};
+struct lz_mpi_errhandler_s lz_mpi_errors_return = {1};
+
+namespace lz::rt {
+
+void fatal(const char* function, int code, const std::string& message) {
+  Runtime* rt = runtime_if_any();
+  std::string line = std::string(function) + ": ";
+  if (rt != nullptr) line += "rank " + std::to_string(rt->rank()) + ": ";
+  line += message;
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  if (code == 0) code = 1;
+  if (rt != nullptr) rt->bootstrap().abort(code, line).ignore();
+  std::_Exit(code & 0xff ? code & 0xff : 1);
+}
+
+int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message) {
+  MPI_Comm c = (comm != nullptr && comm->valid()) ? comm : &lz_mpi_comm_world;
+  if (c->errhandler == MPI_ERRORS_RETURN) return mpi_error_class;
+  std::string m = message;
+  if (comm != nullptr && comm->valid() && comm != &lz_mpi_comm_world && comm->rank() >= 0 &&
+      runtime_if_any() != nullptr && comm->rank() != runtime().rank())
+    m += " (rank " + std::to_string(comm->rank()) + " in the communicator)";
+  fatal(function, mpi_error_class, m);
+}
+
+int mpi_class_of(const Status& s) {
+  switch (s.code()) {
+    case Code::kOk: return MPI_SUCCESS;
+    case Code::kInvalidArgument: return MPI_ERR_ARG;
+    case Code::kDataLoss: return MPI_ERR_TRUNCATE;
+    case Code::kAborted: return MPI_ERR_PROC_FAILED;
+    case Code::kInternal: return MPI_ERR_INTERN;
+    default: return MPI_ERR_OTHER;
+  }
+}
+
+int mpi_error(MPI_Comm comm, const char* function, const Status& s) {
+  return mpi_error(comm, function, mpi_class_of(s), s.message());
+}
+
+}  // namespace lz::rt

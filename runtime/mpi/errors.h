@@ -1,0 +1,37 @@
+// Error reporting of the MPI binding: applies a communicator's error handler.
+//
+//   if (dest >= comm->size())
+//     return lz::rt::mpi_error(comm, "MPI_Send", MPI_ERR_RANK,
+//                              "invalid destination rank 7 (communicator size 4)");
+//
+// MPI_ERRORS_ARE_FATAL (the default) prints
+//   "MPI_Send: rank 3: invalid destination rank 7 (communicator size 4)"
+// to stderr and aborts the whole job through the launcher (exit code: the
+// error class); MPI_ERRORS_RETURN returns the class to the caller.
+#pragma once
+
+#include <string>
+
+#include "lazarus/status.h"
+#include "mpi.h"
+
+struct lz_mpi_errhandler_s {
+  int kind;  // 0: fatal, 1: return
+};
+
+namespace lz::rt {
+
+// `comm` may be MPI_COMM_NULL (then MPI_COMM_WORLD's handler applies, as MPI
+// says for errors not tied to a communicator). Returns `mpi_error_class` when
+// the handler returns.
+int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message);
+
+// The MPI error class that best describes a runtime Status.
+int mpi_class_of(const Status& s);
+// mpi_error() with the class and message of a non-ok Status.
+int mpi_error(MPI_Comm comm, const char* function, const Status& s);
+
+// Prints "<function>: rank <r>: <message>" and aborts the job with `code`.
+[[noreturn]] void fatal(const char* function, int code, const std::string& message);
+
+}  // namespace lz::rt

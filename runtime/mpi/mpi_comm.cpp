@@ -1,0 +1,203 @@
+// MPI binding: communicators and groups.
+#include <algorithm>
+#include <vector>
+
+#include "mpi.h"
+#include "mpi/entry.h"
+#include "mpi/errors.h"
+#include "p2p/comm.h"
+#include "p2p/comm_factory.h"
+#include "p2p/group.h"
+#include "p2p/runtime.h"
+
+using lz::rt::mpi_error;
+
+namespace {
+
+inline bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
+inline bool group_ok(MPI_Group g) { return g != nullptr && g->valid(); }
+
+#define LZ_CHECK_COMM(fn, c) \
+  if (!comm_ok(c)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator")
+#define LZ_CHECK_GROUP(fn, g) \
+  if (!group_ok(g)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP, "invalid group")
+
+int my_world() { return lz::rt::runtime().rank(); }
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  LZ_MPI_ENTRY("MPI_Comm_rank");
+  LZ_CHECK_COMM("MPI_Comm_rank", comm);
+  *rank = comm->rank();
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+  LZ_MPI_ENTRY("MPI_Comm_size");
+  LZ_CHECK_COMM("MPI_Comm_size", comm);
+  *size = comm->size();
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  LZ_MPI_ENTRY("MPI_Comm_dup");
+  LZ_CHECK_COMM("MPI_Comm_dup", comm);
+  auto c = lz::rt::comm_dup(*comm);
+  if (!c.ok()) {
+    *newcomm = MPI_COMM_NULL;
+    return mpi_error(comm, "MPI_Comm_dup", c.status());
+  }
+  *newcomm = *c;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  LZ_MPI_ENTRY("MPI_Comm_split");
+  LZ_CHECK_COMM("MPI_Comm_split", comm);
+  if (color < 0 && color != MPI_UNDEFINED)
+    return mpi_error(comm, "MPI_Comm_split", MPI_ERR_ARG, "invalid color " + std::to_string(color));
+  auto c = lz::rt::comm_split(*comm, color, key);
+  if (!c.ok()) {
+    *newcomm = MPI_COMM_NULL;
+    return mpi_error(comm, "MPI_Comm_split", c.status());
+  }
+  *newcomm = *c;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  LZ_MPI_ENTRY("MPI_Comm_create");
+  LZ_CHECK_COMM("MPI_Comm_create", comm);
+  if (!group_ok(group)) return mpi_error(comm, "MPI_Comm_create", MPI_ERR_GROUP, "invalid group");
+  auto c = lz::rt::comm_create(*comm, *group);
+  if (!c.ok()) {
+    *newcomm = MPI_COMM_NULL;
+    return mpi_error(comm, "MPI_Comm_create", c.status());
+  }
+  *newcomm = *c;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  LZ_MPI_ENTRY("MPI_Comm_free");
+  if (comm == nullptr || !comm_ok(*comm)) return mpi_error(MPI_COMM_WORLD, "MPI_Comm_free", MPI_ERR_COMM, "invalid communicator");
+  if ((*comm)->predefined())
+    return mpi_error(*comm, "MPI_Comm_free", MPI_ERR_COMM, "cannot free a predefined communicator");
+  lz::rt::comm_free(*comm);
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  LZ_MPI_ENTRY("MPI_Comm_compare");
+  LZ_CHECK_COMM("MPI_Comm_compare", comm1);
+  LZ_CHECK_COMM("MPI_Comm_compare", comm2);
+  if (comm1 == comm2) {
+    *result = MPI_IDENT;
+  } else if (comm1->world_ranks() == comm2->world_ranks()) {
+    *result = MPI_CONGRUENT;
+  } else {
+    auto a = comm1->world_ranks(), b = comm2->world_ranks();
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    *result = a == b ? MPI_SIMILAR : MPI_UNEQUAL;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  LZ_MPI_ENTRY("MPI_Comm_group");
+  LZ_CHECK_COMM("MPI_Comm_group", comm);
+  *group = lz_mpi_group_s::make(comm->world_ranks(), my_world());
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_size(MPI_Group group, int* size) {
+  LZ_MPI_ENTRY("MPI_Group_size");
+  LZ_CHECK_GROUP("MPI_Group_size", group);
+  *size = group->size();
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_rank(MPI_Group group, int* rank) {
+  LZ_MPI_ENTRY("MPI_Group_rank");
+  LZ_CHECK_GROUP("MPI_Group_rank", group);
+  *rank = group == MPI_GROUP_EMPTY ? MPI_UNDEFINED : group->my_rank;
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  LZ_MPI_ENTRY("MPI_Group_incl");
+  LZ_CHECK_GROUP("MPI_Group_incl", group);
+  if (n < 0 || n > group->size())
+    return mpi_error(MPI_COMM_WORLD, "MPI_Group_incl", MPI_ERR_ARG, "invalid count " + std::to_string(n));
+  std::vector<int> world;
+  std::vector<bool> seen(static_cast<size_t>(group->size()), false);
+  for (int i = 0; i < n; ++i) {
+    int r = ranks[i];
+    if (r < 0 || r >= group->size() || seen[static_cast<size_t>(r)])
+      return mpi_error(MPI_COMM_WORLD, "MPI_Group_incl", MPI_ERR_RANK,
+                       "invalid or repeated rank " + std::to_string(r) + " (group size " +
+                           std::to_string(group->size()) + ")");
+    seen[static_cast<size_t>(r)] = true;
+    world.push_back(group->world_ranks[static_cast<size_t>(r)]);
+  }
+  *newgroup = n == 0 ? MPI_GROUP_EMPTY : lz_mpi_group_s::make(std::move(world), my_world());
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  LZ_MPI_ENTRY("MPI_Group_excl");
+  LZ_CHECK_GROUP("MPI_Group_excl", group);
+  if (n < 0 || n > group->size())
+    return mpi_error(MPI_COMM_WORLD, "MPI_Group_excl", MPI_ERR_ARG, "invalid count " + std::to_string(n));
+  std::vector<bool> drop(static_cast<size_t>(group->size()), false);
+  for (int i = 0; i < n; ++i) {
+    int r = ranks[i];
+    if (r < 0 || r >= group->size() || drop[static_cast<size_t>(r)])
+      return mpi_error(MPI_COMM_WORLD, "MPI_Group_excl", MPI_ERR_RANK,
+                       "invalid or repeated rank " + std::to_string(r) + " (group size " +
+                           std::to_string(group->size()) + ")");
+    drop[static_cast<size_t>(r)] = true;
+  }
+  std::vector<int> world;
+  for (int r = 0; r < group->size(); ++r)
+    if (!drop[static_cast<size_t>(r)]) world.push_back(group->world_ranks[static_cast<size_t>(r)]);
+  *newgroup = world.empty() ? MPI_GROUP_EMPTY : lz_mpi_group_s::make(std::move(world), my_world());
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+  LZ_MPI_ENTRY("MPI_Group_translate_ranks");
+  LZ_CHECK_GROUP("MPI_Group_translate_ranks", group1);
+  LZ_CHECK_GROUP("MPI_Group_translate_ranks", group2);
+  for (int i = 0; i < n; ++i) {
+    int r = ranks1[i];
+    if (r == MPI_PROC_NULL) {
+      ranks2[i] = MPI_PROC_NULL;
+      continue;
+    }
+    if (r < 0 || r >= group1->size())
+      return mpi_error(MPI_COMM_WORLD, "MPI_Group_translate_ranks", MPI_ERR_RANK,
+                       "invalid rank " + std::to_string(r) + " (group size " + std::to_string(group1->size()) + ")");
+    ranks2[i] = group2->rank_of_world(group1->world_ranks[static_cast<size_t>(r)]);
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Group_free(MPI_Group* group) {
+  LZ_MPI_ENTRY("MPI_Group_free");
+  if (group == nullptr || !group_ok(*group))
+    return mpi_error(MPI_COMM_WORLD, "MPI_Group_free", MPI_ERR_GROUP, "invalid group");
+  if (!(*group)->predefined) {
+    (*group)->magic = 0;
+    delete *group;
+  }
+  *group = MPI_GROUP_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

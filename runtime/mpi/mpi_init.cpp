@@ -1,0 +1,131 @@
+// MPI binding: environment (init, finalize, abort, queries, timers).
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "mpi.h"
+#include "mpi/entry.h"
+#include "mpi/errors.h"
+#include "p2p/comm_factory.h"
+#include "p2p/runtime.h"
+#if __has_include("mpi/coll_select.h")
+#include "mpi/coll_select.h"
+#define LZ_HAVE_COLL_SELECT 1
+#endif
+
+using lz::rt::MpiState;
+using lz::rt::g_mpi_state;
+
+namespace {
+int g_thread_level = MPI_THREAD_SINGLE;
+
+bool in_state(MpiState s) { return g_mpi_state.load() == static_cast<int>(s); }
+}  // namespace
+
+extern "C" {
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  (void)argc, (void)argv;
+  int expected = static_cast<int>(MpiState::kNotInitialized);
+  if (!g_mpi_state.compare_exchange_strong(expected, static_cast<int>(MpiState::kInitializing))) {
+    std::fprintf(stderr, "MPI_Init: MPI is already %s\n",
+                 expected == static_cast<int>(MpiState::kFinalized) ? "finalized" : "initialized");
+    return MPI_ERR_OTHER;
+  }
+#ifdef LZ_HAVE_COLL_SELECT
+  lz::rt::set_comm_enable_hook(&lz::rt::coll_enable);
+#endif
+  auto rt = lz::rt::Runtime::create();
+  if (!rt.ok()) {
+    std::fprintf(stderr, "MPI_Init: %s\n", rt.status().message().c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  lz::rt::set_runtime(std::move(rt).value());
+  g_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                   : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+                                                      : required;
+  if (provided) *provided = g_thread_level;
+  g_mpi_state.store(static_cast<int>(MpiState::kRunning));
+  return MPI_SUCCESS;
+}
+
+int MPI_Init(int* argc, char*** argv) {
+  int provided;
+  return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+int MPI_Finalize(void) {
+  LZ_MPI_ENTRY("MPI_Finalize");
+  g_mpi_state.store(static_cast<int>(MpiState::kFinalizing));
+  lz::Status s = lz::rt::runtime().finalize();
+  if (!s.ok()) std::fprintf(stderr, "MPI_Finalize: rank %d: %s\n", lz::rt::runtime().rank(), s.message().c_str());
+  auto rt = lz::rt::take_runtime();
+  rt.reset();
+  g_mpi_state.store(static_cast<int>(MpiState::kFinalized));
+  return s.ok() ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+int MPI_Initialized(int* flag) {
+  *flag = in_state(MpiState::kNotInitialized) || in_state(MpiState::kInitializing) ? 0 : 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  *flag = in_state(MpiState::kFinalized) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  (void)comm;
+  lz::rt::Runtime* rt = lz::rt::runtime_if_any();
+  int code = errorcode & 0xff;
+  if (code == 0 && errorcode != 0) code = 1;
+  if (rt != nullptr) {
+    std::string reason = "MPI_Abort called by rank " + std::to_string(rt->rank()) + " with error code " +
+                         std::to_string(errorcode);
+    std::fprintf(stderr, "%s\n", reason.c_str());
+    std::fflush(stderr);
+    rt->bootstrap().abort(code, reason).ignore();
+  }
+  std::fflush(stdout);
+  std::_Exit(code);
+}
+
+int MPI_Query_thread(int* provided) {
+  LZ_MPI_ENTRY("MPI_Query_thread");
+  *provided = g_thread_level;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  char buf[MPI_MAX_PROCESSOR_NAME];
+  if (gethostname(buf, sizeof buf) != 0) std::strcpy(buf, "unknown");
+  buf[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  std::strcpy(name, buf);
+  *resultlen = static_cast<int>(std::strlen(buf));
+  return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double MPI_Wtick(void) {
+  struct timespec ts;
+  if (clock_getres(CLOCK_MONOTONIC, &ts) != 0) return 1e-9;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // extern "C"

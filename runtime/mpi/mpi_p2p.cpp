@@ -1,0 +1,304 @@
+// MPI binding: point-to-point sends, receives, probes and buffer attach.
+#include <cstdlib>
+#include <cstring>
+
+#include "mpi.h"
+#include "mpi/entry.h"
+#include "mpi/p2p_binding.h"
+#include "p2p/bsend_buffer.h"
+
+using lz::rt::Request;
+using lz::rt::request_pool;
+using lz::rt::mpi_error;
+using namespace lz::rt::binding;
+
+namespace {
+
+using Mode = Request::Mode;
+
+// Blocking send of any mode.
+inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                         MPI_Comm comm, Mode mode) {
+  if (int e = check_common(fn, comm, count, dt)) return e;
+  if (int e = check_dest(fn, comm, dest, tag)) return e;
+  Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
+  auto& eng = engine();
+  lz::Status s = eng.start_send(r);
+  if (__builtin_expect(!s.ok(), 0)) {
+    int cls = r->st_error != MPI_SUCCESS ? r->st_error : lz::rt::mpi_class_of(s);
+    request_pool().put(r);
+    return mpi_error(comm, fn, cls, s.message());
+  }
+  if (!r->complete) eng.wait_until([r] { return r->complete; });
+  int err = r->st_error;
+  if (__builtin_expect(err != MPI_SUCCESS, 0)) {
+    std::string text = request_error_text(r);
+    request_pool().put(r);
+    return mpi_error(comm, fn, err, text);
+  }
+  request_pool().put(r);
+  return MPI_SUCCESS;
+}
+
+inline int send_nonblocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                            MPI_Comm comm, Mode mode, MPI_Request* request) {
+  if (int e = check_common(fn, comm, count, dt)) return e;
+  if (int e = check_dest(fn, comm, dest, tag)) return e;
+  Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
+  lz::Status s = engine().start_send(r);
+  if (!s.ok()) {
+    int cls = r->st_error != MPI_SUCCESS ? r->st_error : lz::rt::mpi_class_of(s);
+    request_pool().put(r);
+    *request = MPI_REQUEST_NULL;
+    return mpi_error(comm, fn, cls, s.message());
+  }
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+inline int recv_post(const char* fn, void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                     Request** out) {
+  if (int e = check_common(fn, comm, count, dt)) return e;
+  if (int e = check_source(fn, comm, source, tag)) return e;
+  Request* r = make_request(Request::Kind::kRecv, Mode::kStandard, buf, count, dt, source, tag, comm);
+  lz::Status s = engine().start_recv(r);
+  if (!s.ok()) {
+    request_pool().put(r);
+    return mpi_error(comm, fn, s);
+  }
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  LZ_MPI_ENTRY("MPI_Send");
+  return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, Mode::kStandard);
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  LZ_MPI_ENTRY("MPI_Ssend");
+  return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, Mode::kSync);
+}
+
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  LZ_MPI_ENTRY("MPI_Rsend");
+  return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, Mode::kReady);
+}
+
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  LZ_MPI_ENTRY("MPI_Bsend");
+  return send_blocking("MPI_Bsend", buf, count, datatype, dest, tag, comm, Mode::kBuffered);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Isend");
+  return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, Mode::kStandard, request);
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Issend");
+  return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, Mode::kSync, request);
+}
+
+int MPI_Buffer_attach(void* buffer, int size) {
+  LZ_MPI_ENTRY("MPI_Buffer_attach");
+  if (size < 0) return mpi_error(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_ARG, "negative buffer size");
+  if (!lz::rt::bsend_buffer().attach(buffer, static_cast<size_t>(size)))
+    return mpi_error(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_BUFFER, "a buffer is already attached");
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  LZ_MPI_ENTRY("MPI_Buffer_detach");
+  auto& b = lz::rt::bsend_buffer();
+  if (!b.attached()) {
+    *static_cast<void**>(buffer_addr) = nullptr;
+    *size = 0;
+    return MPI_SUCCESS;
+  }
+  // MPI: detach blocks until every message buffered in it has been sent.
+  engine().wait_until([&b] { return b.in_use() == 0; });
+  void* p;
+  size_t n;
+  b.detach(&p, &n);
+  *static_cast<void**>(buffer_addr) = p;
+  *size = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  LZ_MPI_ENTRY("MPI_Recv");
+  Request* r = nullptr;
+  if (int e = recv_post("MPI_Recv", buf, count, datatype, source, tag, comm, &r)) return e;
+  if (!r->complete) engine().wait_until([r] { return r->complete; });
+  MPI_Request h = r;
+  std::string text;
+  int err = retire(&h, status, nullptr, &text);
+  if (__builtin_expect(err != MPI_SUCCESS, 0)) return mpi_error(comm, "MPI_Recv", err, text);
+  return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Irecv");
+  Request* r = nullptr;
+  if (int e = recv_post("MPI_Irecv", buf, count, datatype, source, tag, comm, &r)) {
+    *request = MPI_REQUEST_NULL;
+    return e;
+  }
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  LZ_MPI_ENTRY("MPI_Sendrecv");
+  const char* fn = "MPI_Sendrecv";
+  if (int e = check_common(fn, comm, sendcount, sendtype)) return e;
+  if (int e = check_dest(fn, comm, dest, sendtag)) return e;
+  Request* rr = nullptr;
+  if (int e = recv_post(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &rr)) return e;
+  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+  lz::Status s = engine().start_send(sr);
+  if (!s.ok()) {
+    request_pool().put(sr);
+    engine().wait_until([rr] { return rr->complete; });
+    request_pool().put(rr);
+    return mpi_error(comm, fn, s);
+  }
+  engine().wait_until([rr, sr] { return rr->complete && sr->complete; });
+  MPI_Request hs = sr, hr = rr;
+  std::string stext, rtext;
+  int serr = retire(&hs, MPI_STATUS_IGNORE, nullptr, &stext);
+  int rerr = retire(&hr, status, nullptr, &rtext);
+  if (serr != MPI_SUCCESS) return mpi_error(comm, fn, serr, stext);
+  if (rerr != MPI_SUCCESS) return mpi_error(comm, fn, rerr, rtext);
+  return MPI_SUCCESS;
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status* status) {
+  LZ_MPI_ENTRY("MPI_Sendrecv_replace");
+  const char* fn = "MPI_Sendrecv_replace";
+  if (int e = check_common(fn, comm, count, datatype)) return e;
+  if (int e = check_dest(fn, comm, dest, sendtag)) return e;
+  // Send a packed copy; receive into the user buffer.
+  size_t bytes = datatype->size() * static_cast<size_t>(count);
+  char* copy = static_cast<char*>(std::malloc(bytes ? bytes : 1));
+  datatype->pack(buf, count, copy);
+  Request* rr = nullptr;
+  if (int e = recv_post(fn, buf, count, datatype, source, recvtag, comm, &rr)) {
+    std::free(copy);
+    return e;
+  }
+  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, copy, static_cast<int>(bytes),
+                             &lz_mpi_dt_byte, dest, sendtag, comm);
+  lz::Status s = engine().start_send(sr);
+  if (s.ok()) engine().wait_until([rr, sr] { return rr->complete && sr->complete; });
+  else engine().wait_until([rr] { return rr->complete; });
+  std::free(copy);
+  MPI_Request hs = sr, hr = rr;
+  std::string stext, rtext;
+  int serr = s.ok() ? retire(&hs, MPI_STATUS_IGNORE, nullptr, &stext) : MPI_ERR_OTHER;
+  if (!s.ok()) {
+    request_pool().put(sr);
+    stext = s.message();
+  }
+  int rerr = retire(&hr, status, nullptr, &rtext);
+  if (serr != MPI_SUCCESS) return mpi_error(comm, fn, serr, stext);
+  if (rerr != MPI_SUCCESS) return mpi_error(comm, fn, rerr, rtext);
+  return MPI_SUCCESS;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  LZ_MPI_ENTRY("MPI_Iprobe");
+  if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, "MPI_Iprobe", MPI_ERR_COMM, "invalid communicator");
+  if (int e = check_source("MPI_Iprobe", comm, source, tag)) return e;
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    if (status) {
+      status->MPI_SOURCE = MPI_PROC_NULL;
+      status->MPI_TAG = MPI_ANY_TAG;
+      status->MPI_ERROR = MPI_SUCCESS;
+      status->lz_cancelled = 0;
+      status->lz_bytes = 0;
+    }
+    return MPI_SUCCESS;
+  }
+  auto& eng = engine();
+  Request probe;
+  if (!eng.iprobe(comm->p2p_context(), source, tag, &probe)) {
+    eng.progress();
+    if (!eng.iprobe(comm->p2p_context(), source, tag, &probe)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  probe.fill_status(status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  LZ_MPI_ENTRY("MPI_Probe");
+  if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, "MPI_Probe", MPI_ERR_COMM, "invalid communicator");
+  if (int e = check_source("MPI_Probe", comm, source, tag)) return e;
+  if (source == MPI_PROC_NULL) {
+    int flag;
+    return MPI_Iprobe(source, tag, comm, &flag, status);
+  }
+  auto& eng = engine();
+  Request probe;
+  const uint32_t ctx = comm->p2p_context();
+  eng.wait_until([&] { return eng.iprobe(ctx, source, tag, &probe); });
+  probe.fill_status(status);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  if (status == nullptr || datatype == nullptr)
+    return mpi_error(MPI_COMM_WORLD, "MPI_Get_count", MPI_ERR_ARG, "null status or datatype");
+  size_t size = datatype->size();
+  auto bytes = static_cast<size_t>(status->lz_bytes);
+  if (size == 0) *count = 0;
+  else if (bytes % size != 0) *count = MPI_UNDEFINED;
+  else *count = static_cast<int>(bytes / size);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  if (status == nullptr || datatype == nullptr)
+    return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG, "null status or datatype");
+  size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
+  *count = n == lz_mpi_datatype_s::kUndefinedElements ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Send_init");
+  if (int e = check_common("MPI_Send_init", comm, count, datatype)) return e;
+  if (int e = check_dest("MPI_Send_init", comm, dest, tag)) return e;
+  Request* r = make_request(Request::Kind::kSend, Mode::kStandard, buf, count, datatype, dest, tag, comm);
+  r->persistent = true;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Recv_init");
+  if (int e = check_common("MPI_Recv_init", comm, count, datatype)) return e;
+  if (int e = check_source("MPI_Recv_init", comm, source, tag)) return e;
+  Request* r = make_request(Request::Kind::kRecv, Mode::kStandard, buf, count, datatype, source, tag, comm);
+  r->persistent = true;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

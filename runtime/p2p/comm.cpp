@@ -1,0 +1,138 @@
+#include "p2p/comm.h"
+
+#include "mpi/datatype/datatype.h"
+#include "p2p/engine.h"
+#include "p2p/request.h"
+#include "p2p/runtime.h"
+
+lz_mpi_comm_s lz_mpi_comm_world;
+lz_mpi_comm_s lz_mpi_comm_self;
+
+namespace {
+
+lz::Status status_of(const lz_mpi_request_s* r) {
+  switch (r->st_error) {
+    case MPI_SUCCESS:
+      return lz::Status::Ok();
+    case MPI_ERR_TRUNCATE:
+      return lz::DataLoss("message truncated: " + std::to_string(r->rndv_total ? r->rndv_total : r->st_bytes) +
+                          " bytes arrived for a receive of " + std::to_string(r->bytes) + " bytes");
+    case MPI_ERR_PROC_FAILED:
+      return lz::Status(lz::Code::kAborted, "peer rank " + std::to_string(r->world_peer) + " failed");
+    default:
+      return lz::Internal("point-to-point error " + std::to_string(r->st_error));
+  }
+}
+
+lz::Status check_rank(const lz_mpi_comm_s& c, int r, bool recv) {
+  if (r == MPI_PROC_NULL || (r >= 0 && r < c.size()) || (recv && r == MPI_ANY_SOURCE)) return lz::Status::Ok();
+  return lz::InvalidArgument("invalid rank " + std::to_string(r) + " (communicator size " + std::to_string(c.size()) +
+                             ")");
+}
+
+lz_mpi_request_s* make(lz_mpi_comm_s* c, lz_mpi_request_s::Kind kind, const void* buf, int count,
+                       const lz::rt::Datatype& dt, int peer, int tag) {
+  lz_mpi_request_s* r = lz::rt::request_pool().get();
+  r->kind = kind;
+  r->buf = const_cast<void*>(buf);
+  r->count = count;
+  r->dt = &dt;
+  const_cast<lz::rt::Datatype&>(dt).retain();
+  r->comm = c;
+  r->peer = peer;
+  r->tag = tag;
+  r->context = c->coll_context();
+  return r;
+}
+
+}  // namespace
+
+void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t context, bool predefined) {
+  world_ranks_ = std::move(world_ranks);
+  size_ = static_cast<int>(world_ranks_.size());
+  rank_ = my_rank;
+  context_ = context;
+  predefined_ = predefined;
+  magic_ = kMagic;
+  coll_table.fill(nullptr);
+  auto& eng = lz::rt::runtime().engine();
+  p2p_queue = eng.queue(context);
+  coll_queue = eng.queue(context + 1);
+}
+
+void lz_mpi_comm_s::teardown() {
+  if (auto* rt = lz::rt::runtime_if_any()) {
+    rt->engine().release_queue(context_);
+    rt->engine().release_queue(context_ + 1);
+  }
+  p2p_queue = coll_queue = nullptr;
+  coll_table.fill(nullptr);
+  world_ranks_.clear();
+  magic_ = 0;
+  size_ = 0;
+  rank_ = -1;
+}
+
+lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag) {
+  LZ_ASSIGN_OR_RETURN(lz_mpi_request_s * r, coll_isend(buf, count, dt, dst, tag));
+  return coll_waitall(1, &r);
+}
+
+lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag) {
+  LZ_ASSIGN_OR_RETURN(lz_mpi_request_s * r, coll_irecv(buf, count, dt, src, tag));
+  return coll_waitall(1, &r);
+}
+
+lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag,
+                                        void* rbuf, int rcount, const lz::rt::Datatype& rdt, int src, int rtag) {
+  lz_mpi_request_s* reqs[2];
+  LZ_ASSIGN_OR_RETURN(reqs[0], coll_irecv(rbuf, rcount, rdt, src, rtag));
+  auto s = coll_isend(sbuf, scount, sdt, dst, stag);
+  if (!s.ok()) {
+    coll_waitall(1, reqs).ignore();
+    return s.status();
+  }
+  reqs[1] = *s;
+  return coll_waitall(2, reqs);
+}
+
+lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int count, const lz::rt::Datatype& dt,
+                                                          int dst, int tag) {
+  LZ_RETURN_IF_ERROR(check_rank(*this, dst, false));
+  lz_mpi_request_s* r = make(this, lz_mpi_request_s::Kind::kSend, buf, count, dt, dst, tag);
+  lz::Status s = lz::rt::runtime().engine().start_send(r);
+  if (!s.ok()) {
+    lz::rt::request_pool().put(r);
+    return s;
+  }
+  return r;
+}
+
+lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src,
+                                                          int tag) {
+  LZ_RETURN_IF_ERROR(check_rank(*this, src, true));
+  lz_mpi_request_s* r = make(this, lz_mpi_request_s::Kind::kRecv, buf, count, dt, src, tag);
+  lz::Status s = lz::rt::runtime().engine().start_recv(r);
+  if (!s.ok()) {
+    lz::rt::request_pool().put(r);
+    return s;
+  }
+  return r;
+}
+
+lz::Status lz_mpi_comm_s::coll_waitall(int n, lz_mpi_request_s** reqs) {
+  auto& eng = lz::rt::runtime().engine();
+  eng.wait_until([&] {
+    for (int i = 0; i < n; ++i)
+      if (reqs[i] != nullptr && !reqs[i]->complete) return false;
+    return true;
+  });
+  lz::Status first;
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i] == nullptr) continue;
+    if (first.ok()) first = status_of(reqs[i]);
+    lz::rt::request_pool().put(reqs[i]);
+    reqs[i] = nullptr;
+  }
+  return first;
+}

@@ -1,0 +1,149 @@
+#include "p2p/comm_factory.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "mpi/datatype/datatype.h"
+#include "p2p/engine.h"
+#include "p2p/runtime.h"
+
+namespace lz::rt {
+namespace {
+
+CommEnableHook g_enable_hook = nullptr;
+
+// Reserved tag on the parent's collective context: below every tag a
+// collective algorithm may use (MPI tags are >= 0; negative ones are ours).
+constexpr int kTagAgree = -4096;
+
+struct Record {
+  int32_t color;
+  int32_t key;
+  uint32_t next_context;
+  int32_t world;
+};
+
+// Every member's record, in parent rank order (gather to 0, then scatter).
+StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
+  const int n = parent.size();
+  std::vector<Record> all(static_cast<size_t>(n));
+  const Datatype& byte = byte_type();
+  const int rec = static_cast<int>(sizeof(Record));
+  if (parent.rank() == 0) {
+    all[0] = mine;
+    for (int r = 1; r < n; ++r)
+      LZ_RETURN_IF_ERROR(parent.coll_recv(&all[static_cast<size_t>(r)], rec, byte, r, kTagAgree));
+    std::vector<lz_mpi_request_s*> reqs;
+    for (int r = 1; r < n; ++r) {
+      auto s = parent.coll_isend(all.data(), rec * n, byte, r, kTagAgree);
+      if (!s.ok()) {
+        parent.coll_waitall(static_cast<int>(reqs.size()), reqs.data()).ignore();
+        return s.status();
+      }
+      reqs.push_back(*s);
+    }
+    LZ_RETURN_IF_ERROR(parent.coll_waitall(static_cast<int>(reqs.size()), reqs.data()));
+  } else {
+    LZ_RETURN_IF_ERROR(parent.coll_send(&mine, rec, byte, 0, kTagAgree));
+    LZ_RETURN_IF_ERROR(parent.coll_recv(all.data(), rec * n, byte, 0, kTagAgree));
+  }
+  return all;
+}
+
+uint32_t agreed_context(const std::vector<Record>& all) {
+  uint32_t ctx = 0;
+  for (const auto& r : all) ctx = std::max(ctx, r.next_context);
+  return ctx;
+}
+
+StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t ctx) {
+  Engine& eng = runtime().engine();
+  const int me = runtime().rank();
+  int my_rank = -1;
+  for (size_t i = 0; i < world_ranks.size(); ++i)
+    if (world_ranks[i] == me) my_rank = static_cast<int>(i);
+  auto* c = new Comm();
+  c->setup(std::move(world_ranks), my_rank, ctx, false);
+  c->errhandler = parent.errhandler;
+  (void)eng;
+  Status s = enable_collectives(*c);
+  if (!s.ok()) {
+    c->teardown();
+    delete c;
+    return s;
+  }
+  return c;
+}
+
+}  // namespace
+
+void set_comm_enable_hook(CommEnableHook hook) { g_enable_hook = hook; }
+
+Status enable_collectives(Comm& comm) { return g_enable_hook ? g_enable_hook(comm) : Status::Ok(); }
+
+Status init_predefined_comms(int world_rank, int world_size) {
+  std::vector<int> all(static_cast<size_t>(world_size));
+  for (int i = 0; i < world_size; ++i) all[static_cast<size_t>(i)] = i;
+  lz_mpi_comm_world.setup(std::move(all), world_rank, 0, true);
+  lz_mpi_comm_self.setup({world_rank}, 0, 2, true);
+  runtime().engine().reserve_contexts(4);
+  return Status::Ok();
+}
+
+void teardown_predefined_comms() {
+  MPI_Errhandler keep_w = lz_mpi_comm_world.errhandler, keep_s = lz_mpi_comm_self.errhandler;
+  lz_mpi_comm_world.teardown();
+  lz_mpi_comm_self.teardown();
+  lz_mpi_comm_world.errhandler = keep_w;
+  lz_mpi_comm_self.errhandler = keep_s;
+}
+
+StatusOr<Comm*> comm_dup(Comm& parent) {
+  Engine& eng = runtime().engine();
+  Record mine{0, 0, eng.next_context(), runtime().rank()};
+  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
+  uint32_t ctx = agreed_context(all);
+  eng.reserve_contexts(ctx + 2);
+  return make_comm(parent, parent.world_ranks(), ctx);
+}
+
+StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
+  Engine& eng = runtime().engine();
+  Record mine{color, key, eng.next_context(), runtime().rank()};
+  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
+  uint32_t ctx = agreed_context(all);
+  eng.reserve_contexts(ctx + 2);
+  if (color == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
+  // Members of my color, ordered by (key, parent rank). Different colors
+  // share the context id: their memberships are disjoint.
+  std::vector<std::tuple<int, int, int>> members;  // key, parent rank, world
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r].color == color) members.emplace_back(all[r].key, static_cast<int>(r), all[r].world);
+  std::sort(members.begin(), members.end());
+  std::vector<int> world;
+  world.reserve(members.size());
+  for (auto& m : members) world.push_back(std::get<2>(m));
+  return make_comm(parent, std::move(world), ctx);
+}
+
+StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
+  Engine& eng = runtime().engine();
+  for (int w : group.world_ranks)
+    if (std::find(parent.world_ranks().begin(), parent.world_ranks().end(), w) == parent.world_ranks().end())
+      return InvalidArgument("the group holds world rank " + std::to_string(w) + ", which is not in the communicator");
+  Record mine{0, 0, eng.next_context(), runtime().rank()};
+  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
+  uint32_t ctx = agreed_context(all);
+  eng.reserve_contexts(ctx + 2);
+  if (group.rank_of_world(runtime().rank()) == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
+  return make_comm(parent, group.world_ranks, ctx);
+}
+
+void comm_free(Comm* comm) {
+  if (comm == nullptr || comm->predefined()) return;
+  comm->teardown();
+  delete comm;
+}
+
+}  // namespace lz::rt

@@ -1,0 +1,172 @@
+// Engine: the point-to-point engine of an MPI process.
+//
+// It owns the transports (one chosen per peer at init: the first selected
+// module, by priority, that reaches it), puts the wire envelope (protocol.h)
+// on every frame, matches incoming messages against posted receives
+// (match_queue.h), runs the eager and rendezvous protocols, counts exact
+// per-peer bookmarks for checkpoint coordination, and implements waiting:
+// a bounded busy-poll of the transports, then a sleep in poll() on their
+// wait fds, re-checking the interrupt flag on every turn.
+//
+//   Request* r = request_pool().get(); ...fill... ;
+//   LZ_RETURN_IF_ERROR(engine.start_send(r));
+//   engine.wait_until([&] { return r->complete; });
+//
+// Protocols (sizes are packed bytes):
+//   <= eager limit  one kEager frame (kSync flag for Ssend: completes at kAck)
+//   >  eager limit  kRts; receiver with a get()-capable transport reads the
+//                   sender's buffer directly and answers kFin (single copy);
+//                   otherwise it answers kCts and the sender streams kFrag
+//                   frames of max_frame.
+// Threading: one thread at a time (MPI_THREAD_SERIALIZED at most); the
+// interrupt flag may be set from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "lazarus/frameworks/crcp.h"
+#include "lazarus/frameworks/transport.h"
+#include "lazarus/registry.h"
+#include "p2p/match_queue.h"
+#include "p2p/peer.h"
+#include "p2p/protocol.h"
+#include "p2p/request.h"
+
+namespace lz::rt {
+
+class Engine final : public transport::Host {
+ public:
+  Engine();
+  ~Engine() override;
+
+  // Selects and initializes the transports, fences the modex once, connects,
+  // and chooses a transport per peer (error naming any unreachable peer).
+  Status init(Bootstrap& boot, Registry& reg);
+  // Pushes out frames queued for lack of transport room (bounded).
+  Status drain(int timeout_ms);
+  // Finalizes every transport.
+  Status finalize();
+
+  // ---- transport::Host ----------------------------------------------------------
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  const transport::PeerInfo& peer(int rank) const override { return peer_info_[static_cast<size_t>(rank)]; }
+  Modex& modex() override { return *boot_; }
+  const std::string& job_secret() const override { return boot_->secret(); }
+  void deliver(int src, const void* data, size_t len) override;
+  void peer_failed(int rank, const Status& why) override;
+
+  // ---- operations -------------------------------------------------------------------
+  // `r` is filled (kind, mode, buf, count, dt, comm, peer, tag, context).
+  Status start_send(Request* r);
+  Status start_recv(Request* r);
+  // True and fills the status fields of `probe` (source, tag, bytes) if a
+  // message matching (src, tag) on `ctx` is waiting.
+  bool iprobe(uint32_t ctx, int src, int tag, Request* probe);
+  // Cancels a posted, unmatched receive (true), or does nothing (false).
+  bool cancel(Request* r);
+
+  // One turn of progress over the active transports; returns events seen.
+  int progress();
+  // Progresses (spin, then sleep) until `done()` is true. Returns kAborted if
+  // a peer this process waits on failed and `done()` can never become true,
+  // kInterrupted never (the interrupt handler runs inside).
+  template <typename Done>
+  void wait_until(Done done) {
+    if (done()) return;
+    for (int i = 0; i < spin_count_; ++i) {
+      progress();
+      if (done()) return;
+    }
+    while (!done()) sleep_turn();
+  }
+
+  // ---- matching queues per context --------------------------------------------------
+  MatchQueue* queue(uint32_t ctx);
+  void release_queue(uint32_t ctx);
+  // The next context id not used by this process (communicator creation).
+  uint32_t next_context() const { return next_context_; }
+  void reserve_contexts(uint32_t next) {
+    if (next > next_context_) next_context_ = next;
+  }
+
+  // ---- checkpoint support (issue 4) ---------------------------------------------------
+  crcp::Bookmark sent_to(int peer) const { return peers_[static_cast<size_t>(peer)].sent; }
+  crcp::Bookmark received_from(int peer) const { return peers_[static_cast<size_t>(peer)].received; }
+  // While held, new outgoing frames are queued instead of sent.
+  void hold_sends(bool hold);
+  // Set from any thread (the CR thread): every wait turn calls the handler.
+  std::atomic<bool> interrupt_requested{false};
+  void set_interrupt_handler(std::function<void()> h) { interrupt_handler_ = std::move(h); }
+  const std::vector<transport::Module*>& active_transports() const { return active_; }
+
+  bool peer_failed_flag(int world) const { return peers_[static_cast<size_t>(world)].failed; }
+  // True when frames wait for transport room.
+  bool has_pending() const { return pending_peers_ != 0; }
+
+ private:
+  void sleep_turn();
+  // Sends header + payload to `world`, queueing it when the transport has no
+  // room (or sends are held). Counts bookmarks for frames that left.
+  Status send_frame(int world, const wire::Header& h, const void* payload, size_t len);
+  void enqueue(int world, const wire::Header& h, const void* payload, size_t len);
+  void flush_peer(int world);
+  void flush_all();
+  void run_deferred();
+
+  void complete(Request* r);
+  void add_waiting(int world, Request* r);
+  void remove_waiting(Request* r);
+
+  // Matching and protocols.
+  void deliver_eager(int world, const wire::Header& h, const char* payload);
+  void deliver_rts(int world, const wire::Header& h);
+  void recv_eager_into(Request* r, int src, int tag, const char* payload, uint64_t len);
+  void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq, uint64_t addr);
+  void finish_recv(Request* r);
+  void send_ctl(int world, uint8_t type, uint64_t sreq, uint64_t rreq);
+  void fail_request(Request* r, int mpi_error);
+
+  Bootstrap* boot_ = nullptr;
+  int rank_ = 0;
+  int size_ = 1;
+  std::vector<transport::PeerInfo> peer_info_;
+  std::vector<Peer> peers_;
+  std::vector<std::unique_ptr<Module>> owned_;      // selected transport modules, best first
+  std::vector<transport::Module*> modules_;
+  std::vector<transport::Module*> active_;          // modules chosen for at least one peer
+  std::vector<transport::Module*> idle_;            // selected, chosen for no peer
+  unsigned idle_turn_ = 0;
+  bool any_without_fd_ = false;  // an active non-self transport has no wait fd
+  bool control_dead_ = false;
+  bool self_dirty_ = false;      // frames were sent to self since the last progress
+  std::vector<std::unique_ptr<MatchQueue>> queues_;  // by context id
+  uint32_t next_context_ = 4;                        // 0/1: world, 2/3: self
+  size_t pending_peers_ = 0;
+  bool hold_ = false;
+  bool in_progress_ = false;
+
+  // Work that may not run inside a transport's progress() (it sends or
+  // reads through a transport): replies and rendezvous starts.
+  struct Deferred {
+    enum Kind : uint8_t { kCtl, kRndvStart, kCts } kind;
+    int world;
+    uint8_t type;
+    int src, tag;
+    uint64_t length, sreq, addr;
+    Request* req;
+  };
+  std::vector<Deferred> deferred_;
+
+  int spin_count_ = 2000;
+  int wait_timeout_ms_ = 10;
+  uint64_t eager_limit_param_ = 32768;
+  std::function<void()> interrupt_handler_;
+};
+
+}  // namespace lz::rt

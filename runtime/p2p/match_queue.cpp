@@ -1,0 +1,90 @@
+#include "p2p/match_queue.h"
+
+namespace lz::rt {
+
+MatchQueue::~MatchQueue() {
+  for (Unexpected* u = unexp_head_; u != nullptr;) {
+    Unexpected* n = u->next;
+    delete u;
+    u = n;
+  }
+  for (Unexpected* u = free_; u != nullptr;) {
+    Unexpected* n = u->next;
+    delete u;
+    u = n;
+  }
+}
+
+void MatchQueue::post(Request* r) {
+  r->next = nullptr;
+  r->prev = posted_tail_;
+  if (posted_tail_) posted_tail_->next = r;
+  else posted_head_ = r;
+  posted_tail_ = r;
+}
+
+void MatchQueue::unpost(Request* r) {
+  if (r->prev) r->prev->next = r->next;
+  else posted_head_ = r->next;
+  if (r->next) r->next->prev = r->prev;
+  else posted_tail_ = r->prev;
+  r->next = r->prev = nullptr;
+}
+
+bool MatchQueue::is_posted(const Request* r) const {
+  for (Request* p = posted_head_; p != nullptr; p = p->next)
+    if (p == r) return true;
+  return false;
+}
+
+Request* MatchQueue::match_posted(int src, int tag) {
+  for (Request* r = posted_head_; r != nullptr; r = r->next) {
+    if (src_matches(r->peer, src) && tag_matches(r->tag, tag)) {
+      unpost(r);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+Unexpected* MatchQueue::new_unexpected() {
+  if (free_ == nullptr) return new Unexpected();
+  Unexpected* u = free_;
+  free_ = u->next;
+  u->next = u->prev = nullptr;
+  return u;
+}
+
+void MatchQueue::append(Unexpected* u) {
+  u->next = nullptr;
+  u->prev = unexp_tail_;
+  if (unexp_tail_) unexp_tail_->next = u;
+  else unexp_head_ = u;
+  unexp_tail_ = u;
+}
+
+Unexpected* MatchQueue::find_unexpected(int src, int tag, bool remove) {
+  for (Unexpected* u = unexp_head_; u != nullptr; u = u->next) {
+    if (!src_matches(src, u->src) || !tag_matches(tag, u->tag)) continue;
+    if (remove) {
+      if (u->prev) u->prev->next = u->next;
+      else unexp_head_ = u->next;
+      if (u->next) u->next->prev = u->prev;
+      else unexp_tail_ = u->prev;
+      u->next = u->prev = nullptr;
+    }
+    return u;
+  }
+  return nullptr;
+}
+
+void MatchQueue::recycle(Unexpected* u) {
+  // Keep small payload buffers for reuse; give large ones back.
+  if (u->data.capacity() > (64u << 10)) std::vector<char>().swap(u->data);
+  u->data.clear();
+  u->prev = nullptr;
+  u->next = free_;
+  free_ = u;
+}
+
+}  // namespace lz::rt

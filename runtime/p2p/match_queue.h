@@ -1,0 +1,68 @@
+// MatchQueue: MPI matching for one context id — the posted-receive queue and
+// the unexpected-message queue.
+//
+// Both queues are kept in arrival order and searched from the front, which
+// gives MPI's non-overtaking rule per (source, tag, communicator): transports
+// deliver each peer's frames in order, and an earlier message or receive is
+// always found first. MPI_ANY_SOURCE / MPI_ANY_TAG are wildcards of the
+// receive side only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "p2p/request.h"
+
+namespace lz::rt {
+
+// A message that arrived before its receive was posted.
+struct Unexpected {
+  int src = 0;        // sender's rank in the communicator
+  int tag = 0;
+  int world_src = 0;  // sender's world rank (for replies)
+  uint8_t type = 0;   // wire::kEager or wire::kRts
+  uint8_t flags = 0;
+  uint64_t length = 0;  // message bytes
+  uint64_t sreq = 0;
+  uint64_t addr = 0;    // kRts: sender's buffer address
+  std::vector<char> data;  // kEager: the payload (capacity kept across reuse)
+  Unexpected* next = nullptr;
+  Unexpected* prev = nullptr;
+};
+
+inline bool tag_matches(int want, int have) { return want == MPI_ANY_TAG || want == have; }
+inline bool src_matches(int want, int have) { return want == MPI_ANY_SOURCE || want == have; }
+
+class MatchQueue {
+ public:
+  MatchQueue() = default;
+  MatchQueue(const MatchQueue&) = delete;
+  MatchQueue& operator=(const MatchQueue&) = delete;
+  ~MatchQueue();
+
+  // Posted receives.
+  void post(Request* r);
+  void unpost(Request* r);
+  bool is_posted(const Request* r) const;
+  // The first posted receive matching (src, tag), removed from the queue.
+  Request* match_posted(int src, int tag);
+
+  // Unexpected messages.
+  Unexpected* new_unexpected();  // from the free list; caller fills and append()s
+  void append(Unexpected* u);
+  // The first unexpected message matching (src, tag); `remove` takes it out.
+  Unexpected* find_unexpected(int src, int tag, bool remove);
+  void recycle(Unexpected* u);
+
+  bool empty() const { return posted_head_ == nullptr && unexp_head_ == nullptr; }
+  Request* posted_head() const { return posted_head_; }
+
+ private:
+  Request* posted_head_ = nullptr;
+  Request* posted_tail_ = nullptr;
+  Unexpected* unexp_head_ = nullptr;
+  Unexpected* unexp_tail_ = nullptr;
+  Unexpected* free_ = nullptr;
+};
+
+}  // namespace lz::rt

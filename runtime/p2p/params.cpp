@@ -1,0 +1,32 @@
+#include "p2p/params.h"
+
+#include <iterator>
+
+namespace lz::rt {
+namespace {
+constexpr ParamSpec kParams[] = {
+    {"p2p_eager_limit", ParamType::kSize, "32k",
+     "Largest message (packed bytes) sent eagerly; larger ones use rendezvous. Clamped to each transport's "
+     "max_frame minus the 48-byte p2p header",
+     4},
+    {"p2p_spin_count", ParamType::kInt, "2000",
+     "Progress turns a blocking call busy-polls before it sleeps in poll() on the transports' wait fds", 5},
+    {"p2p_wait_timeout_ms", ParamType::kInt, "10",
+     "Longest sleep of one blocking-wait turn, in milliseconds (1 when a transport has no wait fd or frames "
+     "wait for room)",
+     6},
+};
+}  // namespace
+
+const ParamSpec* p2p_params() { return kParams; }
+size_t p2p_params_count() { return std::size(kParams); }
+
+Status register_p2p_params(Registry& reg) {
+  for (const auto& p : kParams) {
+    if (reg.params().is_registered(p.name)) continue;
+    LZ_RETURN_IF_ERROR(reg.register_params(&p, 1, "runtime/p2p"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace lz::rt

@@ -1,0 +1,38 @@
+// Peer: what the engine keeps per world rank — the transport chosen for it,
+// protocol limits, bookmarks, and frames waiting for room in the transport.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "lazarus/frameworks/crcp.h"
+#include "lazarus/frameworks/transport.h"
+#include "p2p/request.h"
+
+namespace lz::rt {
+
+// An outgoing frame that could not be handed to the transport yet: either a
+// copy of the bytes, or a rendezvous stream (kFrag frames generated from
+// `stream` until its data is all sent).
+struct PendingFrame {
+  std::string bytes;
+  Request* stream = nullptr;
+};
+
+struct Peer {
+  transport::Module* transport = nullptr;
+  size_t max_payload = 0;   // transport max_frame minus the wire header
+  size_t eager_limit = 0;   // min(p2p_eager_limit, max_payload)
+  bool has_get = false;     // transport::kCapGet
+  bool failed = false;
+  crcp::Bookmark sent;
+  crcp::Bookmark received;
+  std::deque<PendingFrame> pending;
+  // Requests waiting for a reply from this peer (rendezvous, sync sends,
+  // rendezvous receives streaming in), failed together if the peer dies.
+  Request* waiting = nullptr;
+};
+
+}  // namespace lz::rt

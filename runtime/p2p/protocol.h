@@ -1,0 +1,43 @@
+// The p2p wire protocol: the envelope the engine puts in the first bytes of
+// every transport frame.
+//
+// Frame = Header (48 bytes, host byte order: every rank of a job runs on the
+// same architecture) + payload. Types:
+//   kEager  header + the whole message. flags kSync: the receiver answers
+//           kAck{sreq} when it matches (MPI_Ssend / MPI_Issend).
+//   kRts    rendezvous request: length = message bytes, sreq = the sender's
+//           request, addr = the sender's (packed) buffer address.
+//   kCts    receiver -> sender: "stream it to rreq" (transport without get()).
+//   kFrag   sender -> receiver: a piece of the message at byte `addr` (offset)
+//           for request rreq; pieces arrive in order.
+//   kFin    receiver -> sender: the receiver get()-copied the data of sreq.
+//   kAck    receiver -> sender: a synchronous eager message of sreq matched.
+// Request ids are the requests' addresses in the process that owns them; they
+// are only ever handed back to that process.
+#pragma once
+
+#include <cstdint>
+
+namespace lz::rt::wire {
+
+inline constexpr uint8_t kVersion = 1;
+
+enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6 };
+enum Flags : uint8_t { kFlagSync = 1 };
+
+struct Header {
+  uint8_t version;
+  uint8_t type;
+  uint8_t flags;
+  uint8_t reserved;
+  uint32_t context;  // matching context (communicator p2p or collective context)
+  int32_t src;       // sender's rank in the communicator
+  int32_t tag;
+  uint64_t length;   // kEager/kFrag: payload bytes; kRts: message bytes
+  uint64_t sreq;     // sender's request id
+  uint64_t rreq;     // receiver's request id (kCts, kFrag)
+  uint64_t addr;     // kRts: sender buffer address; kFrag: byte offset
+};
+static_assert(sizeof(Header) == 48, "wire header layout changed");
+
+}  // namespace lz::rt::wire

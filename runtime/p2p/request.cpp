@@ -1,0 +1,71 @@
+#include "p2p/request.h"
+
+#include <cstdlib>
+
+#include "mpi/datatype/datatype.h"
+#include "p2p/bsend_buffer.h"
+
+void lz_mpi_request_s::reset() {
+  *this = lz_mpi_request_s();
+  magic = kMagic;
+}
+
+void lz_mpi_request_s::fill_status(MPI_Status* st) const {
+  if (st == nullptr) return;
+  st->MPI_SOURCE = st_source;
+  st->MPI_TAG = st_tag;
+  st->MPI_ERROR = st_error;
+  st->lz_cancelled = st_cancelled ? 1 : 0;
+  st->lz_bytes = static_cast<long long>(st_bytes);
+}
+
+void lz_mpi_request_s::free_tmp() {
+  if (tmp == nullptr) return;
+  if (tmp_is_bsend) lz::rt::bsend_buffer().release(tmp);
+  else std::free(tmp);
+  tmp = nullptr;
+  tmp_is_bsend = false;
+}
+
+namespace lz::rt {
+
+RequestPool::~RequestPool() {
+  while (free_ != nullptr) {
+    Request* n = free_->next;
+    delete free_;
+    free_ = n;
+  }
+}
+
+Request* RequestPool::get() {
+  Request* r = free_;
+  if (r != nullptr) {
+    free_ = r->next;
+    --free_count_;
+  } else {
+    r = new Request();
+  }
+  r->reset();
+  return r;
+}
+
+void RequestPool::put(Request* r) {
+  r->free_tmp();
+  lz::rt::Datatype::release(r->dt);
+  r->dt = nullptr;
+  r->magic = 0;
+  if (free_count_ >= 4096) {
+    delete r;
+    return;
+  }
+  r->next = free_;
+  free_ = r;
+  ++free_count_;
+}
+
+RequestPool& request_pool() {
+  static RequestPool* pool = new RequestPool();  // never destroyed: requests may outlive static destruction order
+  return *pool;
+}
+
+}  // namespace lz::rt

@@ -1,0 +1,89 @@
+// Request: the runtime object behind an MPI_Request handle, and the pool that
+// recycles them (no allocation per message on the hot path).
+//
+// A request is created by the binding (or by Comm::coll_isend/irecv), filled
+// with its arguments, started by the engine (Engine::start_send/start_recv)
+// and completed by the engine from progress; the binding reads its status
+// fields and releases it (Request::release) unless it is persistent.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mpi.h"
+
+struct lz_mpi_comm_s;
+struct lz_mpi_datatype_s;
+
+struct lz_mpi_request_s {
+  enum class Kind : uint8_t { kSend, kRecv };
+  enum class Mode : uint8_t { kStandard, kSync, kReady, kBuffered };
+
+  // ---- arguments -------------------------------------------------------------
+  Kind kind = Kind::kSend;
+  Mode mode = Mode::kStandard;
+  bool persistent = false;
+  void* buf = nullptr;
+  int count = 0;
+  const lz_mpi_datatype_s* dt = nullptr;  // null: raw bytes, count = bytes
+  lz_mpi_comm_s* comm = nullptr;
+  int peer = 0;          // rank in comm, MPI_ANY_SOURCE, MPI_PROC_NULL
+  int tag = 0;
+  uint32_t context = 0;  // matching context
+
+  // ---- state -----------------------------------------------------------------
+  bool active = false;      // started and not yet completed-and-reported
+  bool complete = false;
+  bool user_freed = false;  // MPI_Request_free while active: release at completion
+  int world_peer = -1;
+  uint64_t bytes = 0;       // send: packed bytes; recv: capacity in bytes
+  char* tmp = nullptr;      // owned packed buffer (non-contiguous data, bsend copy)
+  bool tmp_is_bsend = false;
+  const char* data = nullptr;  // send: the bytes on the wire (user buffer or tmp)
+  char* dest = nullptr;        // recv: where the bytes land (user buffer or tmp)
+  uint64_t rndv_total = 0;     // rendezvous: message bytes
+  uint64_t rndv_done = 0;      // rendezvous: bytes sent or received so far
+  uint64_t remote_req = 0;     // the peer's request id
+
+  // ---- status ------------------------------------------------------------------
+  int st_source = MPI_ANY_SOURCE;
+  int st_tag = MPI_ANY_TAG;
+  int st_error = MPI_SUCCESS;
+  bool st_cancelled = false;
+  uint64_t st_bytes = 0;
+
+  // ---- intrusive links (posted queue, per-peer waiting list, pool) ---------------
+  lz_mpi_request_s* next = nullptr;
+  lz_mpi_request_s* prev = nullptr;
+
+  uint32_t magic = 0;
+  static constexpr uint32_t kMagic = 0x52455153;  // "REQS"
+  bool valid() const { return magic == kMagic; }
+
+  // Resets to a fresh request (keeps nothing).
+  void reset();
+  // Fills an MPI_Status from the status fields (null: ignored).
+  void fill_status(MPI_Status* st) const;
+  // Frees the owned temporary buffer.
+  void free_tmp();
+};
+
+namespace lz::rt {
+
+using Request = ::lz_mpi_request_s;
+
+// A free list of requests; one per process, used by one thread at a time.
+class RequestPool {
+ public:
+  ~RequestPool();
+  Request* get();
+  void put(Request* r);
+
+ private:
+  Request* free_ = nullptr;
+  size_t free_count_ = 0;
+};
+
+RequestPool& request_pool();
+
+}  // namespace lz::rt

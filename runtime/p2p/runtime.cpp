@@ -1,0 +1,85 @@
+#include "p2p/runtime.h"
+
+#include <string>
+
+#include "lazarus/log.h"
+#include "p2p/comm_factory.h"
+#include "bootstrap/runtime_params.h"
+#include "p2p/engine.h"
+
+namespace lz::rt {
+namespace {
+std::unique_ptr<Runtime> g_owner;
+Runtime* g_runtime = nullptr;
+}  // namespace
+
+Runtime& runtime() { return *g_runtime; }
+Runtime* runtime_if_any() { return g_runtime; }
+void set_runtime(std::unique_ptr<Runtime> rt) {
+  g_owner = std::move(rt);
+  g_runtime = g_owner.get();
+}
+std::unique_ptr<Runtime> take_runtime() {
+  g_runtime = nullptr;
+  return std::move(g_owner);
+}
+
+Runtime::~Runtime() {
+  if (g_runtime == this) g_runtime = nullptr;
+}
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::create() {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  LZ_ASSIGN_OR_RETURN(rt->bootstrap_, Bootstrap::from_environment());
+  const JobInfo& job = rt->bootstrap_->job();
+  if (job.size > 1) log::set_identity("rank " + std::to_string(job.rank));
+
+  rt->registry_ = std::make_unique<Registry>();
+  LZ_RETURN_IF_ERROR(register_runtime_params(*rt->registry_));
+  ConfigOptions opt;  // files + LZ_MCA_* (the launcher forwards --mca as environment)
+  LZ_RETURN_IF_ERROR(rt->registry_->configure(opt).with_context("parameters"));
+
+  rt->engine_ = std::make_unique<Engine>();
+  LZ_RETURN_IF_ERROR(rt->engine_->init(*rt->bootstrap_, *rt->registry_));
+
+  if (Framework* fw = rt->registry_->framework("coll"); fw != nullptr && !fw->components().empty()) {
+    QueryContext ctx = rt->registry_->query_context();
+    ctx.rank = job.rank;
+    ctx.size = job.size;
+    auto sel = fw->select(ctx);
+    if (!sel.ok()) return sel.status().with_context("coll selection");
+    for (auto& q : *sel) {
+      if (!q.module) continue;
+      rt->coll_owned_.push_back(std::move(q.module));
+      rt->coll_modules_.push_back(static_cast<coll::Module*>(rt->coll_owned_.back().get()));
+    }
+  }
+  // Communicators need runtime() from here on.
+  g_runtime = rt.get();
+  Status s = init_predefined_comms(job.rank, job.size);
+  if (s.ok()) s = enable_collectives(lz_mpi_comm_world);
+  if (s.ok()) s = enable_collectives(lz_mpi_comm_self);
+  if (!s.ok()) {
+    g_runtime = nullptr;
+    return s;
+  }
+  return rt;
+}
+
+Status Runtime::finalize() {
+  Status first = engine_->drain(30000);
+  if (!first.ok()) log::warn("MPI_Finalize: %s", first.message().c_str());
+  Status s = bootstrap_->barrier();
+  if (!s.ok() && first.ok()) first = s.with_context("finalize barrier");
+  // Frames that arrived for us during the barrier are no one's business now.
+  teardown_predefined_comms();
+  s = engine_->finalize();
+  if (!s.ok() && first.ok()) first = s;
+  coll_modules_.clear();
+  coll_owned_.clear();
+  s = bootstrap_->finalize();
+  if (!s.ok() && first.ok()) first = s;
+  return first;
+}
+
+}  // namespace lz::rt

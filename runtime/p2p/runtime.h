@@ -1,0 +1,59 @@
+// The process-wide runtime of an MPI process: parameters and components (the
+// registry), the bootstrap channel to the launcher, the p2p engine and the
+// selected collective modules. Created by MPI_Init, destroyed by
+// MPI_Finalize.
+//
+//   lz::rt::Runtime& rt = lz::rt::runtime();
+//   for (lz::coll::Module* m : rt.coll_modules()) m->enable(comm);
+//   rt.engine().wait_for(...);
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "lazarus/frameworks/coll.h"
+#include "lazarus/registry.h"
+#include "lazarus/status.h"
+
+namespace lz::rt {
+
+class Engine;
+
+class Runtime {
+ public:
+  // Bootstrap, registry (environment LZ_MCA_* and config files, no --mca),
+  // engine (transports), predefined communicators, coll selection.
+  static StatusOr<std::unique_ptr<Runtime>> create();
+  ~Runtime();
+
+  Registry& registry() { return *registry_; }
+  Bootstrap& bootstrap() { return *bootstrap_; }
+  Engine& engine() { return *engine_; }
+  // The coll framework's selected modules, best priority first.
+  const std::vector<coll::Module*>& coll_modules() const { return coll_modules_; }
+
+  int rank() const { return bootstrap_->job().rank; }
+  int size() const { return bootstrap_->job().size; }
+
+  // Collective over the world: flushes traffic, barrier, closes transports and
+  // the bootstrap channel.
+  Status finalize();
+
+ private:
+  Runtime() = default;
+  std::unique_ptr<Registry> registry_;
+  std::unique_ptr<Bootstrap> bootstrap_;
+  std::unique_ptr<Engine> engine_;
+  std::vector<std::unique_ptr<Module>> coll_owned_;
+  std::vector<coll::Module*> coll_modules_;
+};
+
+// The runtime of this process; valid between MPI_Init and MPI_Finalize.
+Runtime& runtime();
+// Null outside that window.
+Runtime* runtime_if_any();
+void set_runtime(std::unique_ptr<Runtime> rt);
+std::unique_ptr<Runtime> take_runtime();
+
+}  // namespace lz::rt
