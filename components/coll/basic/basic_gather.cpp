@@ -1,0 +1,61 @@
+// coll/basic gather family: linear gather(v) to the root; allgather(v) as a
+// linear exchange (every rank sends its block to every other rank).
+#include "coll_basic.h"
+#include "mpi/coll_util.h"
+
+namespace lz::coll {
+
+Status BasicModule::gather(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                           const Datatype& rdt, int root, Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  if (me != root) return comm.coll_send(sbuf, scount, sdt, root, basic_tag::kGather);
+  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, elem(rbuf, ptrdiff_t{root} * rcount, rdt), rcount, rdt);
+  Requests reqs(comm);
+  for (int r = 0; r < n; ++r) {
+    if (r != root) reqs.add(comm.coll_irecv(elem(rbuf, ptrdiff_t{r} * rcount, rdt), rcount, rdt, r, basic_tag::kGather));
+  }
+  return reqs.wait();
+}
+
+Status BasicModule::gatherv(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
+                            const int* displs, const Datatype& rdt, int root, Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  if (me != root) return comm.coll_send(sbuf, scount, sdt, root, basic_tag::kGather);
+  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, elem(rbuf, displs[root], rdt), rcounts[root], rdt);
+  Requests reqs(comm);
+  for (int r = 0; r < n; ++r) {
+    if (r != root) reqs.add(comm.coll_irecv(elem(rbuf, displs[r], rdt), rcounts[r], rdt, r, basic_tag::kGather));
+  }
+  return reqs.wait();
+}
+
+Status BasicModule::allgather(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                              const Datatype& rdt, Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  // What this rank sends: its own slot of rbuf (copied there first unless in place).
+  void* mine = elem(rbuf, ptrdiff_t{me} * rcount, rdt);
+  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, mine, rcount, rdt);
+  Requests reqs(comm);
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    reqs.add(comm.coll_irecv(elem(rbuf, ptrdiff_t{r} * rcount, rdt), rcount, rdt, r, basic_tag::kAllgather));
+    reqs.add(comm.coll_isend(mine, rcount, rdt, r, basic_tag::kAllgather));
+  }
+  return reqs.wait();
+}
+
+Status BasicModule::allgatherv(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
+                               const int* displs, const Datatype& rdt, Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  void* mine = elem(rbuf, displs[me], rdt);
+  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, mine, rcounts[me], rdt);
+  Requests reqs(comm);
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    reqs.add(comm.coll_irecv(elem(rbuf, displs[r], rdt), rcounts[r], rdt, r, basic_tag::kAllgather));
+    reqs.add(comm.coll_isend(mine, rcounts[me], rdt, r, basic_tag::kAllgather));
+  }
+  return reqs.wait();
+}
+
+}  // namespace lz::coll

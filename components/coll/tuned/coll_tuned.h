@@ -1,0 +1,99 @@
+// coll/tuned: logarithmic and bandwidth-optimal collective algorithms with
+// size-based switch points.
+//
+//   function              algorithm(s)                                   switch point (TunedConfig / parameter)
+//   barrier               dissemination                                  -
+//   bcast                 binomial tree                                  -
+//   reduce                binomial tree (rank-ordered tree rooted at 0   -
+//                         plus a send to the root for non-commutative ops)
+//   allreduce             recursive doubling (any op, any size) |        allreduce_rabenseifner_min (bytes)
+//                         Rabenseifner reduce-scatter + allgather
+//                         (commutative, count >= pof2)
+//   allgather             Bruck | ring                                   allgather_bruck_max (total bytes)
+//   allgatherv            ring                                           -
+//   alltoall(v)           linear (all posted at once) | pairwise         alltoall_pairwise_min (bytes per block)
+//   reduce_scatter(_block) pairwise exchange (commutative) | binomial     -
+//                         reduce + linear scatter (non-commutative)
+//   scan, exscan          recursive doubling (order-preserving)          -
+// Non-power-of-two sizes fold the first 2*(n - pof2) ranks pairwise (MPICH's
+// scheme), which keeps rank order, so non-commutative ops stay correct.
+// gather(v) and scatter(v) are left to coll/basic (not in enable()).
+#pragma once
+
+#include <cstdint>
+
+#include "lazarus/frameworks/coll.h"
+
+namespace lz::coll {
+
+struct TunedConfig {
+  int64_t allreduce_rabenseifner_min = 64 * 1024;
+  int64_t allgather_bruck_max = 16 * 1024;
+  int64_t alltoall_pairwise_min = 1024;
+};
+
+class TunedModule final : public Module {
+ public:
+  explicit TunedModule(TunedConfig cfg = {}) : cfg_(cfg) {}
+  const TunedConfig& config() const { return cfg_; }
+
+  uint32_t enable(Comm& comm) override;
+
+  Status barrier(Comm& comm) override;
+  Status bcast(void* buf, int count, const Datatype& dt, int root, Comm& comm) override;
+  Status reduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
+                Comm& comm) override;
+  Status allreduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm) override;
+  Status allgather(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount, const Datatype& rdt,
+                   Comm& comm) override;
+  Status allgatherv(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
+                    const int* displs, const Datatype& rdt, Comm& comm) override;
+  Status alltoall(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount, const Datatype& rdt,
+                  Comm& comm) override;
+  Status alltoallv(const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt, void* rbuf,
+                   const int* rcounts, const int* rdispls, const Datatype& rdt, Comm& comm) override;
+  Status reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt, const Op& op,
+                        Comm& comm) override;
+  Status reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, const Datatype& dt, const Op& op,
+                              Comm& comm) override;
+  Status scan(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm) override;
+  Status exscan(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm) override;
+
+ private:
+  TunedConfig cfg_;
+};
+
+// The algorithms, callable directly (the tests force each one).
+namespace tuned {
+enum Tag : int {
+  kBarrier = 2001, kBcast, kReduce, kAllreduce, kAllgather, kAlltoall, kReduceScatter, kScan, kExscan
+};
+Status barrier_dissemination(Comm& comm);
+Status bcast_binomial(void* buf, int count, const Datatype& dt, int root, Comm& comm);
+Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
+                       Comm& comm);
+Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                                    Comm& comm);
+// Requires op.commutative() and count >= the largest power of two <= size.
+Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                              Comm& comm);
+Status allgather_bruck(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                       const Datatype& rdt, Comm& comm);
+Status allgatherv_ring(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
+                       const int* displs, const Datatype& rdt, Comm& comm);
+Status alltoallv_pairwise(const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt, void* rbuf,
+                          const int* rcounts, const int* rdispls, const Datatype& rdt, Comm& comm);
+Status alltoallv_linear(const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt, void* rbuf,
+                        const int* rcounts, const int* rdispls, const Datatype& rdt, Comm& comm);
+// Requires op.commutative().
+Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt, const Op& op,
+                               Comm& comm);
+Status reduce_scatter_reduce_scatterv(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
+                                      const Op& op, Comm& comm);
+Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                               Comm& comm);
+Status exscan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                                 Comm& comm);
+}  // namespace tuned
+
+}  // namespace lz::coll

@@ -1,0 +1,28 @@
+// Binomial-tree broadcast: ceil(log2 n) steps; ranks are renumbered relative
+// to the root (v = rank - root mod n); v receives from v minus its lowest set
+// bit, then sends to v + 2^j for every 2^j below that bit.
+#include "coll_tuned.h"
+#include "mpi/coll_util.h"
+
+namespace lz::coll::tuned {
+
+Status bcast_binomial(void* buf, int count, const Datatype& dt, int root, Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  if (n == 1 || count == 0) return Status::Ok();
+  const int v = (me - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (v & mask) {
+      LZ_RETURN_IF_ERROR(comm.coll_recv(buf, count, dt, (v - mask + root) % n, kBcast));
+      break;
+    }
+    mask <<= 1;
+  }
+  Requests children(comm);
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (v + mask < n) children.add(comm.coll_isend(buf, count, dt, (v + mask + root) % n, kBcast));
+  }
+  return children.wait();
+}
+
+}  // namespace lz::coll::tuned

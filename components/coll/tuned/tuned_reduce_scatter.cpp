@@ -1,0 +1,56 @@
+// Reduce-scatter. Commutative ops: pairwise exchange (MPICH's long-message
+// algorithm): in step i rank me sends the block of rank me+i and reduces the
+// block it receives from me-i into its own; n-1 steps, each rank sends and
+// receives every block once. Non-commutative ops: the order-preserving
+// binomial reduce of the whole vector to rank 0, then a linear scatter.
+#include <vector>
+
+#include "coll_tuned.h"
+#include "mpi/coll_util.h"
+
+namespace lz::coll::tuned {
+
+using rt::TypedBuffer;
+
+Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt, const Op& op,
+                               Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  std::vector<int> displs(n);
+  for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + rcounts[r - 1];
+  const void* in = is_in_place(sbuf) ? rbuf : sbuf;  // in place: rbuf holds the whole input
+  const int mine = rcounts[me];
+  TypedBuffer acc(mine, dt), tmp(mine, dt);
+  rt::copy(elem(in, displs[me], dt), mine, dt, acc.data(), mine, dt);
+  for (int i = 1; i < n; ++i) {
+    const int dst = (me + i) % n, src = (me - i + n) % n;
+    LZ_RETURN_IF_ERROR(comm.coll_sendrecv(elem(in, displs[dst], dt), rcounts[dst], dt, dst, kReduceScatter,
+                                          tmp.data(), mine, dt, src, kReduceScatter));
+    op.apply(tmp.data(), acc.data(), mine, dt);
+  }
+  // Only now may rbuf be written: in place, it was the send buffer.
+  rt::copy(acc.data(), mine, dt, rbuf, mine, dt);
+  return Status::Ok();
+}
+
+Status reduce_scatter_reduce_scatterv(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
+                                      const Op& op, Comm& comm) {
+  const int n = comm.size(), me = comm.rank();
+  std::vector<int> displs(n);
+  int total = 0;
+  for (int r = 0; r < n; ++r) {
+    displs[r] = total;
+    total += rcounts[r];
+  }
+  if (total == 0) return Status::Ok();
+  const void* in = is_in_place(sbuf) ? rbuf : sbuf;
+  TypedBuffer full;
+  if (me == 0) full.reset(total, dt);
+  LZ_RETURN_IF_ERROR(reduce_binomial(in, full.data(), total, dt, op, 0, comm));
+  if (me != 0) return comm.coll_recv(rbuf, rcounts[me], dt, 0, kReduceScatter);
+  rt::copy(full.data(), rcounts[0], dt, rbuf, rcounts[0], dt);
+  Requests reqs(comm);
+  for (int r = 1; r < n; ++r) reqs.add(comm.coll_isend(elem(full.data(), displs[r], dt), rcounts[r], dt, r, kReduceScatter));
+  return reqs.wait();
+}
+
+}  // namespace lz::coll::tuned

@@ -1,0 +1,502 @@
+// The datatype engine: flattening constructors, extents, pack/unpack.
+#include "mpi/datatype/datatype.h"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+
+namespace lz::rt {
+namespace {
+
+template <typename V>
+struct Pair {
+  V value;
+  int index;
+};
+
+template <typename T>
+constexpr BasicInfo scalar(const char* name) {
+  return {name, sizeof(T), sizeof(T), alignof(T), 1, sizeof(T), 0};
+}
+template <typename V>
+constexpr BasicInfo pair(const char* name) {
+  return {name, sizeof(V) + sizeof(int), sizeof(Pair<V>), alignof(Pair<V>), 2, sizeof(V),
+          static_cast<uint32_t>(offsetof(Pair<V>, index))};
+}
+
+// Indexed by Basic.
+constexpr BasicInfo kBasic[] = {
+    scalar<char>("MPI_CHAR"),
+    scalar<signed char>("MPI_SIGNED_CHAR"),
+    scalar<unsigned char>("MPI_UNSIGNED_CHAR"),
+    scalar<unsigned char>("MPI_BYTE"),
+    scalar<wchar_t>("MPI_WCHAR"),
+    scalar<short>("MPI_SHORT"),
+    scalar<unsigned short>("MPI_UNSIGNED_SHORT"),
+    scalar<int>("MPI_INT"),
+    scalar<unsigned>("MPI_UNSIGNED"),
+    scalar<long>("MPI_LONG"),
+    scalar<unsigned long>("MPI_UNSIGNED_LONG"),
+    scalar<long long>("MPI_LONG_LONG"),
+    scalar<unsigned long long>("MPI_UNSIGNED_LONG_LONG"),
+    scalar<float>("MPI_FLOAT"),
+    scalar<double>("MPI_DOUBLE"),
+    scalar<long double>("MPI_LONG_DOUBLE"),
+    scalar<unsigned char>("MPI_PACKED"),
+    scalar<int8_t>("MPI_INT8_T"),
+    scalar<int16_t>("MPI_INT16_T"),
+    scalar<int32_t>("MPI_INT32_T"),
+    scalar<int64_t>("MPI_INT64_T"),
+    scalar<uint8_t>("MPI_UINT8_T"),
+    scalar<uint16_t>("MPI_UINT16_T"),
+    scalar<uint32_t>("MPI_UINT32_T"),
+    scalar<uint64_t>("MPI_UINT64_T"),
+    scalar<bool>("MPI_C_BOOL"),
+    scalar<ptrdiff_t>("MPI_AINT"),
+    scalar<long long>("MPI_OFFSET"),
+    scalar<long long>("MPI_COUNT"),
+    pair<float>("MPI_FLOAT_INT"),
+    pair<double>("MPI_DOUBLE_INT"),
+    pair<long>("MPI_LONG_INT"),
+    pair<int>("MPI_2INT"),
+    pair<short>("MPI_SHORT_INT"),
+    pair<long double>("MPI_LONG_DOUBLE_INT"),
+};
+static_assert(std::size(kBasic) == static_cast<size_t>(Basic::kNumBasic));
+
+const char* combiner_name(int c) {
+  static const char* const kNames[] = {"named", "MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector",
+                                       "MPI_Type_indexed", "MPI_Type_create_struct"};
+  return kNames[c];
+}
+
+}  // namespace
+
+const BasicInfo& basic_info(Basic b) noexcept { return kBasic[static_cast<size_t>(b)]; }
+
+const Datatype& internal_type(Basic b) noexcept {
+  static const auto* types = [] {
+    auto* arr = new std::array<std::unique_ptr<Datatype>, static_cast<size_t>(Basic::kNumBasic)>();
+    for (size_t i = 0; i < arr->size(); ++i) {
+      (*arr)[i] = std::make_unique<Datatype>(static_cast<Basic>(i));
+      (*arr)[i]->commit();
+    }
+    return arr;
+  }();
+  return *(*types)[static_cast<size_t>(b)];
+}
+
+void copy(const void* src, int scount, const Datatype& sdt, void* dst, int rcount, const Datatype& rdt) {
+  size_t n = std::min(sdt.size() * static_cast<size_t>(std::max(scount, 0)),
+                      rdt.size() * static_cast<size_t>(std::max(rcount, 0)));
+  if (n == 0) return;
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  if (sdt.is_contiguous() && rdt.is_contiguous()) {
+    std::memmove(d + rdt.true_lb(), s + sdt.true_lb(), n);
+  } else if (sdt.is_contiguous()) {
+    rdt.unpack(s + sdt.true_lb(), n, rcount, d);
+  } else if (rdt.is_contiguous()) {
+    sdt.pack_range(s, scount, 0, n, d + rdt.true_lb());
+  } else {
+    std::vector<char> tmp(n);
+    sdt.pack_range(s, scount, 0, n, tmp.data());
+    rdt.unpack(tmp.data(), n, rcount, d);
+  }
+}
+
+void TypedBuffer::reset(int count, const Datatype& dt) {
+  extent_ = dt.extent();
+  size_t bytes = count > 0 ? static_cast<size_t>((count - 1) * extent_ + dt.true_extent()) : 0;
+  storage_.assign(std::max<size_t>(bytes, 1), 0);
+  base_ = storage_.data() - dt.true_lb();
+}
+
+}  // namespace lz::rt
+
+using lz::rt::Basic;
+using lz::rt::basic_info;
+
+lz_mpi_datatype_s::lz_mpi_datatype_s() = default;
+
+lz_mpi_datatype_s::lz_mpi_datatype_s(Basic b)
+    : basic_(b), predefined_(true), committed_(true), name_basic_(b) {
+  const auto& info = basic_info(b);
+  size_ = info.size;
+  align_ = info.align;
+  lb_ = 0;
+  ub_ = info.extent;
+  true_lb_ = 0;
+  if (info.elements == 2) {
+    true_ub_ = info.second_offset + sizeof(int);
+    append_block(0, info.first_size);
+    append_block(info.second_offset, sizeof(int));
+  } else {
+    true_ub_ = info.size;
+    append_block(0, info.size);
+  }
+  append_run(b, 1);
+  finish(lb_, ub_, true_lb_, true_ub_, true);
+}
+
+lz_mpi_datatype_s::~lz_mpi_datatype_s() = default;
+
+void lz_mpi_datatype_s::release(const lz_mpi_datatype_s* dt) {
+  if (dt == nullptr || dt->predefined_) return;
+  auto* self = const_cast<lz_mpi_datatype_s*>(dt);
+  if (self->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete self;
+}
+
+void lz_mpi_datatype_s::append_block(ptrdiff_t offset, size_t length) {
+  if (length == 0) return;
+  if (!blocks_.empty()) {
+    Block& last = blocks_.back();
+    if (last.offset + static_cast<ptrdiff_t>(last.length) == offset) {
+      last.length += length;
+      return;
+    }
+  }
+  blocks_.push_back({offset, length});
+}
+
+void lz_mpi_datatype_s::append_run(Basic type, size_t count) {
+  if (count == 0) return;
+  if (!signature_.empty() && signature_.back().type == type) {
+    signature_.back().count += count;
+  } else {
+    signature_.push_back({type, count});
+  }
+}
+
+// n consecutive copies of `old`, the first at `displacement`.
+void lz_mpi_datatype_s::append_copies(const lz_mpi_datatype_s& old, ptrdiff_t displacement, size_t n) {
+  if (n == 0 || old.size_ == 0) return;
+  if (old.contiguous_) {
+    // The copies abut: one block (merged with the previous one if adjacent).
+    append_block(displacement + old.true_lb_, old.size_ * n);
+  } else {
+    for (size_t k = 0; k < n; ++k) {
+      ptrdiff_t base = displacement + static_cast<ptrdiff_t>(k) * old.extent();
+      for (const Block& b : old.blocks_) append_block(base + b.offset, b.length);
+    }
+  }
+  if (old.signature_.size() == 1) {  // a single run repeats as one longer run
+    append_run(old.signature_[0].type, old.signature_[0].count * n);
+  } else {
+    for (size_t k = 0; k < n; ++k) {
+      for (const Run& r : old.signature_) append_run(r.type, r.count);
+    }
+  }
+  size_ += old.size_ * n;
+  signature_elements_ += old.signature_elements_ * n;
+}
+
+void lz_mpi_datatype_s::finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data) {
+  if (!has_data) lb = ub = true_lb = true_ub = 0;
+  lb_ = lb;
+  ub_ = ub;
+  true_lb_ = true_lb;
+  true_ub_ = true_ub;
+  if (predefined_) {
+    signature_elements_ = basic_info(basic_).elements;
+  }
+  // Packed offset of each block, for pack_range's binary search.
+  block_packed_.resize(blocks_.size());
+  size_t at = 0;
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    block_packed_[i] = at;
+    at += blocks_[i].length;
+  }
+  contiguous_ = size_ == 0 || (blocks_.size() == 1 && blocks_[0].length == size_ &&
+                               extent() == static_cast<ptrdiff_t>(size_) && blocks_[0].offset == true_lb_);
+  // Regular pattern of equal blocks at a constant stride (vector fast path).
+  vec_count_ = 0;
+  if (!contiguous_ && blocks_.size() >= 2) {
+    ptrdiff_t stride = blocks_[1].offset - blocks_[0].offset;
+    size_t len = blocks_[0].length;
+    bool regular = true;
+    for (size_t i = 1; i < blocks_.size() && regular; ++i) {
+      regular = blocks_[i].length == len && blocks_[i].offset - blocks_[i - 1].offset == stride;
+    }
+    if (regular) {
+      vec_count_ = blocks_.size();
+      vec_block_ = len;
+      vec_stride_ = stride;
+      vec_first_ = blocks_[0].offset;
+    }
+  }
+}
+
+lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::build_hindexed(Combiner combiner, int count,
+                                                                   const int* blocklengths,
+                                                                   const ptrdiff_t* displacements,
+                                                                   const lz_mpi_datatype_s* const* types) {
+  const char* fn = lz::rt::combiner_name(static_cast<int>(combiner));
+  if (count < 0) return lz::InvalidArgument(std::string(fn) + ": count " + std::to_string(count) + " is negative");
+  std::unique_ptr<lz_mpi_datatype_s> t(new lz_mpi_datatype_s());
+  t->combiner_ = combiner;
+  bool has_data = false;
+  ptrdiff_t lb = PTRDIFF_MAX, ub = PTRDIFF_MIN, tlb = PTRDIFF_MAX, tub = PTRDIFF_MIN;
+  bool name_set = false;
+  size_t total_size = 0;
+  for (int i = 0; i < count; ++i) {
+    const lz_mpi_datatype_s* old = types[i];
+    if (old == nullptr) {
+      return lz::InvalidArgument(std::string(fn) + ": datatype " + std::to_string(i) + " is MPI_DATATYPE_NULL");
+    }
+    int bl = blocklengths[i];
+    if (bl < 0) {
+      return lz::InvalidArgument(std::string(fn) + ": block length " + std::to_string(bl) + " at index " +
+                                 std::to_string(i) + " is negative");
+    }
+    if (old->size_ != 0 && static_cast<size_t>(bl) > (SIZE_MAX / 2 - total_size) / old->size_) {
+      return lz::InvalidArgument(std::string(fn) + ": the datatype's size overflows");
+    }
+    total_size += old->size_ * static_cast<size_t>(bl);
+    if (!name_set) {
+      t->name_basic_ = old->name_basic_;
+      name_set = true;
+    }
+    t->align_ = std::max(t->align_, old->align_);
+    if (bl == 0 || old->signature_.empty()) continue;
+    has_data = true;
+    ptrdiff_t d = displacements[i];
+    ptrdiff_t last = d + static_cast<ptrdiff_t>(bl - 1) * old->extent();
+    lb = std::min({lb, d + old->lb_, last + old->lb_});
+    ub = std::max({ub, d + old->ub_, last + old->ub_});
+    tlb = std::min({tlb, d + old->true_lb_, last + old->true_lb_});
+    tub = std::max({tub, d + old->true_ub_, last + old->true_ub_});
+    t->append_copies(*old, d, static_cast<size_t>(bl));
+  }
+  if (has_data && combiner == Combiner::kStruct && t->align_ > 1) {
+    // MPI's epsilon: round the extent up to the strictest alignment of the
+    // members so that an array of C structs is described by count > 1.
+    ptrdiff_t ext = ub - lb;
+    ptrdiff_t a = t->align_;
+    ub += (a - ext % a) % a;
+  }
+  t->finish(lb, ub, tlb, tub, has_data);
+  return t.release();
+}
+
+lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::contiguous(int count, const lz_mpi_datatype_s& old) {
+  if (count < 0) return lz::InvalidArgument("MPI_Type_contiguous: count " + std::to_string(count) + " is negative");
+  int bl = count;
+  ptrdiff_t d = 0;
+  const lz_mpi_datatype_s* t = &old;
+  return build_hindexed(Combiner::kContiguous, 1, &bl, &d, &t);
+}
+
+lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::hvector(int count, int blocklength, ptrdiff_t stride_bytes,
+                                                            const lz_mpi_datatype_s& old) {
+  if (count < 0) return lz::InvalidArgument("MPI_Type_create_hvector: count " + std::to_string(count) + " is negative");
+  if (blocklength < 0) {
+    return lz::InvalidArgument("MPI_Type_create_hvector: block length " + std::to_string(blocklength) +
+                               " is negative");
+  }
+  std::vector<int> bl(count, blocklength);
+  std::vector<ptrdiff_t> d(count);
+  for (int i = 0; i < count; ++i) d[i] = i * stride_bytes;
+  std::vector<const lz_mpi_datatype_s*> types(count, &old);
+  return build_hindexed(Combiner::kHvector, count, bl.data(), d.data(), types.data());
+}
+
+lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::vector(int count, int blocklength, int stride,
+                                                           const lz_mpi_datatype_s& old) {
+  if (count < 0) return lz::InvalidArgument("MPI_Type_vector: count " + std::to_string(count) + " is negative");
+  if (blocklength < 0) {
+    return lz::InvalidArgument("MPI_Type_vector: block length " + std::to_string(blocklength) + " is negative");
+  }
+  auto t = hvector(count, blocklength, static_cast<ptrdiff_t>(stride) * old.extent(), old);
+  if (t.ok()) (*t)->combiner_ = Combiner::kVector;
+  return t;
+}
+
+lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::indexed(int count, const int* blocklengths,
+                                                            const int* displacements, const lz_mpi_datatype_s& old) {
+  if (count < 0) return lz::InvalidArgument("MPI_Type_indexed: count " + std::to_string(count) + " is negative");
+  std::vector<ptrdiff_t> d(count);
+  for (int i = 0; i < count; ++i) d[i] = static_cast<ptrdiff_t>(displacements[i]) * old.extent();
+  std::vector<const lz_mpi_datatype_s*> types(count, &old);
+  return build_hindexed(Combiner::kIndexed, count, blocklengths, d.data(), types.data());
+}
+
+lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::create_struct(int count, const int* blocklengths,
+                                                                  const ptrdiff_t* displacements,
+                                                                  const lz_mpi_datatype_s* const* types) {
+  return build_hindexed(Combiner::kStruct, count, blocklengths, displacements, types);
+}
+
+bool lz_mpi_datatype_s::homogeneous(Basic* type, size_t* per_element) const {
+  if (signature_.empty()) return false;
+  size_t n = 0;
+  for (const Run& r : signature_) {
+    if (r.type != signature_[0].type) return false;
+    n += r.count;
+  }
+  if (type) *type = signature_[0].type;
+  if (per_element) *per_element = n;
+  return true;
+}
+
+std::string lz_mpi_datatype_s::name() const {
+  if (predefined_) return basic_info(basic_).mpi_name;
+  std::string s = std::string("derived datatype (") + lz::rt::combiner_name(static_cast<int>(combiner_)) + ")";
+  Basic b;
+  if (homogeneous(&b, nullptr)) s += std::string(" of ") + basic_info(b).mpi_name;
+  return s;
+}
+
+void lz_mpi_datatype_s::pack(const void* src, int count, void* dst) const {
+  if (count <= 0 || size_ == 0) return;
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dst);
+  if (contiguous_) {
+    std::memcpy(d, s + true_lb_, size_ * count);
+    return;
+  }
+  const ptrdiff_t ext = extent();
+  if (vec_count_ != 0) {
+    for (int e = 0; e < count; ++e) {
+      const char* base = s + e * ext + vec_first_;
+      // Constant-size copies for the common element sizes let the compiler
+      // turn memcpy into a single load/store.
+      switch (vec_block_) {
+        case 4:
+          for (size_t k = 0; k < vec_count_; ++k, d += 4) std::memcpy(d, base + k * vec_stride_, 4);
+          break;
+        case 8:
+          for (size_t k = 0; k < vec_count_; ++k, d += 8) std::memcpy(d, base + k * vec_stride_, 8);
+          break;
+        default:
+          for (size_t k = 0; k < vec_count_; ++k, d += vec_block_) std::memcpy(d, base + k * vec_stride_, vec_block_);
+      }
+    }
+    return;
+  }
+  for (int e = 0; e < count; ++e) {
+    const char* base = s + e * ext;
+    for (const Block& b : blocks_) {
+      std::memcpy(d, base + b.offset, b.length);
+      d += b.length;
+    }
+  }
+}
+
+void lz_mpi_datatype_s::unpack(const void* packed, size_t bytes, int count, void* dst) const {
+  if (count <= 0 || size_ == 0) return;
+  size_t total = size_ * static_cast<size_t>(count);
+  if (bytes > total) bytes = total;
+  const char* s = static_cast<const char*>(packed);
+  char* d = static_cast<char*>(dst);
+  if (contiguous_) {
+    std::memcpy(d + true_lb_, s, bytes);
+    return;
+  }
+  size_t full = bytes / size_;
+  const ptrdiff_t ext = extent();
+  if (vec_count_ != 0) {
+    for (size_t e = 0; e < full; ++e) {
+      char* base = d + static_cast<ptrdiff_t>(e) * ext + vec_first_;
+      switch (vec_block_) {
+        case 4:
+          for (size_t k = 0; k < vec_count_; ++k, s += 4) std::memcpy(base + k * vec_stride_, s, 4);
+          break;
+        case 8:
+          for (size_t k = 0; k < vec_count_; ++k, s += 8) std::memcpy(base + k * vec_stride_, s, 8);
+          break;
+        default:
+          for (size_t k = 0; k < vec_count_; ++k, s += vec_block_) std::memcpy(base + k * vec_stride_, s, vec_block_);
+      }
+    }
+  } else {
+    for (size_t e = 0; e < full; ++e) {
+      char* base = d + static_cast<ptrdiff_t>(e) * ext;
+      for (const Block& b : blocks_) {
+        std::memcpy(base + b.offset, s, b.length);
+        s += b.length;
+      }
+    }
+  }
+  if (bytes > full * size_) {
+    walk_range<false>(d, count, full * size_, bytes - full * size_, const_cast<char*>(s));
+  }
+}
+
+template <bool kPack>
+size_t lz_mpi_datatype_s::walk_range(char* user, int count, size_t offset, size_t bytes, char* packed) const {
+  if (count <= 0 || size_ == 0) return 0;
+  size_t total = size_ * static_cast<size_t>(count);
+  if (offset >= total) return 0;
+  bytes = std::min(bytes, total - offset);
+  if (contiguous_) {
+    if (kPack) {
+      std::memcpy(packed, user + true_lb_ + offset, bytes);
+    } else {
+      std::memcpy(user + true_lb_ + offset, packed, bytes);
+    }
+    return bytes;
+  }
+  size_t elem = offset / size_;
+  size_t in_elem = offset % size_;
+  // First block containing in_elem.
+  size_t bi = std::upper_bound(block_packed_.begin(), block_packed_.end(), in_elem) - block_packed_.begin() - 1;
+  size_t in_block = in_elem - block_packed_[bi];
+  size_t done = 0;
+  const ptrdiff_t ext = extent();
+  while (done < bytes) {
+    const Block& b = blocks_[bi];
+    size_t n = std::min(b.length - in_block, bytes - done);
+    char* u = user + static_cast<ptrdiff_t>(elem) * ext + b.offset + static_cast<ptrdiff_t>(in_block);
+    if (kPack) {
+      std::memcpy(packed + done, u, n);
+    } else {
+      std::memcpy(u, packed + done, n);
+    }
+    done += n;
+    in_block = 0;
+    if (++bi == blocks_.size()) {
+      bi = 0;
+      ++elem;
+    }
+  }
+  return done;
+}
+
+size_t lz_mpi_datatype_s::pack_range(const void* src, int count, size_t offset, size_t bytes, void* dst) const {
+  return walk_range<true>(const_cast<char*>(static_cast<const char*>(src)), count, offset, bytes,
+                          static_cast<char*>(dst));
+}
+
+size_t lz_mpi_datatype_s::unpack_range(const void* packed, size_t bytes, int count, size_t offset, void* dst) const {
+  return walk_range<false>(static_cast<char*>(dst), count, offset, bytes,
+                           const_cast<char*>(static_cast<const char*>(packed)));
+}
+
+size_t lz_mpi_datatype_s::elements_in(size_t bytes) const {
+  if (size_ == 0) return 0;
+  size_t n = (bytes / size_) * signature_elements_;
+  size_t rem = bytes % size_;
+  for (const Run& r : signature_) {
+    if (rem == 0) break;
+    const auto& info = basic_info(r.type);
+    size_t run_bytes = r.count * info.size;
+    if (rem >= run_bytes) {
+      n += r.count * info.elements;
+      rem -= run_bytes;
+      continue;
+    }
+    size_t k = rem / info.size;
+    n += k * info.elements;
+    rem -= k * info.size;
+    if (info.elements == 2 && rem >= info.first_size) {  // the value of a pair, without its index
+      n += 1;
+      rem -= info.first_size;
+    }
+    break;
+  }
+  return rem == 0 ? n : kUndefinedElements;
+}

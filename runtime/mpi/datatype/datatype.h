@@ -1,0 +1,227 @@
+// MPI datatypes: the datatype engine behind MPI_Datatype.
+//
+// A datatype describes where `count` elements live in a user buffer and how
+// they travel on the wire. The engine keeps, for one element, a flattened list
+// of (offset, length) byte blocks in type-map order, adjacent blocks merged,
+// plus the basic-type signature (runs of one basic type) that reductions and
+// MPI_Get_elements need. Element i of a buffer starts at buf + i * extent().
+// The packed form of `count` elements is exactly size() * count bytes: the
+// blocks of element 0, then of element 1, ... with no padding (the same bytes
+// on both sides; Lazarus is homogeneous).
+//
+//   lz::rt::Datatype* column;
+//   LZ_ASSIGN_OR_RETURN(column, lz::rt::Datatype::vector(rows, 1, cols, lz_mpi_dt_double));
+//   column->commit();
+//   std::vector<char> wire(column->size() * n);
+//   column->pack(matrix, n, wire.data());          // gather n columns
+//   column->unpack(wire.data(), wire.size(), n, out);
+//   lz::rt::Datatype::release(column);             // MPI_Type_free
+//
+// Lifetime: derived datatypes are reference counted. MPI_Type_free drops the
+// user's reference; a pending request that uses a datatype holds its own
+// (retain() when posted, release() when completed), so a type freed while a
+// request is in flight stays alive until the request completes. Predefined
+// datatypes (lz_mpi_dt_* in mpi.h) are never freed. A derived datatype does
+// not refer to the types it was built from (it copies their flattened form),
+// so freeing an old type never affects a new one.
+//
+// Thread-safety: a committed datatype is immutable; pack/unpack/queries may run
+// concurrently. retain()/release() are atomic.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lazarus/status.h"
+
+namespace lz::rt {
+
+// The basic (predefined, non-derived) element types. The pair types used by
+// MPI_MAXLOC / MPI_MINLOC are basic for reductions (one element is one pair)
+// but count as two basic elements for MPI_Get_elements, as the standard's
+// type maps say ({(float,0),(int,4)} for MPI_FLOAT_INT).
+enum class Basic : uint8_t {
+  kChar, kSignedChar, kUnsignedChar, kByte, kWchar, kShort, kUnsignedShort, kInt, kUnsigned, kLong,
+  kUnsignedLong, kLongLong, kUnsignedLongLong, kFloat, kDouble, kLongDouble, kPacked, kInt8, kInt16, kInt32,
+  kInt64, kUint8, kUint16, kUint32, kUint64, kCBool, kAint, kOffset, kCount,
+  kFloatInt, kDoubleInt, kLongInt, k2Int, kShortInt, kLongDoubleInt,
+  kNumBasic
+};
+
+// Facts about a basic type: MPI name, size in bytes (packed), extent (in
+// memory: pair types include the C struct's padding), alignment, and how many
+// basic elements one of it counts as for MPI_Get_elements.
+struct BasicInfo {
+  const char* mpi_name;
+  uint32_t size;
+  uint32_t extent;
+  uint32_t align;
+  uint32_t elements;
+  uint32_t first_size;    // pair types: size of the value member; others: size
+  uint32_t second_offset; // pair types: offset of the int index in memory; others: 0
+};
+const BasicInfo& basic_info(Basic b) noexcept;
+
+}  // namespace lz::rt
+
+struct lz_mpi_datatype_s {
+  using Basic = lz::rt::Basic;
+
+  // One byte range of one element, relative to the element's start.
+  struct Block {
+    ptrdiff_t offset;
+    size_t length;
+  };
+  // `count` consecutive basic elements of one type in the signature.
+  struct Run {
+    Basic type;
+    size_t count;
+  };
+
+  // Returned by elements_in() when the bytes end inside a basic element.
+  static constexpr size_t kUndefinedElements = SIZE_MAX;
+
+  // A predefined basic type (used for the lz_mpi_dt_* objects of mpi.h).
+  explicit lz_mpi_datatype_s(Basic b);
+  lz_mpi_datatype_s(const lz_mpi_datatype_s&) = delete;
+  lz_mpi_datatype_s& operator=(const lz_mpi_datatype_s&) = delete;
+  ~lz_mpi_datatype_s();
+
+  // ---- constructors (MPI_Type_*): a new, uncommitted type with one reference.
+  // Errors (kInvalidArgument) name the bad argument; `old` must be valid but
+  // need not be committed (MPI allows building from uncommitted types).
+  static lz::StatusOr<lz_mpi_datatype_s*> contiguous(int count, const lz_mpi_datatype_s& old);
+  static lz::StatusOr<lz_mpi_datatype_s*> vector(int count, int blocklength, int stride,
+                                                 const lz_mpi_datatype_s& old);
+  static lz::StatusOr<lz_mpi_datatype_s*> hvector(int count, int blocklength, ptrdiff_t stride_bytes,
+                                                  const lz_mpi_datatype_s& old);
+  static lz::StatusOr<lz_mpi_datatype_s*> indexed(int count, const int* blocklengths, const int* displacements,
+                                                  const lz_mpi_datatype_s& old);
+  static lz::StatusOr<lz_mpi_datatype_s*> create_struct(int count, const int* blocklengths,
+                                                        const ptrdiff_t* displacements,
+                                                        const lz_mpi_datatype_s* const* types);
+
+  // ---- lifetime
+  void commit() { committed_ = true; }
+  bool is_committed() const { return committed_; }
+  bool is_predefined() const { return predefined_; }
+  void retain() { if (!predefined_) refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Drops one reference; deletes a derived type when none is left. Null is ok.
+  static void release(const lz_mpi_datatype_s* dt);
+
+  // ---- queries (MPI_Type_size, MPI_Type_get_extent, MPI_Type_get_true_extent)
+  size_t size() const { return size_; }
+  ptrdiff_t lb() const { return lb_; }
+  ptrdiff_t extent() const { return ub_ - lb_; }
+  ptrdiff_t true_lb() const { return true_lb_; }
+  ptrdiff_t true_extent() const { return true_ub_ - true_lb_; }
+  // `count` elements occupy exactly size()*count bytes at buf + true_lb(), in
+  // packed order: pack/unpack are a memcpy and reductions run in place.
+  bool is_contiguous() const { return contiguous_; }
+  // A predefined basic type (not derived, not MPI_PACKED excepted: it is basic).
+  bool is_basic() const { return predefined_; }
+  Basic basic() const { return basic_; }  // meaningful when is_basic()
+
+  // The one basic type every element of the signature has, or false when the
+  // signature mixes types (or is empty). Predefined reductions need it.
+  bool homogeneous(Basic* type, size_t* per_element) const;
+  const std::vector<Block>& blocks() const { return blocks_; }
+  const std::vector<Run>& signature() const { return signature_; }
+
+  // "MPI_INT", or a short description of a derived type ("derived datatype
+  // (MPI_Type_vector) of MPI_DOUBLE"), for error messages.
+  std::string name() const;
+
+  // ---- data movement
+  // Writes the size()*count packed bytes of `count` elements at `src` to `dst`.
+  void pack(const void* src, int count, void* dst) const;
+  // Reads `bytes` (<= size()*count) packed bytes into `count` elements at
+  // `dst`; a trailing partial element (a truncated receive) is filled as far as
+  // the bytes go and the rest of `dst` is untouched.
+  void unpack(const void* packed, size_t bytes, int count, void* dst) const;
+  // The packed bytes [offset, offset+bytes) of `count` elements at `src`;
+  // returns the number written (clipped to size()*count). For pipelined sends.
+  size_t pack_range(const void* src, int count, size_t offset, size_t bytes, void* dst) const;
+  // Inverse of pack_range: places packed bytes that start at packed `offset`.
+  size_t unpack_range(const void* packed, size_t bytes, int count, size_t offset, void* dst) const;
+
+  // Basic elements in `bytes` of packed data (MPI_Get_elements); elements of a
+  // pair type count twice. kUndefinedElements when `bytes` ends inside a
+  // basic element.
+  size_t elements_in(size_t bytes) const;
+
+ private:
+  enum class Combiner : uint8_t { kNamed, kContiguous, kVector, kHvector, kIndexed, kStruct };
+  lz_mpi_datatype_s();  // derived, filled by the constructors
+
+  void finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data);
+  void append_block(ptrdiff_t offset, size_t length);
+  void append_run(Basic type, size_t count);
+  void append_copies(const lz_mpi_datatype_s& old, ptrdiff_t displacement, size_t n);
+  static lz::StatusOr<lz_mpi_datatype_s*> build_hindexed(Combiner combiner, int count, const int* blocklengths,
+                                                         const ptrdiff_t* displacements,
+                                                         const lz_mpi_datatype_s* const* types);
+
+  // The one place that walks blocks for a packed-byte window.
+  template <bool kPack>
+  size_t walk_range(char* user, int count, size_t offset, size_t bytes, char* packed) const;
+
+  Basic basic_ = Basic::kByte;
+  Combiner combiner_ = Combiner::kNamed;
+  bool predefined_ = false;
+  bool committed_ = false;
+  bool contiguous_ = false;
+  std::atomic<int> refs_{1};
+
+  size_t size_ = 0;
+  ptrdiff_t lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
+  uint32_t align_ = 1;  // largest alignment of its basic types (struct epsilon)
+
+  std::vector<Block> blocks_;           // one element, type-map order, merged
+  std::vector<size_t> block_packed_;    // packed offset of each block (binary search)
+  std::vector<Run> signature_;          // one element, merged
+  size_t signature_elements_ = 0;       // basic elements (pairs count 2) in one element
+  // Fast path for a vector of equal, equally spaced blocks (vector/hvector of
+  // a contiguous type): vec_count_ blocks of vec_block_ bytes, vec_stride_ apart.
+  size_t vec_count_ = 0, vec_block_ = 0;
+  ptrdiff_t vec_stride_ = 0, vec_first_ = 0;
+  Basic name_basic_ = Basic::kByte;  // the basic type derived types are named after
+};
+
+namespace lz::rt {
+using Datatype = ::lz_mpi_datatype_s;
+
+// The engine's own basic types, for runtime-internal transfers (collectives
+// send packed temporaries as bytes). Distinct objects from mpi.h's lz_mpi_dt_*,
+// equal in every property; compare types by basic(), not by address.
+const Datatype& internal_type(Basic b) noexcept;
+inline const Datatype& byte_type() noexcept { return internal_type(Basic::kByte); }
+
+// Copies `scount` elements of `sdt` at `src` into `rcount` elements of `rdt`
+// at `dst` (local part of gather/scatter/alltoall, MPI_IN_PLACE-free). The type
+// signatures must match; copies min(sizes) bytes of packed data.
+void copy(const void* src, int scount, const Datatype& sdt, void* dst, int rcount, const Datatype& rdt);
+
+// A scratch buffer holding `count` elements of `dt` laid out as in user memory
+// (so it can be passed to p2p and ops with `dt`): allocates count*extent (+
+// true-extent slack) bytes; data() is the address to pass as the buffer, i.e.
+// already shifted by -true_lb.
+class TypedBuffer {
+ public:
+  TypedBuffer() = default;
+  TypedBuffer(int count, const Datatype& dt) { reset(count, dt); }
+  void reset(int count, const Datatype& dt);
+  void* data() { return base_; }
+  // Address of element i.
+  void* at(int i) { return static_cast<char*>(base_) + static_cast<ptrdiff_t>(i) * extent_; }
+
+ private:
+  std::vector<char> storage_;
+  void* base_ = nullptr;
+  ptrdiff_t extent_ = 0;
+};
+
+}  // namespace lz::rt
