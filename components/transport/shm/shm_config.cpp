@@ -17,6 +17,7 @@ StatusOr<ShmConfig> ShmConfig::from_params(const QueryContext& ctx) {
     c.single_copy = ps.get_bool(p + "single_copy");
     c.backing_dir = ps.get_string(p + "backing_dir");
     c.liveness_ms = ps.get_int(p + "liveness_ms");
+    c.checkpoint_wait_ms = ps.get_int(p + "checkpoint_wait_ms");
   }
   LZ_RETURN_IF_ERROR(c.validate());
   return c;
@@ -33,6 +34,7 @@ Status ShmConfig::validate() const {
   if (backing_dir.empty() || backing_dir[0] != '/')
     return InvalidArgument("transport_shm_backing_dir must be an absolute path, not '" + backing_dir + "'");
   if (liveness_ms <= 0) return InvalidArgument("transport_shm_liveness_ms must be positive");
+  if (checkpoint_wait_ms < 0) return InvalidArgument("transport_shm_checkpoint_wait_ms must not be negative");
   return Status::Ok();
 }
 

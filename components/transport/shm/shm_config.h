@@ -29,6 +29,10 @@ inline constexpr ParamSpec kParams[] = {
      "Directory (normally a tmpfs) holding the shared segments and doorbell FIFOs", 6},
     {"liveness_ms", ParamType::kInt, "100",
      "Milliseconds between checks that local peers are still alive while this rank is busy", 7},
+    {"checkpoint_wait_ms", ParamType::kInt, "10000",
+     "Milliseconds the checkpoint hook waits for local peers to consume the frames this rank sent them "
+     "(they are draining too) before it refuses the checkpoint",
+     7},
 };
 inline constexpr size_t kNumParams = std::size(kParams);
 
@@ -39,6 +43,7 @@ struct ShmConfig {
   bool single_copy = true;               // offer get() through process_vm_readv
   std::string backing_dir = "/dev/shm";  // where segments and doorbells live
   int64_t liveness_ms = 100;             // how often a busy rank checks its peers are alive
+  int64_t checkpoint_wait_ms = 10000;    // on_checkpoint: bound on waiting for peers to consume our frames
 
   // Reads transport_shm_* through ctx (every parameter is registered, so this
   // cannot miss) and checks the combination; kInvalidArgument names the

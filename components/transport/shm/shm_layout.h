@@ -27,7 +27,9 @@ inline constexpr uint64_t kSegmentMagic = 0x4745534d48535a4cull;  // "LZSHMSEG" 
 inline constexpr uint32_t kLayoutVersion = 1;
 
 // Owner state, for peers to tell a clean exit from a crash.
-enum OwnerState : uint32_t { kOwnerAlive = 1, kOwnerFinalized = 2 };
+// kOwnerCheckpointed: the owner released this segment in on_checkpoint() (it
+// will publish a new one); whatever is written here afterwards is never read.
+enum OwnerState : uint32_t { kOwnerAlive = 1, kOwnerFinalized = 2, kOwnerCheckpointed = 3 };
 
 struct SegmentHeader {
   // Line 0: written by the owner before its name is published; read-only after.

@@ -74,23 +74,33 @@ ShmTransport::ShmTransport(const ShmConfig& config)
 ShmTransport::~ShmTransport() {
   release_peers();
   release_local();
+  waitset_.reset();
 }
 
 uint64_t ShmTransport::capabilities() const {
-  return kCapLocalHost | kCapWaitFd | (get_ok_ ? uint64_t{kCapGet} : uint64_t{0});
+  return kCapLocalHost | kCapWaitFd | kCapCheckpoint | (get_ok_ ? uint64_t{kCapGet} : uint64_t{0});
 }
 
 Status ShmTransport::init(Host& host) {
   host_ = &host;
   rank_ = host.rank();
-  const int size = host.size();
-  const uint64_t my_node = host.peer(rank_).node_id;
+  build_topology();
+  setup_single_copy();
+  sweep_stale(cfg_.backing_dir);
+  LZ_RETURN_IF_ERROR(create_local());
+  return publish();
+}
+
+void ShmTransport::build_topology() {
+  const int size = host_->size();
+  const uint64_t my_node = host_->peer(rank_).node_id;
   local_ranks_.clear();
   peers_.clear();
   inbound_.clear();
+  blocked_senders_ = 0;
   slot_of_rank_.assign(static_cast<size_t>(size), -1);
   for (int r = 0; r < size; ++r) {
-    if (host.peer(r).node_id != my_node) continue;
+    if (host_->peer(r).node_id != my_node) continue;
     if (r == rank_) my_local_index_ = static_cast<uint32_t>(local_ranks_.size());
     local_ranks_.push_back(r);
   }
@@ -103,22 +113,22 @@ Status ShmTransport::init(Host& host) {
     p.local_index = i;
   }
   inbound_.resize(peers_.size());
+}
 
-  // Single copy: peers read our memory with process_vm_readv, which needs
-  // ptrace access. Under Yama scope 1 only descendants may do that unless we
-  // name a tracer; like Open MPI's vader, allow any process of this user
-  // (the uid check still applies). Scope 3 forbids it outright. The real
-  // answer comes from probing each peer in connect().
+// Single copy: peers read our memory with process_vm_readv, which needs
+// ptrace access. Under Yama scope 1 only descendants may do that unless we
+// name a tracer; like Open MPI's vader, allow any process of this user (the
+// uid check still applies). Scope 3 forbids it outright. The real answer
+// comes from probing each peer in connect(). The ptracer exception belongs to
+// the process (not inherited by fork, not restored by a checkpointer): a
+// restored rank sets it again in on_restart().
+void ShmTransport::setup_single_copy() {
   get_ok_ = false;
   if (cfg_.single_copy) {
     const int scope = yama_ptrace_scope();
     if (scope == 1) ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     get_ok_ = scope != 3;
   }
-
-  sweep_stale(cfg_.backing_dir);
-  LZ_RETURN_IF_ERROR(create_local());
-  return publish();
 }
 
 Status ShmTransport::create_local() {
@@ -144,12 +154,18 @@ Status ShmTransport::create_local() {
   }
 
   LZ_ASSIGN_OR_RETURN(Doorbell bell, Doorbell::create(name.doorbell_path(cfg_.backing_dir)));
-  UniqueFd ep(::epoll_create1(EPOLL_CLOEXEC));
-  if (!ep.valid()) return ErrnoError("shm: epoll_create1", errno);
+  // The epoll set outlives checkpoints (wait_fd() keeps its number); only its
+  // members are re-created.
+  if (!waitset_.valid()) {
+    UniqueFd ep(::epoll_create1(EPOLL_CLOEXEC));
+    if (!ep.valid()) return ErrnoError("shm: epoll_create1", errno);
+    waitset_ = std::move(ep);
+  }
   struct epoll_event ev {};
   ev.events = EPOLLIN;
   ev.data.u64 = kDoorbellTag;
-  if (::epoll_ctl(ep.get(), EPOLL_CTL_ADD, bell.fd(), &ev) != 0) return ErrnoError("shm: epoll_ctl(doorbell)", errno);
+  if (::epoll_ctl(waitset_.get(), EPOLL_CTL_ADD, bell.fd(), &ev) != 0)
+    return ErrnoError("shm: epoll_ctl(doorbell)", errno);
 
   // Our rings, read by progress(); sender ranks never change within a job.
   for (size_t s = 0; s < peers_.size(); ++s) {
@@ -157,12 +173,11 @@ Status ShmTransport::create_local() {
     inbound_[s].ring = RingConsumer(reinterpret_cast<RingControl*>(seg.base() + layout.control_offset(i)),
                                     seg.base() + layout.data_offset(i), layout.ring_bytes);
     inbound_[s].src = peers_[s].rank;
-    inbound_[s].closed = false;
+    inbound_[s].closed = peers_[s].gone;
   }
   local_ = std::move(seg);
   local_hdr_ = hdr;
   bell_ = std::move(bell);
-  waitset_ = std::move(ep);
   names_linked_ = true;
   armed_ = false;
   return Status::Ok();
@@ -184,6 +199,7 @@ Status ShmTransport::publish() {
 Status ShmTransport::connect() {
   if (host_ == nullptr) return Internal("shm: connect() before init()");
   for (ShmPeer& p : peers_) {
+    if (p.gone) continue;  // exited before a checkpoint: it has no new segment to map
     auto text = host_->modex().get(p.rank, kModexKey);
     if (!text.ok()) {
       // The peer runs without shm (it declined or was excluded): it cannot
@@ -193,17 +209,23 @@ Status ShmTransport::connect() {
     }
     auto addr = ShmAddress::decode(*text);
     Status s = addr.ok() ? Status::Ok() : addr.status();
+    // connect() again with the same address (a rank that did not re-create
+    // its segment): keep the mapping and, with it, our ring's position.
+    if (s.ok() && p.tx.attached() && addr->pid == p.address.pid && addr->segment_path == p.address.segment_path)
+      continue;
     if (s.ok()) {
+      release_peer(p);
       p.address = std::move(addr).value();
       s = attach_peer(p);
     }
     if (!s.ok()) {
       log::warn("shm: rank %d is on this host but not reachable through shm: %s", p.rank, s.message().c_str());
-      p.release();
+      release_peer(p);
       continue;
     }
     if (get_ok_) probe_get(p);
   }
+  checkpointed_ = false;
   last_check_ms_ = coarse_now_ms();
   maybe_unlink();
   return Status::Ok();
@@ -273,6 +295,7 @@ Status ShmTransport::send(int peer, const struct iovec* iov, int iovcnt) {
     return InvalidArgument("shm: rank " + std::to_string(peer) + " is not on this host");
   ShmPeer& p = peers_[static_cast<size_t>(slot_of_rank_[static_cast<size_t>(peer)])];
   if (p.gone) return peer_gone_status(peer);
+  if (checkpointed_) return Status(Code::kWouldBlock, "shm: checkpointed; no frame moves before connect()");
   if (!p.tx.attached()) return InvalidArgument("shm: rank " + std::to_string(peer) + " is not reachable through shm");
   size_t total = 0;
   for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
@@ -428,6 +451,7 @@ void ShmTransport::maybe_unlink() {
 
 Status ShmTransport::get(int peer, void* local, uint64_t remote, size_t len) {
   if (!get_ok_) return Unimplemented("shm: single-copy get is not available (see `lazarus info` and the log)");
+  if (checkpointed_) return Status(Code::kWouldBlock, "shm: checkpointed; no get() before connect()");
   if (peer < 0 || static_cast<size_t>(peer) >= slot_of_rank_.size() || slot_of_rank_[static_cast<size_t>(peer)] < 0)
     return InvalidArgument("shm: rank " + std::to_string(peer) + " is not on this host");
   const ShmPeer& p = peers_[static_cast<size_t>(slot_of_rank_[static_cast<size_t>(peer)])];
@@ -469,22 +493,124 @@ Status ShmTransport::finalize() {
   if (local_hdr_ != nullptr) local_hdr_->state.store(kOwnerFinalized, std::memory_order_release);
   release_peers();
   release_local();
+  waitset_.reset();
   host_ = nullptr;
   return Status::Ok();
 }
 
-void ShmTransport::release_peers() {
-  for (ShmPeer& p : peers_) p.release();
+void ShmTransport::release_peer(ShmPeer& p) {
+  if (p.pidfd.valid() && waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, p.pidfd.get(), nullptr);
+  if (p.tx_blocked) p.tx_blocked = false, --blocked_senders_;
+  p.release();
 }
 
+void ShmTransport::release_peers() {
+  for (ShmPeer& p : peers_) release_peer(p);
+}
+
+// Everything but the epoll set (wait_fd() stays valid; the destructor and
+// finalize() close it).
 void ShmTransport::release_local() {
   for (Inbound& in : inbound_) in.ring = RingConsumer();
   local_hdr_ = nullptr;
-  waitset_.reset();
+  if (bell_.fd() >= 0 && waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, bell_.fd(), nullptr);
   bell_.reset();   // unlinks the FIFO if still named
   local_.reset();  // unmaps, unlinks if still named
   names_linked_ = false;
   armed_ = false;
 }
+
+// ---- checkpoint / continue / restart ------------------------------------------
+
+std::string ShmTransport::inbound_pending() const {
+  std::string out;
+  for (size_t s = 0; s < inbound_.size(); ++s) {
+    const Inbound& in = inbound_[s];
+    if (in.closed || !in.ring.attached() || !in.ring.pending()) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(in.src);
+  }
+  return out;
+}
+
+Status ShmTransport::wait_peers_consumed() {
+  const int64_t until = coarse_now_ms() + cfg_.checkpoint_wait_ms;
+  for (;;) {
+    std::string waiting;
+    for (const ShmPeer& p : peers_) {
+      if (!p.tx.attached() || p.gone || p.tx.consumed()) continue;
+      // Gone since (crashed, or finalized): its segment dies with it; the
+      // engine hears of it from progress() after the hooks.
+      if (::kill(p.address.pid, 0) != 0 && errno == ESRCH) continue;
+      if (p.header->state.load(std::memory_order_acquire) == kOwnerCheckpointed)
+        return DataLoss("shm: rank " + std::to_string(p.rank) +
+                        " released its segment with frames of ours unconsumed (it was checkpointed before "
+                        "the drain was complete)");
+      waiting += (waiting.empty() ? "" : ", ") + std::to_string(p.rank);
+    }
+    if (waiting.empty()) return Status::Ok();
+    if (coarse_now_ms() >= until)
+      return Timeout("shm: not drained: rank(s) " + waiting + " did not consume the frames this rank sent within " +
+                     std::to_string(cfg_.checkpoint_wait_ms) + " ms (transport_shm_checkpoint_wait_ms)");
+    struct timespec ts{0, 200 * 1000};
+    ::nanosleep(&ts, nullptr);
+  }
+}
+
+// Precondition (transport.h): the crcp drain delivered every frame sent to
+// this rank, so our rings are empty; refused otherwise, before anything is
+// released, so that the engine can progress and call us again.
+Status ShmTransport::on_checkpoint() {
+  if (host_ == nullptr) return Internal("shm: on_checkpoint() before init()");
+  if (checkpointed_) return Internal("shm: on_checkpoint() twice without continue/restart and connect()");
+  if (in_progress_) return Internal("shm: on_checkpoint() from inside progress()");
+  if (local_hdr_ == nullptr) return Internal("shm: on_checkpoint() without a segment (init() failed?)");
+  std::string pending = inbound_pending();
+  if (!pending.empty())
+    return Status(Code::kWouldBlock, "shm: not drained: frames from rank(s) " + pending +
+                                         " are still in this rank's rings (progress, then checkpoint again)");
+  // Our frames in peers' rings live in their memory; they are theirs to
+  // consume before their own checkpoint. Waiting for it keeps the hooks
+  // symmetric: once every rank is past on_checkpoint, no ring holds a frame.
+  LZ_RETURN_IF_ERROR(wait_peers_consumed());
+  pending = inbound_pending();  // a peer that sent while we waited broke the drain
+  if (!pending.empty())
+    return Status(Code::kWouldBlock, "shm: not drained: frames from rank(s) " + pending +
+                                         " arrived during the checkpoint (sends were not held)");
+
+  // Tell peers this segment is dead before it goes away (see OwnerState).
+  local_hdr_->state.store(kOwnerCheckpointed, std::memory_order_release);
+  release_peers();
+  release_local();  // unmaps, closes and unlinks the FIFO and the segment
+  armed_ = false;
+  checkpointed_ = true;
+  log::debug("shm: rank %d released its shared memory for a checkpoint (generation %u)", rank_, generation_);
+  return Status::Ok();
+}
+
+Status ShmTransport::recreate(bool restarted) {
+  if (host_ == nullptr) return Internal("shm: continue/restart before init()");
+  if (!checkpointed_)
+    return Internal(std::string("shm: on_") + (restarted ? "restart" : "continue") +
+                    "() without a successful on_checkpoint()");
+  if (restarted) {
+    // A restored process set: new pids, maybe other hosts. Nothing learned
+    // about the old processes holds (a peer seen exiting before the
+    // checkpoint was restored with the rest).
+    rank_ = host_->rank();
+    build_topology();
+    setup_single_copy();
+    last_check_ms_ = 0;
+    tick_ = 0;
+    sweep_stale(cfg_.backing_dir);
+  }
+  if (Status s = create_local(); !s.ok()) {
+    release_local();
+    return s.with_context(std::string("shm: on_") + (restarted ? "restart" : "continue"));
+  }
+  return publish();
+}
+
+Status ShmTransport::on_continue() { return recreate(false); }
+Status ShmTransport::on_restart() { return recreate(true); }
 
 }  // namespace lz::transport::shm

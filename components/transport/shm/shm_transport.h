@@ -20,10 +20,27 @@
 // segment says so) is not a failure; any other exit is reported once through
 // Host::peer_failed(), after the frames it sent have been delivered.
 //
-// Checkpoint (issue 4, kCapCheckpoint still off): resources are split from
-// module state so the hooks are wiring: on_checkpoint = drained() check +
-// release_peers() + release_local(); on_continue/on_restart = create_local()
-// with the next generation + publish() (+ the engine's fence) + connect().
+// Checkpoint/restart (kCapCheckpoint). Everything shared with other processes
+// (both segments, the doorbell FIFOs, peers' pidfds) is released by
+// on_checkpoint() and re-created by on_continue()/on_restart(); module state
+// (topology, flags, counters) is process memory and survives in the image.
+//   on_checkpoint(): refuses (kWouldBlock, nothing released) while a frame
+//     from a peer is still unconsumed in our rings; waits up to
+//     transport_shm_checkpoint_wait_ms for peers to consume the frames we
+//     put in theirs (kTimeout if they do not); then marks our segment
+//     kOwnerCheckpointed, unmaps every segment, closes the FIFOs and pidfds,
+//     and removes our files. The epoll set stays open (now empty), so
+//     wait_fd() keeps its number across the hooks.
+//   on_continue(): a new segment and doorbell (next generation in the name),
+//     published in the modex. on_restart(): the same in a restored process
+//     set: the topology is re-read from the Host (ranks may have moved),
+//     gone/reported flags are reset, the Yama ptracer permission and the
+//     process_vm_readv probe are redone (new pids).
+//   The engine then fences the modex and calls connect(), which maps every
+//   peer's new segment, opens its new doorbell and pidfd.
+// Rings restart empty in the new segments; no sequence state lives in them
+// (per-pair order is the ring's FIFO order), so frames sent after connect()
+// arrive after every frame sent before the checkpoint.
 #pragma once
 
 #include <sys/uio.h>
@@ -47,6 +64,9 @@ class ShmTransport final : public lz::transport::Module {
 
   uint64_t capabilities() const override;
   Status init(Host& host) override;
+  Status on_checkpoint() override;
+  Status on_continue() override;
+  Status on_restart() override;
   Status connect() override;
   bool reaches(int peer) const override;
   size_t max_frame() const override { return cfg_.max_frame; }
@@ -60,12 +80,25 @@ class ShmTransport final : public lz::transport::Module {
   const ShmConfig& config() const { return cfg_; }
   // No frame of ours unconsumed in any peer's ring, none pending in ours.
   bool drained() const;
+  // True between a successful on_checkpoint() and the next connect().
+  bool checkpointed() const { return checkpointed_; }
+  uint32_t generation() const { return generation_; }
 
  private:
+  // Which ranks share our node, from the Host (init and restart).
+  void build_topology();
+  void setup_single_copy();
+  // Frames from peers still in our rings: "" or what is pending, from whom.
+  std::string inbound_pending() const;
+  // Waits for peers to consume what we wrote into their rings.
+  Status wait_peers_consumed();
+  Status recreate(bool restarted);
+
   // Resources shared with other processes (everything a checkpoint releases).
   Status create_local();
   Status publish();
   Status attach_peer(ShmPeer& p);
+  void release_peer(ShmPeer& p);
   void release_peers();
   void release_local();
 
@@ -95,6 +128,7 @@ class ShmTransport final : public lz::transport::Module {
   UniqueFd waitset_;  // epoll: doorbell + peers' pidfds
   uint32_t generation_ = 0;
   bool names_linked_ = false;
+  bool checkpointed_ = false;  // resources released; connect() ends it
 
   bool get_ok_ = false;
   bool armed_ = false;

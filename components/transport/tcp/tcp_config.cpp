@@ -31,6 +31,8 @@ StatusOr<TcpConfig> load_config(const ParamStore& params, const std::string& pre
   const int64_t mp = params.get_int(name("max_pending_accepts"));
   if (mp < 1 || mp > 65536) return InvalidArgument(name("max_pending_accepts") + " must be in 1..65536");
   c.max_pending_accepts = static_cast<int>(mp);
+  c.checkpoint_timeout = params.get_double(name("checkpoint_timeout"));
+  if (!(c.checkpoint_timeout > 0)) return InvalidArgument(name("checkpoint_timeout") + " must be positive");
   return c;
 }
 

@@ -39,6 +39,10 @@ inline constexpr ParamSpec kTcpParams[] = {
      "Seconds an accepted connection may take to authenticate before it is refused", 5},
     {"max_pending_accepts", ParamType::kInt, "64",
      "Accepted but not yet authenticated connections held at once; the oldest is refused beyond it", 6},
+    {"checkpoint_timeout", ParamType::kDouble, "10",
+     "Seconds the checkpoint hook may spend pushing queued frames out and closing connections in order "
+     "(the peer is checkpointing too) before it refuses, or closes without the peer's answer",
+     6},
 };
 inline constexpr size_t kNumTcpParams = std::size(kTcpParams);
 
@@ -52,6 +56,7 @@ struct TcpConfig {
   double connect_timeout = 30.0;        // seconds, outgoing connect + handshake
   double handshake_timeout = 10.0;      // seconds an accepted socket may take to authenticate
   int max_pending_accepts = 64;         // unauthenticated sockets held at once
+  double checkpoint_timeout = 10.0;     // seconds, on_checkpoint flush and orderly close
 };
 
 // Smallest and largest max_frame accepted (the length field keeps bit 31 for

@@ -21,6 +21,7 @@ const char* TcpEndpoint::state_name(State s) {
     case State::kConnected: return "connected";
     case State::kPeerFinalized: return "finalized";
     case State::kFailed: return "failed";
+    case State::kSuspended: return "suspended by a checkpoint";
   }
   return "?";
 }

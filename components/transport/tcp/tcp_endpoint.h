@@ -8,7 +8,9 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lazarus/status.h"
@@ -28,6 +30,9 @@ class TcpEndpoint {
     kConnected,       // frames flow on conn()
     kPeerFinalized,   // the peer said bye and closed
     kFailed,          // lost for good (reported through Host::peer_failed)
+    kSuspended,       // closed by a checkpoint (ours or the peer's): frames sent
+                      // now are queued (whole) until connect() reads the peer's
+                      // new address and reconnects
   };
 
   TcpEndpoint(int rank, TcpPoller* poller) : rank_(rank), poller_(poller) {}
@@ -48,6 +53,11 @@ class TcpEndpoint {
   double retry_at = 0;
   // Set once the peer's bye frame arrived; its EOF is then orderly.
   bool bye_received = false;
+  // Set once the peer's checkpoint frame arrived; its EOF then suspends the pair.
+  bool checkpoint_received = false;
+  // Frames read while a checkpoint closed the connection (a peer that did not
+  // hold its sends): process memory, delivered first by the next progress().
+  std::deque<std::string> stash;
   // Set once Host::peer_failed has been called (or queued) for this peer.
   bool failure_reported = false;
   Status failure;

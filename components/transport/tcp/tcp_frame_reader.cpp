@@ -75,7 +75,7 @@ TcpFrameReader::Item TcpFrameReader::next(Status* why) {
   const uint32_t h = decode_frame_header(reinterpret_cast<const unsigned char*>(buf_.get() + head_));
   if (h & kControlBit) {
     const uint32_t code = h & ~kControlBit;
-    if (code != kBye) {
+    if (code != kBye && code != kCheckpoint) {
       it.kind = Item::kBad;
       *why = ProtocolError("unknown tcp control frame " + std::to_string(code));
       return it;

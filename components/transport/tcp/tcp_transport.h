@@ -8,6 +8,26 @@
 // Frames are never written before the handshake is accepted, so nothing is
 // lost with the losing connection. See tcp_handshake.h for authentication.
 //
+// Checkpoint/restart (kCapCheckpoint): a core image must hold no inet socket.
+//   on_checkpoint(): refuses (kWouldBlock, nothing closed) while a frame from
+//     a peer is unread (in our socket or reader); pushes out frames still
+//     queued to peers (connecting if need be; kTimeout after
+//     transport_tcp_checkpoint_timeout, nothing closed); then on every
+//     connection sends a kCheckpoint control frame, half-closes and reads to
+//     the peer's EOF (frames that still come are kept in the endpoint's stash,
+//     in order, for the next progress()), and closes the listener, every
+//     connection and every half-open accept. Endpoints (queues, counters,
+//     state) survive in process memory, suspended (kSuspended).
+//   A peer that is not yet checkpointing reads our kCheckpoint + EOF in
+//     progress() and suspends the pair too (no failure is reported).
+//   on_continue()/on_restart(): open a new listener (new ports) and publish it
+//     in the modex; restart also re-selects interfaces (maybe another host),
+//     re-reads the job secret (a new launcher) and forgets failures of the
+//     old process set. After the engine's fence, connect() re-reads every
+//     address; pairs reconnect lazily on the next send (at once if frames
+//     were queued while suspended). The handshake's mutual MAC and target
+//     rank refuse a stale address that now belongs to someone else.
+//
 // Threading: one thread at a time (the engine serializes), per transport.h.
 #pragma once
 
@@ -33,11 +53,15 @@ class TcpTransport final : public Module {
   explicit TcpTransport(TcpConfig config);
   ~TcpTransport() override;
 
-  // kCapCheckpoint stays off until issue 4 fills the hooks; everything the
-  // hooks need to close and re-create lives in TcpListener/TcpConnection,
-  // everything they must keep lives in TcpEndpoint.
-  uint64_t capabilities() const override { return kCapWaitFd; }
+  // Everything the checkpoint hooks close and re-create lives in
+  // TcpListener/TcpConnection; everything they keep lives in TcpEndpoint.
+  uint64_t capabilities() const override { return kCapWaitFd | kCapCheckpoint; }
   Status init(Host& host) override;
+  Status on_checkpoint() override;
+  Status on_continue() override;
+  Status on_restart() override;
+  // True between a successful on_checkpoint() and the next connect().
+  bool checkpointed() const { return checkpointed_; }
   Status connect() override;
   bool reaches(int peer) const override;
   size_t max_frame() const override { return config_.max_frame; }
@@ -47,7 +71,7 @@ class TcpTransport final : public Module {
   int wait_fd() const override { return poller_.fd(); }
   // Every source of work is in the epoll set except failures decided inside
   // send(), which progress() reports: do not sleep while one is pending.
-  bool arm_wait() override { return to_report_.empty(); }
+  bool arm_wait() override { return to_report_.empty() && stashed_ == 0; }
 
   // Observability for tests and `lazarus` diagnostics.
   struct Stats {
@@ -82,6 +106,14 @@ class TcpTransport final : public Module {
   std::vector<SockAddr> order_addresses(int peer, const std::string& published, Status* err) const;
   Status finalize_connections();
 
+  int dispatch_events();
+  int deliver_stash();
+  void peer_checkpointed(TcpEndpoint& ep);
+  std::string unread_from_peers() const;
+  Status flush_for_checkpoint(double deadline);
+  void close_for_checkpoint(double deadline);
+  Status reopen(bool restarted);
+
   TcpConfig config_;
   Host* host_ = nullptr;
   std::string secret_;
@@ -96,6 +128,9 @@ class TcpTransport final : public Module {
   std::vector<std::unique_ptr<TcpConnection>> graveyard_;  // closed at the end of progress()
   std::vector<int> to_report_;
   bool in_progress_ = false;
+  bool checkpointed_ = false;  // sockets closed; connect() ends it
+  bool stashing_ = false;      // inside on_checkpoint: frames read go to the stash
+  size_t stashed_ = 0;         // frames in all stashes
   Stats stats_;
 };
 
