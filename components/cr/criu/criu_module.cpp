@@ -1,0 +1,43 @@
+#include "criu_module.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "criu_restore.h"
+#include "criu_self_dump.h"
+
+namespace lz::cr::criu {
+
+Status CriuModule::init() {
+  if (access(config_.binary.c_str(), X_OK) != 0)
+    return Unavailable("criu binary `" + config_.binary + "` is not executable");
+  return Status::Ok();
+}
+
+StatusOr<Outcome> CriuModule::checkpoint(const LocalSnapshot& snap) {
+  int dir_fd = open(snap.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoError("cannot open snapshot directory " + snap.dir, errno);
+  SelfDumpOptions o;
+  o.dir_fd = dir_fd;
+  o.criu_binary = config_.binary;
+  o.log_level = config_.log_level;
+  o.leave_running = config_.leave_running && !snap.terminate;
+  o.shell_job = config_.shell_job;
+  auto r = self_dump(o);
+  close(dir_fd);
+  return r;
+}
+
+StatusOr<pid_t> CriuModule::restore(const RestoreRequest& req) {
+  RestoreOptions o;
+  o.dir = req.dir;
+  o.criu_binary = config_.binary;
+  o.log_level = config_.log_level;
+  o.stdout_fd = req.stdout_fd;
+  o.stderr_fd = req.stderr_fd;
+  return restore_image(o);
+}
+
+}  // namespace lz::cr::criu

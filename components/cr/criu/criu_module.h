@@ -1,0 +1,43 @@
+// The cr/criu module: core-image checkpoint/restart of this process with CRIU.
+//
+// checkpoint() is the libcriu self-dump of criu_self_dump.h (BLCR's contract:
+// kContinued in the process that goes on, kRestarted in a restored one);
+// restore() is criu_restore.h for the launcher. Settings come from the
+// component's parameter table (cr_criu_*), read once at query time.
+#pragma once
+
+#include <string>
+
+#include "lazarus/frameworks/cr.h"
+
+namespace lz::cr::criu {
+
+struct CriuConfig {
+  std::string binary;
+  int log_level = 4;
+  bool leave_running = true;
+  bool shell_job = true;
+};
+
+class CriuModule final : public Module {
+ public:
+  explicit CriuModule(CriuConfig config) : config_(std::move(config)) {}
+  uint64_t capabilities() const override { return kCapCoreImage | kCapNeedsPrivilege; }
+  Status init() override;
+  // Dumps into snap.dir. The process keeps running unless snap.terminate or
+  // cr_criu_leave_running=false (then CRIU kills it after a good dump, and the
+  // call returns only in restored processes).
+  StatusOr<Outcome> checkpoint(const LocalSnapshot& snap) override;
+  // Restores the process saved in req.dir with req.stdout_fd/stderr_fd as its
+  // stdout/stderr; the caller becomes a child subreaper and the restored
+  // process its child. Needs the original pid free.
+  StatusOr<pid_t> restore(const RestoreRequest& req) override;
+  Status finalize() override { return Status::Ok(); }
+
+  const CriuConfig& config() const { return config_; }
+
+ private:
+  CriuConfig config_;
+};
+
+}  // namespace lz::cr::criu

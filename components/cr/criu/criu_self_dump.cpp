@@ -1,0 +1,90 @@
+#include "criu_self_dump.h"
+
+#ifdef LZ_HAVE_LIBCRIU
+#include <criu/criu.h>
+#endif
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <mutex>
+
+#include "criu_image_meta.h"
+#include "criu_swrk.h"
+
+namespace lz::cr::criu {
+namespace {
+
+std::mutex g_dump_mutex;
+
+std::string dir_path_of(int dir_fd) {
+  char buf[4096];
+  ssize_t n = readlink(("/proc/self/fd/" + std::to_string(dir_fd)).c_str(), buf, sizeof buf - 1);
+  if (n < 0) return "<images directory>";
+  buf[n] = '\0';
+  return buf;
+}
+
+}  // namespace
+
+std::string criu_log_errors(const std::string& log, int max_lines) {
+  std::ifstream in(log);
+  std::deque<std::string> errors;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("Error") == std::string::npos) continue;
+    errors.push_back(line);
+    if (static_cast<int>(errors.size()) > max_lines) errors.pop_front();
+  }
+  std::string out;
+  for (const auto& e : errors) out += (out.empty() ? "" : "\n") + e;
+  return out;
+}
+
+StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
+#ifndef LZ_HAVE_LIBCRIU
+  (void)o;
+  (void)&dir_path_of;
+  return Unavailable("Lazarus was built without libcriu (no CRIU >= 4.1 found); run scripts/setup and rebuild");
+#else
+  if (o.dir_fd < 0) return InvalidArgument("self_dump: no images directory");
+  std::lock_guard<std::mutex> lock(g_dump_mutex);
+  const std::string dir = dir_path_of(o.dir_fd);
+
+  LZ_RETURN_IF_ERROR(write_meta(o.dir_fd, current_process_meta(o.dir_fd, o.leave_running)).with_context(dir));
+  LZ_ASSIGN_OR_RETURN(Swrk swrk, Swrk::start(o.criu_binary));
+
+  if (criu_init_opts() != 0) return Internal("criu_init_opts failed");
+  criu_set_service_fd(swrk.fd());
+  criu_set_pid(getpid());
+  criu_set_images_dir_fd(o.dir_fd);
+  criu_set_leave_running(o.leave_running);
+  criu_set_shell_job(o.shell_job);
+  criu_set_log_level(o.log_level);
+  if (criu_set_log_file(o.log_file.c_str()) != 0) return Internal("criu_set_log_file failed");
+
+  int ret = criu_dump();
+  int err = errno;
+  if (ret == 1) return Outcome::kRestarted;
+  if (ret == 0) {
+    // The continuing process: record sizes so a truncated image is refused by name.
+    Status s = write_file_list(o.dir_fd);
+    if (!s.ok()) return s.with_context("dump of pid " + std::to_string(getpid()) + " into " + dir);
+    return Outcome::kContinued;
+  }
+  std::string log = dir + "/" + o.log_file;
+  std::string why = criu_log_errors(log);
+  std::string msg = "criu dump of pid " + std::to_string(getpid()) + " into " + dir + " failed (libcriu " +
+                    std::to_string(ret) + ": " + std::strerror(ret < 0 ? -ret : err) + ")";
+  if (!why.empty())
+    msg += "; " + log + " says:\n" + why;
+  else
+    msg += "; see " + log;
+  return IoError(msg);
+#endif
+}
+
+}  // namespace lz::cr::criu

@@ -1,0 +1,119 @@
+// cr_restart IMAGE: brings back a process saved by cr_checkpoint (or by a
+// libcr program's own request), with its stdout/stderr (and a piped stdin)
+// connected to cr_restart's, waits for it and exits with its status.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "criu_probe.h"
+#include "criu_restore.h"
+
+#ifndef LZ_CRIU_BINARY_DEFAULT
+#define LZ_CRIU_BINARY_DEFAULT ""
+#endif
+
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+
+void forward(int sig) {
+  if (g_child > 0) kill(g_child, sig);
+}
+
+// A regular file written for a BLCR-style cr_fd names the image directory.
+std::string image_dir_of(const std::string& arg) {
+  struct stat st {};
+  if (stat(arg.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    std::ifstream in(arg);
+    std::string tag, dir;
+    if (in >> tag >> dir && tag == "lazarus-criu-images") return dir;
+  }
+  return arg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Restart a process from the image written by cr_checkpoint.\n\n"
+      "IMAGE is the directory of CRIU images (or the file a libcr program named as\n"
+      "its checkpoint destination, which points to that directory). The process\n"
+      "comes back under its original pid, which must be free; its stdout and stderr\n"
+      "(and its stdin if that was a pipe) are cr_restart's. cr_restart waits for it,\n"
+      "forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 to it, and exits with\n"
+      "its exit status (or dies of the same signal).",
+      "cr_restart"};
+  std::string image;
+  const char* env_bin = std::getenv("LZ_MCA_cr_criu_binary");
+  std::string criu = env_bin && *env_bin ? env_bin : LZ_CRIU_BINARY_DEFAULT;
+  int log_level = 4;
+  app.add_option("image", image, "Image directory (or pointer file)")->required();
+  app.add_option("--criu", criu, "criu binary (default: $LZ_MCA_cr_criu_binary or the one found at build time)");
+  app.add_option("--log-level", log_level, "CRIU log level for IMAGE/restore.log")->check(CLI::Range(0, 4));
+  app.footer(
+      "Needs root or CAP_CHECKPOINT_RESTORE. Exit status 1 with a message when the image\n"
+      "is missing, incomplete, truncated, or its pid is in use.");
+  CLI11_PARSE(app, argc, argv);
+
+  lz::Status priv = lz::cr::criu::check_privilege();
+  if (!priv.ok()) {
+    std::fprintf(stderr, "cr_restart: %s\n", priv.message().c_str());
+    return 1;
+  }
+  lz::cr::criu::RestoreOptions o;
+  o.dir = image_dir_of(image);
+  o.criu_binary = criu;
+  o.log_level = log_level;
+  o.stdin_fd = 0;
+  o.stdout_fd = 1;
+  o.stderr_fd = 2;
+
+  // Signals that arrive while criu runs are held and forwarded afterwards.
+  sigset_t fwd, old;
+  sigemptyset(&fwd);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&fwd, s);
+  sigprocmask(SIG_BLOCK, &fwd, &old);
+  auto pid = lz::cr::criu::restore_image(o);
+  if (!pid.ok()) {
+    std::fprintf(stderr, "cr_restart: %s\n", pid.status().message().c_str());
+    return 1;
+  }
+  g_child = *pid;
+  struct sigaction sa {};
+  sa.sa_handler = &forward;
+  sa.sa_flags = SA_RESTART;
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaction(s, &sa, nullptr);
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+
+  // We are a subreaper: besides the restored process, orphans of its later
+  // checkpoints (criu helpers) come to us and are reaped here.
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(-1, &status, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      std::fprintf(stderr, "cr_restart: lost track of restored process %d: %s\n", static_cast<int>(*pid),
+                   std::strerror(errno));
+      return 1;
+    }
+    if (r == *pid) break;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    int s = WTERMSIG(status);
+    std::fflush(stdout);
+    signal(s, SIG_DFL);
+    raise(s);
+    return 128 + s;
+  }
+  return 1;
+}
