@@ -1,0 +1,278 @@
+// Harness of the transport conformance suite: runs one scenario as a small job
+// of forked processes, each holding one transport module, and turns what the
+// processes report into a JobResult the gtest side asserts on.
+//
+// The parent (the gtest process) plays the launcher: it forks `nprocs`
+// children, serves their modex (put / fence / get) over one SOCK_SEQPACKET
+// socketpair per child, forwards small harness messages between them (post),
+// collects their reports from one pipe per child, and kills everything that is
+// still running when the job's timeout expires, so a scenario can fail but
+// never hang the suite. No wall-clock threshold is ever asserted: the timeout
+// only bounds a hang.
+//
+// Each child builds its own lz::Registry with `--mca transport <name>`, selects
+// the transport, init()s it with a test Host (same node_id for every rank: one
+// host), fences, connect()s, runs the scenario, syncs with the other ranks
+// while progressing (so nobody finalizes while a peer still needs it), calls
+// finalize() and reports completion.
+//
+//   JobResult r = run_job({.transport = "tcp", .nprocs = 2}, [](Child& c) {
+//     CT_ASSERT(c, c.module().reaches(c.peer())) << "peer " << c.peer();
+//     ...
+//   });
+//   // r.ranks[i].failures, r.skip_reason(), r.timed_out ...
+//
+// Restart in a new process set without a checkpointer: a rank may replace
+// itself by a forked copy (Child::replace_process(): the copy's memory is the
+// rank's image at that point, the original exits). The copy inherits the
+// channel and the report pipe, so the parent keeps serving it as the same
+// rank; the parent is a child subreaper, so it reaps the copy too.
+//
+// Threading: none. Children are single-threaded; the parent runs one job at a
+// time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lazarus/frameworks/transport.h"
+#include "lazarus/modex.h"
+#include "lazarus/status.h"
+
+namespace lz::conformance {
+
+// One frame as delivered to the test Host.
+struct Frame {
+  int src = -1;
+  std::string data;
+};
+
+class Child;
+using Scenario = std::function<void(Child&)>;
+
+// Overall bound of one job; LZ_CONFORMANCE_TIMEOUT (seconds) overrides it.
+std::chrono::seconds default_job_timeout();
+
+struct JobSpec {
+  std::string transport;
+  int nprocs = 2;
+  std::chrono::seconds timeout = default_job_timeout();
+  // Optional: runs in every child between the modex fence and connect()
+  // (attackers connect here, before the real ranks do).
+  std::function<void(Child&)> after_fence;
+};
+
+// What one child reported and how it ended.
+struct RankOutcome {
+  int rank = -1;
+  pid_t pid = -1;
+  int wait_status = -1;           // from waitpid; -1 if never reaped
+  bool finished = false;          // reported completion after finalize()
+  bool intentional_exit = false;  // announced it would end abruptly (fault scenarios)
+  std::vector<std::string> failures;
+  std::vector<std::string> notes;
+  std::string skip;        // non-empty: the scenario does not apply, with why
+  std::string last_phase;  // what it was doing last (shown on timeouts)
+};
+
+struct JobResult {
+  std::string setup_error;  // the harness itself failed (fork, socketpair...)
+  bool timed_out = false;
+  std::vector<RankOutcome> ranks;
+
+  // Every problem, one line each, "rank r: ..." (empty when the job passed).
+  std::vector<std::string> problems() const;
+  // The skip reason when every rank skipped and nothing failed.
+  std::optional<std::string> skip_reason() const;
+  std::vector<std::string> notes() const;
+};
+
+// Runs `scenario` in spec.nprocs forked children; see the banner.
+JobResult run_job(const JobSpec& spec, const Scenario& scenario);
+
+// ---------------------------------------------------------------------------
+// Child side.
+
+// Streamed failure message: `CT_ASSERT(c, x == 1) << "x is " << x;`
+class Msg {
+ public:
+  template <typename T>
+  Msg& operator<<(const T& v) {
+    os_ << v;
+    return *this;
+  }
+  std::string str() const { return os_.str(); }
+
+ private:
+  std::ostringstream os_;
+};
+
+class Failer {
+ public:
+  Failer(Child& c, const char* file, int line, const char* cond) : c_(c), file_(file), line_(line), cond_(cond) {}
+  // Records the failure; returns void so that `return failer = Msg()` works in
+  // a void function.
+  void operator=(const Msg& m) const;
+
+ private:
+  Child& c_;
+  const char* file_;
+  int line_;
+  const char* cond_;
+};
+
+// Fails and returns from the (void) function when `cond` is false.
+// (The switch makes the macro safe inside an unbraced if/else, as in gtest.)
+#define CT_ASSERT(c, cond) \
+  switch (0)               \
+  case 0:                  \
+  default:                 \
+    if (cond) {            \
+    } else                 \
+      return (c).failer(__FILE__, __LINE__, #cond) = ::lz::conformance::Msg()
+// Fails and continues.
+#define CT_EXPECT(c, cond) \
+  switch (0)               \
+  case 0:                  \
+  default:                 \
+    if (cond) {            \
+    } else                 \
+      (c).failer(__FILE__, __LINE__, #cond) = ::lz::conformance::Msg()
+
+class TestHost;
+class ChannelModex;
+
+struct PeerFailure {
+  int rank = -1;
+  Status why;
+  bool inside_progress = false;
+};
+
+class Child {
+ public:
+  Child(const JobSpec& spec, int rank, int channel_fd, int report_fd, std::string secret,
+        std::chrono::steady_clock::time_point deadline);
+  ~Child();
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // The rank this one exchanges with: the other rank of a two-rank job, or
+  // itself in a one-rank job (a kCapSelf transport).
+  int peer() const { return size_ == 1 ? rank_ : (rank_ + 1) % size_; }
+  const std::string& transport_name() const { return transport_; }
+  transport::Module& module() { return *module_; }
+  uint64_t caps() const { return module_->capabilities(); }
+  const std::string& job_secret() const { return secret_; }
+
+  // module().progress() with the contract checked: never negative, and at
+  // least as many events as frames it delivered.
+  int progress();
+  // Frames delivered so far and not yet taken by the scenario.
+  std::deque<Frame>& inbox() { return inbox_; }
+  const std::vector<PeerFailure>& peer_failures() const { return peer_failures_; }
+
+  Modex& modex();
+  // Every entry `rank` published before the last fence/sync.
+  std::map<std::string, std::string> entries_of(int rank) const;
+
+  // Harness collective over all live ranks (a fence), progressing the module
+  // while it waits so a peer's queued frames still move (unless
+  // `progress_module` is false: between on_checkpoint() and on_continue()).
+  // False (and a failure recorded) when it cannot complete.
+  bool sync(bool progress_module = true);
+  // A small message to another rank through the parent; arrives in order.
+  bool post(int dst, std::string_view msg);
+  // The next message posted to this rank, if one arrived (never blocks).
+  std::optional<std::string> take_post();
+  // Waits for the next posted message, progressing the module meanwhile when
+  // `progress_module`. nullopt (failure recorded) at the deadline.
+  std::optional<std::string> wait_post(bool progress_module = true);
+
+  // The child's own deadline, earlier than the parent's kill, so a scenario
+  // that waits for something that never comes can say what it waited for.
+  bool expired() const { return std::chrono::steady_clock::now() >= deadline_; }
+  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
+
+  void fail(const std::string& message);
+  void note(const std::string& message);
+  void skip(const std::string& reason);
+  // What the child is doing now; the parent shows the last phase on timeout.
+  void phase(const std::string& what);
+  bool failed() const { return failed_; }
+  bool skipped() const { return skipped_; }
+  // Host::peer_failed() is part of this scenario (fault injection); without
+  // this call any peer_failed() fails the scenario.
+  void expect_peer_failure() { peer_failures_expected_ = true; }
+  Failer failer(const char* file, int line, const char* cond) { return Failer(*this, file, line, cond); }
+
+  // Ends this process now without finalize(), as a crashing peer would, after
+  // telling the parent it is on purpose: _exit(0), or SIGKILL when `kill`.
+  [[noreturn]] void exit_abruptly(bool kill);
+
+  // Continues this rank in a forked copy of this process and ends the
+  // original (_exit, no destructor runs): returns in the copy only, once the
+  // original is gone, with the original's pid; -1 (failure recorded) if the
+  // fork failed, in which case the original goes on.
+  pid_t replace_process();
+
+  // Runs the whole child life cycle (setup, scenario, sync, finalize) and
+  // returns the process exit code. Called by run_job() in the forked child.
+  int main(const Scenario& scenario);
+
+  // Internal, for TestHost/ChannelModex.
+  void on_deliver(int src, const void* data, size_t len);
+  void on_peer_failed(int rank, const Status& why);
+  Status channel_fence(std::map<int, std::map<std::string, std::string>>* entries);
+  Status channel_put(std::string_view key, std::string_view value);
+
+ private:
+  enum class Pump { kNoWait, kWait };
+  // Reads what the parent sent; with kWait, waits until something arrives or
+  // the deadline passes. False on EOF, error or deadline.
+  bool pump_channel(Pump how);
+  bool send_channel(const std::string& msg);
+  void report(char type, const std::string& text);
+
+  std::string transport_;
+  std::function<void(Child&)> after_fence_;
+  int rank_;
+  int size_;
+  int channel_fd_;
+  int report_fd_;
+  std::string secret_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::unique_ptr<TestHost> host_;
+  std::unique_ptr<ChannelModex> modex_;
+  std::unique_ptr<lz::Module> owned_module_;
+  transport::Module* module_ = nullptr;
+
+  std::deque<Frame> inbox_;
+  std::vector<PeerFailure> peer_failures_;
+  bool in_progress_ = false;
+  size_t delivered_in_call_ = 0;
+
+  std::deque<std::string> posts_;
+  bool fence_done_ = false;
+  std::string fence_error_;
+  std::map<int, std::map<std::string, std::string>> fenced_entries_;
+
+  bool failed_ = false;
+  bool skipped_ = false;
+  bool peer_failures_expected_ = false;
+  int failures_reported_ = 0;
+};
+
+}  // namespace lz::conformance
