@@ -73,6 +73,7 @@ Status TcpConnection::read_message(HsKind kind, bool* complete) {
     ssize_t r = ::recv(fd_.get(), in_ + in_len_, want - in_len_, MSG_DONTWAIT);
     if (r > 0) {
       in_len_ += static_cast<size_t>(r);
+      total_in_ += static_cast<size_t>(r);
       if (!handshake_prefix_ok(kind, in_, in_len_)) return ProtocolError("malformed handshake");
       continue;
     }

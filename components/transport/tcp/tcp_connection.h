@@ -79,6 +79,8 @@ class TcpConnection {
   bool wants_write() const { return phase_ == Phase::kConnecting || out_off_ < out_len_; }
   // The number of the connector's AUTH target (acceptor, after kAuthenticated).
   uint32_t auth_target() const { return auth_target_; }
+  // Not a single byte has been received on this connection.
+  bool nothing_received() const { return total_in_ == 0; }
 
   TcpFrameReader& reader() { return reader_; }
 
@@ -100,6 +102,7 @@ class TcpConnection {
   auth::Nonce my_nonce_{};
   unsigned char in_[kMaxHandshakeBytes];
   size_t in_len_ = 0;
+  size_t total_in_ = 0;  // every handshake byte received, for nothing_received()
   unsigned char out_[kMaxHandshakeBytes];
   size_t out_len_ = 0, out_off_ = 0;
   TcpFrameReader reader_;

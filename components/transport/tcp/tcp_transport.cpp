@@ -325,11 +325,16 @@ void TcpTransport::on_listener(uint32_t index) {
   }
 }
 
-void TcpTransport::refuse(uint32_t slot, const std::string& why) {
+void TcpTransport::refuse(uint32_t slot, const std::string& why, bool quiet) {
   std::unique_ptr<TcpConnection> c = std::move(pending_[slot]);
   if (!c) return;
-  log::warn("refused unauthenticated tcp connection from %s: %s", c->remote().to_string().c_str(), why.c_str());
-  ++stats_.refused;
+  if (quiet) {
+    log::debug("tcp: connection from %s closed before authenticating: %s", c->remote().to_string().c_str(),
+               why.c_str());
+  } else {
+    log::warn("refused unauthenticated tcp connection from %s: %s", c->remote().to_string().c_str(), why.c_str());
+    ++stats_.refused;
+  }
   poller_.remove(c->fd());
   bury(std::move(c));
   free_slots_.push_back(slot);
@@ -342,7 +347,11 @@ void TcpTransport::on_pending(uint32_t slot, int fd) {
   const TcpConnection::Event ev = c->advance();
   switch (ev.kind) {
     case TcpConnection::Event::kFailed:
-      refuse(slot, ev.why.message());
+      // A connection closed or reset before sending a single byte is not an
+      // attack: it is usually the losing side of a simultaneous connect, or a
+      // peer that finalized first. Close it quietly; anything that spoke and
+      // failed is refused and logged.
+      refuse(slot, ev.why.message(), /*quiet=*/c->nothing_received() && ev.why.code() != Code::kTimeout);
       return;
     case TcpConnection::Event::kAuthenticated: {
       std::unique_ptr<TcpConnection> owned = std::move(pending_[slot]);

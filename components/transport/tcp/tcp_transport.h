@@ -98,7 +98,7 @@ class TcpTransport final : public Module {
   void on_pending(uint32_t slot, int fd);
   void on_endpoint(uint32_t rank, int fd, uint32_t events, int* work);
   void decide(std::unique_ptr<TcpConnection> c, uint32_t slot);
-  void refuse(uint32_t slot, const std::string& why);
+  void refuse(uint32_t slot, const std::string& why, bool quiet = false);
   void read_endpoint(TcpEndpoint& ep, int* work);
   void on_timer();
   void arm_deadlines();
