@@ -28,16 +28,6 @@ int poll_timeout_ms(Deadline d) {
   return ms > 1000000000 ? 1000000000 : static_cast<int>(ms);
 }
 
-Fd& Fd::operator=(Fd&& o) noexcept {
-  if (this != &o) reset(o.release());
-  return *this;
-}
-
-void Fd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 uint16_t SockAddr::port() const {
   if (ss.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&ss)->sin_port);
   if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_port);

@@ -7,6 +7,8 @@
 //   LZ_RETURN_IF_ERROR(write_all(fd.get(), data, n, kNoDeadline));
 #pragma once
 
+#include "lazarus/unique_fd.h"
+
 #include <sys/socket.h>
 
 #include <chrono>
@@ -27,24 +29,7 @@ Deadline deadline_in(double seconds);
 int poll_timeout_ms(Deadline d);
 
 // Owns a file descriptor; closes it on destruction.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
+using Fd = ::lz::UniqueFd;
 
 struct SockAddr {
   sockaddr_storage ss{};

@@ -12,12 +12,6 @@
 
 namespace lz::transport::tcp {
 
-void UniqueFd::reset(int fd) {
-  if (fd_ >= 0 && ::close(fd_) != 0 && errno != EINTR)
-    log::debug("tcp: close(%d) failed: %s", fd_, std::strerror(errno));
-  fd_ = fd;
-}
-
 int SockAddr::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&ss)->sin_port);
   if (family() == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_port);

@@ -1,4 +1,4 @@
-// Small owning and value types for sockets: UniqueFd (RAII descriptor),
+// Small value types for sockets (descriptors are lz::UniqueFd):
 // SockAddr (an IPv4/IPv6 address with port, as text "1.2.3.4:5" or
 // "[fd00::1]:5"), and the socket options every tcp connection gets.
 #pragma once
@@ -11,30 +11,11 @@
 #include <utility>
 
 #include "lazarus/status.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::transport::tcp {
 
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& o) noexcept {
-    if (this != &o) reset(std::exchange(o.fd_, -1));
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  void reset(int fd = -1);
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_ = -1;
-};
+using UniqueFd = ::lz::UniqueFd;
 
 struct SockAddr {
   sockaddr_storage ss{};
