@@ -73,6 +73,17 @@ int check_counts(const char* fn, MPI_Comm comm, const int* counts, const char* w
   return MPI_SUCCESS;
 }
 
+// The part every rank supplies to a rooted collective (the send side of a
+// gather, the receive side of a scatter): checked unless it is MPI_IN_PLACE,
+// which stands for it only at the root.
+int check_own_part(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_Datatype dt, bool is_root,
+                   const char* count_what, const char* type_what) {
+  if (in_place(buf))
+    return is_root ? MPI_SUCCESS : mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+  if (int e = check_count(fn, comm, count, count_what)) return e;
+  return check_type(fn, comm, dt, type_what);
+}
+
 lz::coll::Module* module_for(MPI_Comm comm, Function f) { return comm->coll_table[f]; }
 
 int finish(const char* fn, MPI_Comm comm, const lz::Status& s) {
@@ -151,12 +162,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   LZ_CHECK(check_comm(kFn, comm));
   LZ_CHECK(check_root(kFn, comm, root));
   const bool is_root = comm->rank() == root;
-  if (!in_place(sendbuf)) {
-    LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-  } else if (!is_root) {
-    return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
-  }
+  LZ_CHECK(check_own_part(kFn, comm, sendbuf, sendcount, sendtype, is_root, "send count", "send datatype"));
   if (is_root) {
     LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
     LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
@@ -174,12 +180,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   LZ_CHECK(check_comm(kFn, comm));
   LZ_CHECK(check_root(kFn, comm, root));
   const bool is_root = comm->rank() == root;
-  if (!in_place(sendbuf)) {
-    LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-  } else if (!is_root) {
-    return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
-  }
+  LZ_CHECK(check_own_part(kFn, comm, sendbuf, sendcount, sendtype, is_root, "send count", "send datatype"));
   if (is_root) {
     LZ_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
     if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
@@ -198,12 +199,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   LZ_CHECK(check_comm(kFn, comm));
   LZ_CHECK(check_root(kFn, comm, root));
   const bool is_root = comm->rank() == root;
-  if (!in_place(recvbuf)) {
-    LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-    LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  } else if (!is_root) {
-    return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
-  }
+  LZ_CHECK(check_own_part(kFn, comm, recvbuf, recvcount, recvtype, is_root, "receive count", "receive datatype"));
   if (is_root) {
     LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
     LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
@@ -221,12 +217,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
   LZ_CHECK(check_comm(kFn, comm));
   LZ_CHECK(check_root(kFn, comm, root));
   const bool is_root = comm->rank() == root;
-  if (!in_place(recvbuf)) {
-    LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-    LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  } else if (!is_root) {
-    return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
-  }
+  LZ_CHECK(check_own_part(kFn, comm, recvbuf, recvcount, recvtype, is_root, "receive count", "receive datatype"));
   if (is_root) {
     LZ_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
     if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");

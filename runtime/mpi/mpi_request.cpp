@@ -34,6 +34,37 @@ int retire_at(MPI_Request* reqs, int i, MPI_Status* st, MPI_Comm* comm, std::str
   return retire(&reqs[i], st, comm, text);
 }
 
+// Every live request of the array has completed.
+bool all_complete(int count, const MPI_Request* reqs) {
+  for (int i = 0; i < count; ++i)
+    if (live(reqs[i]) && !reqs[i]->complete) return false;
+  return true;
+}
+
+// Retires every live request of a completed array (Waitall/Testall), filling
+// statuses; a failed request makes the call fail with MPI_ERR_IN_STATUS and
+// the first failure's text (each request's own class is in its status).
+int retire_all(const char* fn, int count, MPI_Request* reqs, MPI_Status* statuses) {
+  int errors = 0;
+  MPI_Comm err_comm = MPI_COMM_WORLD;
+  std::string first_text;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* st = status_at(statuses, i);
+    if (!live(reqs[i])) {
+      empty_status(st);
+      continue;
+    }
+    MPI_Comm comm;
+    std::string text;
+    int err = retire_at(reqs, i, st, &comm, &text);
+    if (err != MPI_SUCCESS && errors++ == 0) {
+      err_comm = comm;
+      first_text = text;
+    }
+  }
+  return errors ? mpi_error(err_comm, fn, MPI_ERR_IN_STATUS, first_text) : MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -79,70 +110,20 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   LZ_MPI_ENTRY("MPI_Waitall");
   if (int e = check_array("MPI_Waitall", count, array_of_requests)) return e;
-  engine().wait_until([&] {
-    for (int i = 0; i < count; ++i)
-      if (live(array_of_requests[i]) && !array_of_requests[i]->complete) return false;
-    return true;
-  });
-  int errors = 0;
-  MPI_Comm err_comm = MPI_COMM_WORLD;
-  std::string first_text;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* st = status_at(array_of_statuses, i);
-    if (!live(array_of_requests[i])) {
-      empty_status(st);
-      continue;
-    }
-    MPI_Comm comm;
-    std::string text;
-    int err = retire_at(array_of_requests, i, st, &comm, &text);
-    if (err != MPI_SUCCESS && errors++ == 0) {
-      err_comm = comm;
-      first_text = text;
-    }
-  }
-  if (errors) {
-    // MPI: with statuses the caller finds each request's error there.
-    if (array_of_statuses != MPI_STATUSES_IGNORE)
-      return mpi_error(err_comm, "MPI_Waitall", MPI_ERR_IN_STATUS, first_text);
-    return mpi_error(err_comm, "MPI_Waitall", MPI_ERR_IN_STATUS, first_text);
-  }
-  return MPI_SUCCESS;
+  engine().wait_until([&] { return all_complete(count, array_of_requests); });
+  return retire_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
 }
 
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   LZ_MPI_ENTRY("MPI_Testall");
   if (int e = check_array("MPI_Testall", count, array_of_requests)) return e;
-  auto all_done = [&] {
-    for (int i = 0; i < count; ++i)
-      if (live(array_of_requests[i]) && !array_of_requests[i]->complete) return false;
-    return true;
-  };
-  if (!all_done()) engine().progress();
-  if (!all_done()) {
+  if (!all_complete(count, array_of_requests)) engine().progress();
+  if (!all_complete(count, array_of_requests)) {
     *flag = 0;
     return MPI_SUCCESS;
   }
   *flag = 1;
-  int errors = 0;
-  MPI_Comm err_comm = MPI_COMM_WORLD;
-  std::string first_text;
-  for (int i = 0; i < count; ++i) {
-    MPI_Status* st = status_at(array_of_statuses, i);
-    if (!live(array_of_requests[i])) {
-      empty_status(st);
-      continue;
-    }
-    MPI_Comm comm;
-    std::string text;
-    int err = retire_at(array_of_requests, i, st, &comm, &text);
-    if (err != MPI_SUCCESS && errors++ == 0) {
-      err_comm = comm;
-      first_text = text;
-    }
-  }
-  if (errors) return mpi_error(err_comm, "MPI_Testall", MPI_ERR_IN_STATUS, first_text);
-  return MPI_SUCCESS;
+  return retire_all("MPI_Testall", count, array_of_requests, array_of_statuses);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
