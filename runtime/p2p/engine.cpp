@@ -259,18 +259,21 @@ void Engine::send_ctl(int world, uint8_t type, uint64_t sreq, uint64_t rreq) {
   if (!s.ok()) peer_failed(world, s);
 }
 
-Status Engine::start_send(Request* r) {
+bool Engine::activate(Request* r) {
   r->active = true;
   r->complete = false;
   r->st_error = MPI_SUCCESS;
   r->st_cancelled = false;
-  if (r->peer == MPI_PROC_NULL) {
-    r->st_source = MPI_PROC_NULL;
-    r->st_tag = MPI_ANY_TAG;
-    r->st_bytes = 0;
-    complete(r);
-    return Status::Ok();
-  }
+  if (r->peer != MPI_PROC_NULL) return false;
+  r->st_source = MPI_PROC_NULL;
+  r->st_tag = MPI_ANY_TAG;
+  r->st_bytes = 0;
+  complete(r);
+  return true;
+}
+
+Status Engine::start_send(Request* r) {
+  if (activate(r)) return Status::Ok();
   Comm* c = r->comm;
   const int world = c->world_rank_of(r->peer);
   r->world_peer = world;
@@ -351,17 +354,7 @@ Status Engine::start_send(Request* r) {
 // ---- receiving ------------------------------------------------------------------------
 
 Status Engine::start_recv(Request* r) {
-  r->active = true;
-  r->complete = false;
-  r->st_error = MPI_SUCCESS;
-  r->st_cancelled = false;
-  if (r->peer == MPI_PROC_NULL) {
-    r->st_source = MPI_PROC_NULL;
-    r->st_tag = MPI_ANY_TAG;
-    r->st_bytes = 0;
-    complete(r);
-    return Status::Ok();
-  }
+  if (activate(r)) return Status::Ok();
   r->bytes = packed_bytes(r->dt, r->count);
   r->dest = contiguous(r->dt) ? static_cast<char*>(r->buf) + first_byte(r->dt) : nullptr;
   if (r->peer != MPI_ANY_SOURCE) {

@@ -110,6 +110,9 @@ class Engine final : public transport::Host {
   bool has_pending() const { return pending_peers_ != 0; }
 
  private:
+  // Starts `r` (active, not complete, no error); a request to MPI_PROC_NULL
+  // completes at once with the empty status, and activate() returns true.
+  bool activate(Request* r);
   void sleep_turn();
   // Sends header + payload to `world`, queueing it when the transport has no
   // room (or sends are held). Counts bookmarks for frames that left.
