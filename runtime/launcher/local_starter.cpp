@@ -59,7 +59,10 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
   pid_t pid = fork();
   if (pid < 0) return ErrnoError("fork", errno);
   if (pid == 0) {
-    setpgid(0, 0);
+    // Each rank leads its own session (and process group): CRIU can only save
+    // a process whose session leader is in its PID namespace, and under an
+    // unshared namespace (containers, CI runners) ours may not be.
+    setsid();
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -83,7 +86,7 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     (void)!::write(st_w.get(), &e, sizeof e);
     _exit(127);
   }
-  setpgid(pid, pid);  // also from the parent: no race with an early kill(-pid)
+  setpgid(pid, pid);  // from the parent too (fails harmlessly once the child leads its session): no race with an early kill(-pid)
   st_w.reset();
   out_w.reset();
   err_w.reset();

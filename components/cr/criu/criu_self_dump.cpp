@@ -51,6 +51,15 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   return Unavailable("Lazarus was built without libcriu (no CRIU >= 4.1 found); run scripts/setup and rebuild");
 #else
   if (o.dir_fd < 0) return InvalidArgument("self_dump: no images directory");
+  // getsid() answers 0 when the session leader lives outside this process's
+  // PID namespace (a CI runner or container that unshared the namespace):
+  // CRIU then refuses with "A session leader ... is outside of its pid
+  // namespace". Say so before CRIU does, with the fix.
+  if (getsid(0) == 0)
+    return Unavailable("pid " + std::to_string(getpid()) +
+                              " cannot be checkpointed: its session leader is outside its PID namespace, which "
+                              "CRIU cannot save; start it in its own session (setsid; `lazarus run` and "
+                              "`cr_run` do this)");
   std::lock_guard<std::mutex> lock(g_dump_mutex);
   const std::string dir = dir_path_of(o.dir_fd);
 

@@ -76,6 +76,13 @@ int main(int argc, char** argv) {
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += ":" + std::string(old);
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv("LAZARUS_CR_RUN", "1", 1);
+  // CRIU cannot save a process whose session leader is outside its PID
+  // namespace (getsid() == 0 there, e.g. under a container's or CI runner's
+  // unshared namespace): lead a session of our own then. setsid() fails for
+  // a process-group leader (a shell job), which keeps its visible session.
+  if (getsid(0) == 0 && setsid() < 0)
+    std::fprintf(stderr, "cr_run: warning: cannot start a session (%s); checkpoints may be refused\n",
+                 std::strerror(errno));
   execvp(argv[first], argv + first);
   int err = errno;
   std::fprintf(stderr, "cr_run: cannot run %s: %s\n", argv[first], std::strerror(err));

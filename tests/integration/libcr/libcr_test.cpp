@@ -37,6 +37,7 @@ class Proc {
     if (pipe2(p, O_CLOEXEC) != 0) return;
     pid_ = fork();
     if (pid_ == 0) {
+      setsid();  // as a launcher would: CRIU needs the session leader inside our PID namespace
       dup2(p[1], 1);
       int e = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       dup2(e, 2);
