@@ -27,6 +27,12 @@ std::string msg_type_name(uint16_t type) {
     case MsgType::kCheckpointFailed: return "CHECKPOINT_FAILED";
     case MsgType::kContinue: return "CONTINUE";
     case MsgType::kRestartInfo: return "RESTART_INFO";
+    case MsgType::kCheckpointDrain: return "CHECKPOINT_DRAIN";
+    case MsgType::kCheckpointDrained: return "CHECKPOINT_DRAINED";
+    case MsgType::kCheckpointGo: return "CHECKPOINT_GO";
+    case MsgType::kCheckpointAbort: return "CHECKPOINT_ABORT";
+    case MsgType::kCrReady: return "CR_READY";
+    case MsgType::kCrFinalizing: return "CR_FINALIZING";
     default: break;
   }
   return "type " + std::to_string(type);

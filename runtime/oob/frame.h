@@ -54,14 +54,44 @@ enum class MsgType : uint16_t {
   kDisconnect = 35,      // rank -> launcher: closing the OOB socket on purpose, will reconnect()
   kDisconnectAck = 36,   // launcher -> rank: recorded; the rank may close
 
-  // Reserved for checkpoint/restart (issue 4). A rank receives these through
-  // Bootstrap::next_control(); the launcher does not send them yet.
-  kCheckpointRequest = 64,  // launcher -> rank: take a checkpoint (snapshot seq, flags)
-  kCheckpointReady = 65,    // rank -> launcher: drained, about to save
-  kCheckpointDone = 66,     // rank -> launcher: saved (local snapshot path, sizes, checksum)
-  kCheckpointFailed = 67,   // rank -> launcher: could not checkpoint, with a reason
-  kContinue = 68,           // launcher -> rank: every rank saved; continue
-  kRestartInfo = 69,        // launcher -> restored rank: new job layout after restart
+  // Checkpoint/restart (issue 4): the coordinated checkpoint of a job, with the
+  // launcher as coordinator (payloads in oob/messages.h, "CR protocol"):
+  //
+  //   launcher                                   every rank (its CR thread)
+  //   CHECKPOINT_REQUEST{seq, flags, dir}  ->    takes the entry lock, holds sends
+  //                                        <-    CHECKPOINT_READY{seq, sent[p]}
+  //   (all READY) CHECKPOINT_DRAIN{seq, expect[p] = what p sent to this rank} ->
+  //                                              progresses receives until
+  //                                              received_from(p) == expect[p]
+  //                                        <-    CHECKPOINT_DRAINED{seq}
+  //   (all DRAINED) CHECKPOINT_GO{seq}     ->    transports' on_checkpoint,
+  //                                              DISCONNECT, dump into dir,
+  //                                              reconnect (the new launcher
+  //                                              after a restart)
+  //                                        <-    CHECKPOINT_DONE{seq, outcome, bytes}
+  //                                              | CHECKPOINT_FAILED{seq, reason}
+  //   then every rank re-publishes its transport addresses and fences the
+  //   modex (the fence is the barrier before traffic resumes), reconnects,
+  //   releases held sends and the entry lock. The launcher commits the
+  //   snapshot when every rank is DONE (outcome continued).
+  //
+  // Before GO, a FAILED from any rank (or CR_FINALIZING, or a rank's death)
+  // makes the launcher send CHECKPOINT_ABORT{seq, reason} to the others: they
+  // stop waiting, release held sends and the lock and go on (nothing was
+  // released yet). After GO a failure only means the snapshot is not
+  // committed; every rank still reconnects and fences.
+  kCheckpointRequest = 64,  // launcher -> rank: CrRequestMsg
+  kCheckpointReady = 65,    // rank -> launcher: CrBookmarksMsg (what this rank sent to each peer)
+  kCheckpointDone = 66,     // rank -> launcher: CrDoneMsg
+  kCheckpointFailed = 67,   // rank -> launcher: CrReasonMsg
+  kContinue = 68,           // unused (the modex fence after a checkpoint is the barrier); kept reserved
+  kRestartInfo = 69,        // unused (restart info reaches a restored rank through its restart pipe)
+  kCheckpointDrain = 70,    // launcher -> rank: CrBookmarksMsg (what each peer sent to this rank)
+  kCheckpointDrained = 71,  // rank -> launcher: SeqMsg
+  kCheckpointGo = 72,       // launcher -> rank: SeqMsg
+  kCheckpointAbort = 73,    // launcher -> rank: CrReasonMsg
+  kCrReady = 74,            // rank -> launcher: SeqMsg{0}; the rank's CR service takes requests (end of MPI_Init)
+  kCrFinalizing = 75,       // rank -> launcher: SeqMsg{0}; MPI_Finalize began, no checkpoint any more
   kCrReservedLast = 79,
 };
 

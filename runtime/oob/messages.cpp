@@ -175,6 +175,80 @@ Status decode_abort(std::string_view p, AbortMsg* out) {
   return Status::Ok();
 }
 
+std::string encode_cr_request(const CrRequestMsg& m) {
+  WireWriter w;
+  w.u64(m.seq);
+  w.u32(m.flags);
+  w.str(m.dir);
+  return w.take();
+}
+
+Status decode_cr_request(std::string_view p, CrRequestMsg* out) {
+  WireReader r(p);
+  CrRequestMsg m;
+  if (!r.u64(&m.seq) || !r.u32(&m.flags) || !r.str(&m.dir, kMaxKeyBytes) || !r.at_end())
+    return malformed("CHECKPOINT_REQUEST");
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+std::string encode_cr_bookmarks(const CrBookmarksMsg& m) {
+  WireWriter w;
+  w.u64(m.seq);
+  w.u32(static_cast<uint32_t>(m.peers.size()));
+  for (const auto& b : m.peers) {
+    w.u64(b.messages);
+    w.u64(b.bytes);
+  }
+  return w.take();
+}
+
+Status decode_cr_bookmarks(std::string_view p, uint32_t size, CrBookmarksMsg* out) {
+  WireReader r(p);
+  CrBookmarksMsg m;
+  uint32_t n = 0;
+  if (!r.u64(&m.seq) || !r.u32(&n)) return malformed("CHECKPOINT bookmarks");
+  if (n != size || r.remaining() != static_cast<size_t>(n) * 16) return malformed("CHECKPOINT bookmarks");
+  m.peers.resize(n);
+  for (auto& b : m.peers)
+    if (!r.u64(&b.messages) || !r.u64(&b.bytes)) return malformed("CHECKPOINT bookmarks");
+  *out = std::move(m);
+  return Status::Ok();
+}
+
+std::string encode_cr_done(const CrDoneMsg& m) {
+  WireWriter w;
+  w.u64(m.seq);
+  w.u32(m.outcome);
+  w.u64(m.image_bytes);
+  return w.take();
+}
+
+Status decode_cr_done(std::string_view p, CrDoneMsg* out) {
+  WireReader r(p);
+  CrDoneMsg m;
+  if (!r.u64(&m.seq) || !r.u32(&m.outcome) || !r.u64(&m.image_bytes) || !r.at_end() ||
+      m.outcome > kCrOutcomeRestarted)
+    return malformed("CHECKPOINT_DONE");
+  *out = m;
+  return Status::Ok();
+}
+
+std::string encode_cr_reason(const CrReasonMsg& m) {
+  WireWriter w;
+  w.u64(m.seq);
+  w.str(m.reason);
+  return w.take();
+}
+
+Status decode_cr_reason(std::string_view p, CrReasonMsg* out) {
+  WireReader r(p);
+  CrReasonMsg m;
+  if (!r.u64(&m.seq) || !r.str(&m.reason, kMaxReasonBytes) || !r.at_end()) return malformed("CHECKPOINT reason");
+  *out = std::move(m);
+  return Status::Ok();
+}
+
 Status decode_empty(std::string_view p, const char* what) {
   if (!p.empty()) return malformed(what);
   return Status::Ok();

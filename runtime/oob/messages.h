@@ -85,6 +85,52 @@ struct AbortMsg {
   std::string reason;
 };
 
+// ---- CR protocol (oob/frame.h has the sequence) -------------------------------
+
+// CHECKPOINT_REQUEST.
+inline constexpr uint32_t kCrTerminate = 1u << 0;  // the job ends after a committed snapshot (--term)
+struct CrRequestMsg {
+  uint64_t seq = 0;        // snapshot sequence number in the job's store
+  uint32_t flags = 0;      // kCr*
+  std::string dir;         // this rank's directory in the snapshot (exists, 0700)
+};
+
+// CHECKPOINT_READY (per peer: what this rank sent to it) and CHECKPOINT_DRAIN
+// (per peer: what it sent to this rank). Exactly `size` entries.
+struct CrBookmark {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+};
+struct CrBookmarksMsg {
+  uint64_t seq = 0;
+  std::vector<CrBookmark> peers;
+};
+
+// CHECKPOINT_DONE.
+inline constexpr uint32_t kCrOutcomeContinued = 0;
+inline constexpr uint32_t kCrOutcomeRestarted = 1;
+struct CrDoneMsg {
+  uint64_t seq = 0;
+  uint32_t outcome = kCrOutcomeContinued;
+  uint64_t image_bytes = 0;  // bytes in the rank's directory after the dump
+};
+
+// CHECKPOINT_FAILED / CHECKPOINT_ABORT.
+struct CrReasonMsg {
+  uint64_t seq = 0;
+  std::string reason;
+};
+
+std::string encode_cr_request(const CrRequestMsg& m);
+Status decode_cr_request(std::string_view p, CrRequestMsg* out);
+std::string encode_cr_bookmarks(const CrBookmarksMsg& m);
+// `size`: ranks in the job; any other number of entries is a protocol error.
+Status decode_cr_bookmarks(std::string_view p, uint32_t size, CrBookmarksMsg* out);
+std::string encode_cr_done(const CrDoneMsg& m);
+Status decode_cr_done(std::string_view p, CrDoneMsg* out);
+std::string encode_cr_reason(const CrReasonMsg& m);
+Status decode_cr_reason(std::string_view p, CrReasonMsg* out);
+
 std::string encode_hello(const HelloMsg& m);
 Status decode_hello(std::string_view p, HelloMsg* out);
 std::string encode_auth(const AuthMsg& m);

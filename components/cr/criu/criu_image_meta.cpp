@@ -93,7 +93,7 @@ FdKey describe_own_fd(int fd) {
   return k;
 }
 
-ImageMeta current_process_meta(int dir_fd, bool leave_running) {
+ImageMeta current_process_meta(int dir_fd, bool leave_running, int restart_fd) {
   ImageMeta m;
   m.pid = getpid();
   std::ifstream comm("/proc/self/comm");
@@ -102,6 +102,7 @@ ImageMeta current_process_meta(int dir_fd, bool leave_running) {
   for (int fd = 0; fd <= 2; ++fd)
     if (fcntl(fd, F_GETFD) >= 0) m.stdio.push_back(describe_own_fd(fd));
   m.images_dir = describe_own_fd(dir_fd);
+  if (restart_fd >= 0) m.restart_channel = describe_own_fd(restart_fd);
   return m;
 }
 
@@ -114,6 +115,7 @@ Status write_meta(int dir_fd, const ImageMeta& m) {
   out << "leave_running " << (m.leave_running ? 1 : 0) << "\n";
   for (const auto& k : m.stdio) out << "stdio " << encode_fd(k) << "\n";
   out << "images_dir " << encode_fd(m.images_dir) << "\n";
+  if (!m.restart_channel.key.empty()) out << "restart_channel " << encode_fd(m.restart_channel) << "\n";
   return write_small_file(dir_fd, kMetaFile, out.str());
 }
 
@@ -145,6 +147,8 @@ StatusOr<ImageMeta> read_meta(const std::string& dir_path) {
       m.stdio.push_back(k);
     } else if (key == "images_dir") {
       if (!decode_fd(value, &m.images_dir)) return bad();
+    } else if (key == "restart_channel") {
+      if (!decode_fd(value, &m.restart_channel)) return bad();
     }
   }
   if (m.format != 1 || m.pid <= 0) return DataLoss(path + " is corrupted (no format 1 header or no pid)");

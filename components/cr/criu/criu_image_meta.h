@@ -45,13 +45,14 @@ struct ImageMeta {
   bool leave_running = true;  // false: CRIU killed the process after the dump
   std::vector<FdKey> stdio;   // fds 0, 1, 2 (those open at dump time)
   FdKey images_dir;           // the descriptor libcriu named the image directory with
+  FdKey restart_channel;      // LocalSnapshot::restart_fd (key empty when there was none)
 };
 
 // Describes descriptor `fd` of the calling process.
 FdKey describe_own_fd(int fd);
 
 // The meta of the calling process about to be dumped through `dir_fd`.
-ImageMeta current_process_meta(int dir_fd, bool leave_running);
+ImageMeta current_process_meta(int dir_fd, bool leave_running, int restart_fd = -1);
 
 // Writes/reads kMetaFile in the directory `dir_fd` (atomically: temporary name
 // and rename, mode 0600). read_meta() names `dir_path` in its errors.

@@ -25,6 +25,7 @@ StatusOr<Outcome> CriuModule::checkpoint(const LocalSnapshot& snap) {
   o.log_level = config_.log_level;
   o.leave_running = config_.leave_running && !snap.terminate;
   o.shell_job = config_.shell_job;
+  o.restart_fd = snap.restart_fd;
   auto r = self_dump(o);
   close(dir_fd);
   return r;
@@ -37,6 +38,7 @@ StatusOr<pid_t> CriuModule::restore(const RestoreRequest& req) {
   o.log_level = config_.log_level;
   o.stdout_fd = req.stdout_fd;
   o.stderr_fd = req.stderr_fd;
+  o.restart_fd = req.restart_fd;
   return restore_image(o);
 }
 

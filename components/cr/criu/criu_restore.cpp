@@ -92,6 +92,9 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
     }
   }
   add(dir_fd, meta.images_dir.key);
+  // A restart channel nobody supplies becomes /dev/null: the process reads
+  // end-of-file there, as it does when it continues.
+  if (!meta.restart_channel.key.empty()) add(o.restart_fd >= 0 ? o.restart_fd : null_fd, meta.restart_channel.key);
 
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     int err = errno;

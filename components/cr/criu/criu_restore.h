@@ -31,6 +31,9 @@ struct RestoreOptions {
   // Descriptors the restored process gets in place of its original stdio;
   // -1: stdin gets /dev/null, stdout/stderr keep the caller's 1 and 2.
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
+  // Given in place of the restart channel recorded at dump time (-1: none;
+  // the restored process then reads end-of-file there, as a continuing one).
+  int restart_fd = -1;
 };
 
 // Checks the directory first (exists, is an image, sizes match the dump, the

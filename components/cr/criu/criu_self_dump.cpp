@@ -63,7 +63,7 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   std::lock_guard<std::mutex> lock(g_dump_mutex);
   const std::string dir = dir_path_of(o.dir_fd);
 
-  LZ_RETURN_IF_ERROR(write_meta(o.dir_fd, current_process_meta(o.dir_fd, o.leave_running)).with_context(dir));
+  LZ_RETURN_IF_ERROR(write_meta(o.dir_fd, current_process_meta(o.dir_fd, o.leave_running, o.restart_fd)).with_context(dir));
   LZ_ASSIGN_OR_RETURN(Swrk swrk, Swrk::start(o.criu_binary));
 
   if (criu_init_opts() != 0) return Internal("criu_init_opts failed");

@@ -43,6 +43,7 @@ struct SelfDumpOptions {
   bool leave_running = true;          // false: CRIU kills the process after the dump
   bool shell_job = true;              // the process need not lead its session / own its tty
   std::string log_file = "dump.log";  // relative to the images directory
+  int restart_fd = -1;                // recorded in the meta (LocalSnapshot::restart_fd)
 };
 
 StatusOr<Outcome> self_dump(const SelfDumpOptions& opts);

@@ -45,6 +45,11 @@ struct LocalSnapshot {
   uint64_t seq = 0;    // global snapshot sequence number
   int rank = -1;
   bool terminate = false;  // the process exits after a successful save
+  // The read end of a pipe this process holds (write end closed) whose
+  // identity is recorded with the image: a restorer hands the restored
+  // process a new pipe in its place carrying the restart information (see
+  // RestoreRequest::restart_fd). -1: none.
+  int restart_fd = -1;
 };
 
 // Launcher side: bring one rank back from its local snapshot.
@@ -52,6 +57,10 @@ struct RestoreRequest {
   std::string dir;
   int rank = -1;
   int stdout_fd = -1, stderr_fd = -1;  // where the restored rank's output goes
+  // Read end of a pipe given to the restored process in place of the
+  // LocalSnapshot::restart_fd it held at dump time (-1: none). The launcher
+  // writes the restart information into it (runtime/cr/restart_info.h).
+  int restart_fd = -1;
 };
 
 class Module : public lz::Module {
