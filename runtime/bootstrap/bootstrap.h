@@ -27,6 +27,7 @@
 // with next_control() when control_fd() polls readable.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -87,17 +88,33 @@ class Bootstrap : public Modex {
   // none. kAborted when the launcher ended the job or closed the channel.
   // Messages that arrive while fence()/barrier() wait are queued for it.
   virtual StatusOr<std::optional<ControlMessage>> next_control() { return std::optional<ControlMessage>(); }
+  // Control messages already read from the socket and queued (by fence() or
+  // barrier() waiting for their answer): control_fd() does not poll readable
+  // for them. Safe to read from any thread (a relaxed counter).
+  virtual size_t queued_control() const { return 0; }
+  // Sends a control message to the launcher (CR protocol, oob/frame.h types
+  // 64..79). kUnavailable while disconnected.
+  virtual Status send_control(uint16_t type, std::string_view payload) {
+    (void)type, (void)payload;
+    return Unavailable("no launcher to send control messages to (singleton job)");
+  }
 
   // Closes the OOB connection on purpose (the launcher acknowledges first, so
   // the closed socket is not taken for a dead rank). A no-op for a singleton.
   virtual Status disconnect() { return Status::Ok(); }
   // Connects again to the same launcher, re-authenticates with the job secret
-  // and re-identifies as the same rank (bounded by oob_connect_timeout). After
-  // a restart, `address` names the new launcher ("host:port"); empty keeps
-  // the current one.
-  virtual Status reconnect(const std::string& address = "") {
-    (void)address;
-    return Status::Ok();
+  // and re-identifies as the same rank (oob::kAuthReconnect, bounded by
+  // oob_connect_timeout); the launcher answers with a WELCOME whose layout
+  // replaces job().node_of_rank/hostname_of_rank.
+  virtual Status reconnect() { return Status::Ok(); }
+  // After a restart: connects to a NEW launcher (`address` "host:port") of a
+  // new job (`job_id`, binary `secret`) as the same rank. The fence and
+  // barrier sequences start afresh (the first fence is 1), since the new
+  // launcher never saw the old ones; modex entries learnt before stay until
+  // a fence replaces them.
+  virtual Status reconnect_to(const std::string& address, const std::string& job_id, const std::string& secret) {
+    (void)address, (void)job_id, (void)secret;
+    return Unimplemented("this bootstrap cannot move to another launcher");
   }
   virtual bool connected() const { return false; }
 };

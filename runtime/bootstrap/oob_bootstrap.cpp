@@ -1,5 +1,7 @@
 #include "bootstrap/oob_bootstrap.h"
 
+#include <chrono>
+
 #include <poll.h>
 
 #include "lazarus/log.h"
@@ -57,6 +59,7 @@ StatusOr<Frame> OobBootstrap::await(MsgType want) {
     if (f->type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
         f->type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
       control_.push_back({f->type, std::move(f->payload)});
+      queued_.store(control_.size(), std::memory_order_relaxed);
       continue;
     }
     return lost(ProtocolError("expected " + oob::msg_type_name(static_cast<uint16_t>(want)) + " from the launcher, got " +
@@ -115,7 +118,17 @@ Status OobBootstrap::abort(int code, std::string_view reason) {
     return Status::Ok();
   }
   oob::AbortMsg m{code, std::string(reason.substr(0, oob::kMaxReasonBytes))};
-  return client_->send(MsgType::kAbort, oob::encode_abort(m));
+  LZ_RETURN_IF_ERROR(client_->send(MsgType::kAbort, oob::encode_abort(m)));
+  // Stay alive until the launcher has read the ABORT (it answers every rank
+  // with ERROR, or closes): if this process exited at once, a peer could see
+  // it die and report that first, and the job would end with the peer's
+  // code instead of ours. Bounded: a launcher that never answers costs 2 s.
+  const oob::Deadline until = oob::Clock::now() + std::chrono::seconds(2);
+  while (true) {
+    auto f = client_->receive(until);
+    if (!f.ok() || f->type == static_cast<uint16_t>(MsgType::kError)) break;
+  }
+  return Status::Ok();
 }
 
 Status OobBootstrap::finalize() {
@@ -135,6 +148,7 @@ StatusOr<std::optional<ControlMessage>> OobBootstrap::next_control() {
   if (!control_.empty()) {
     ControlMessage m = std::move(control_.front());
     control_.pop_front();
+    queued_.store(control_.size(), std::memory_order_relaxed);
     return std::optional<ControlMessage>(std::move(m));
   }
   if (!client_) return std::optional<ControlMessage>();
@@ -162,10 +176,15 @@ Status OobBootstrap::disconnect() {
   return Status::Ok();
 }
 
-Status OobBootstrap::reconnect(const std::string& address) {
+Status OobBootstrap::send_control(uint16_t type, std::string_view payload) {
+  LZ_RETURN_IF_ERROR(require_connected("control message"));
+  if (Status s = client_->send(static_cast<MsgType>(type), payload); !s.ok()) return lost(s);
+  return Status::Ok();
+}
+
+Status OobBootstrap::reconnect() {
   if (finalized_) return Status(Code::kAborted, "reconnect after finalize");
   if (client_) return Status::Ok();
-  if (!address.empty()) address_ = address;
   LZ_RETURN_IF_ERROR(open(oob::kAuthReconnect));
   const oob::WelcomeMsg& w = client_->welcome();
   if (w.size != static_cast<uint32_t>(job_.size)) {
@@ -177,6 +196,21 @@ Status OobBootstrap::reconnect(const std::string& address) {
   job_.node_of_rank = w.node_of_rank;
   job_.hostname_of_rank = w.hostname_of_rank;
   return Status::Ok();
+}
+
+Status OobBootstrap::reconnect_to(const std::string& address, const std::string& job_id, const std::string& secret) {
+  if (finalized_) return Status(Code::kAborted, "reconnect after finalize");
+  if (address.empty() || job_id.empty() || secret.empty())
+    return InvalidArgument("reconnect to a new launcher needs its address, job id and secret");
+  client_.reset();  // a socket restored from an image is never valid (there is none: disconnect() closed it)
+  address_ = address;
+  job_.job_id = job_id;
+  secret_ = secret;
+  fence_seq_ = 0;
+  barrier_seq_ = 0;
+  control_.clear();
+  queued_.store(0, std::memory_order_relaxed);
+  return reconnect();
 }
 
 }  // namespace lz::rt

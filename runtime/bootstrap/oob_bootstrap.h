@@ -3,6 +3,7 @@
 // oob/frame.h).
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -32,7 +33,10 @@ class OobBootstrap final : public Bootstrap {
   int control_fd() const override { return client_ ? client_->fd() : -1; }
   StatusOr<std::optional<ControlMessage>> next_control() override;
   Status disconnect() override;
-  Status reconnect(const std::string& address) override;
+  size_t queued_control() const override { return queued_.load(std::memory_order_relaxed); }
+  Status send_control(uint16_t type, std::string_view payload) override;
+  Status reconnect() override;
+  Status reconnect_to(const std::string& address, const std::string& job_id, const std::string& secret) override;
   bool connected() const override { return client_ != nullptr; }
 
  private:
@@ -57,6 +61,7 @@ class OobBootstrap final : public Bootstrap {
   oob::KeyValues pending_;
   std::vector<std::map<std::string, std::string, std::less<>>> store_;  // per rank
   std::deque<ControlMessage> control_;
+  std::atomic<size_t> queued_{0};  // control_.size(), readable from the CR thread
 };
 
 }  // namespace lz::rt

@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <memory>
+
+#include "crsvc/cr_service.h"
+#include "lazarus/log.h"
 #include "mpi.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
@@ -21,6 +25,7 @@ using lz::rt::g_mpi_state;
 
 namespace {
 int g_thread_level = MPI_THREAD_SINGLE;
+std::unique_ptr<lz::rt::CrService> g_cr_service;
 
 bool in_state(MpiState s) { return g_mpi_state.load() == static_cast<int>(s); }
 }  // namespace
@@ -48,8 +53,30 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   g_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
                    : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                                                       : required;
+  lz::rt::Runtime& r = lz::rt::runtime();
+  if (r.cr_enabled()) {
+    // Checkpointing on: the CR thread and the entry lock (mpi/entry.h). The
+    // application may call MPI from any one thread at a time while the CR
+    // thread runs: at least MPI_THREAD_SERIALIZED.
+    if (!lz::rt::cr_lock_init())
+      lz::log::debug("membarrier(PRIVATE_EXPEDITED) unavailable: MPI entries fence instead");
+    if (g_thread_level < MPI_THREAD_SERIALIZED) g_thread_level = MPI_THREAD_SERIALIZED;
+    lz::log::debug("checkpoint/restart on: cr=%s, crcp=%s", r.cr_name().c_str(), r.crcp_name().c_str());
+    g_cr_service = std::make_unique<lz::rt::CrService>(r);
+    // Counted inside MPI while the service starts: it may take requests at once.
+    lz::rt::g_mpi_depth.store(1, std::memory_order_relaxed);
+    g_mpi_state.store(static_cast<int>(MpiState::kRunningCr));
+    lz::Status s = g_cr_service->start();
+    lz::rt::g_mpi_depth.store(0, std::memory_order_release);
+    if (!s.ok()) {
+      std::fprintf(stderr, "MPI_Init: checkpoint service (cr=%s): %s\n", r.cr_name().c_str(), s.message().c_str());
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  } else {
+    g_mpi_state.store(static_cast<int>(MpiState::kRunning));
+  }
   if (provided) *provided = g_thread_level;
-  g_mpi_state.store(static_cast<int>(MpiState::kRunning));
   return MPI_SUCCESS;
 }
 
@@ -60,9 +87,13 @@ int MPI_Init(int* argc, char*** argv) {
 
 int MPI_Finalize(void) {
   LZ_MPI_ENTRY("MPI_Finalize");
+  // CR_FINALIZING first, under the entry lock, then the CR thread stops: no
+  // checkpoint can start once the finalize barrier may block this thread.
+  if (g_cr_service) g_cr_service->stop_for_finalize();
   g_mpi_state.store(static_cast<int>(MpiState::kFinalizing));
   lz::Status s = lz::rt::runtime().finalize();
   if (!s.ok()) std::fprintf(stderr, "MPI_Finalize: rank %d: %s\n", lz::rt::runtime().rank(), s.message().c_str());
+  g_cr_service.reset();
   auto rt = lz::rt::take_runtime();
   rt.reset();
   g_mpi_state.store(static_cast<int>(MpiState::kFinalized));

@@ -1,7 +1,11 @@
 #include "p2p/engine.h"
 
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -88,10 +92,29 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   for (size_t i = 0; i < modules_.size(); ++i)
     LZ_RETURN_IF_ERROR(modules_[i]->connect().with_context("transport " + names[i] + ": connect"));
 
+  module_names_ = names;
+  cr_released_.assign(modules_.size(), false);
+  return choose_transports();
+}
+
+void Engine::refresh_peer_info() {
+  const JobInfo& job = boot_->job();
+  for (int r = 0; r < size_; ++r) {
+    auto& pi = peer_info_[static_cast<size_t>(r)];
+    if (static_cast<size_t>(r) < job.hostname_of_rank.size()) pi.host = job.hostname_of_rank[static_cast<size_t>(r)];
+    if (static_cast<size_t>(r) < job.node_of_rank.size()) pi.node_id = job.node_of_rank[static_cast<size_t>(r)];
+  }
+}
+
+Status Engine::choose_transports() {
+  active_.clear();
+  idle_.clear();
+  any_without_fd_ = false;
   std::string all_names;
-  for (auto& n : names) all_names += (all_names.empty() ? "" : ",") + n;
+  for (auto& n : module_names_) all_names += (all_names.empty() ? "" : ",") + n;
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[static_cast<size_t>(r)];
+    p.transport = nullptr;
     for (auto* m : modules_) {
       if (m->reaches(r)) {
         p.transport = m;
@@ -141,6 +164,10 @@ Status Engine::drain(int timeout_ms) {
 }
 
 Status Engine::finalize() {
+  if (interrupt_fd_ >= 0) {
+    close(interrupt_fd_);
+    interrupt_fd_ = -1;
+  }
   Status first;
   for (auto* m : modules_) {
     Status s = m->finalize();
@@ -680,6 +707,14 @@ int Engine::progress() {
 
 void Engine::sleep_turn() {
   if (interrupt_requested.load(std::memory_order_acquire)) {
+    if (interrupt_fd_ >= 0) {
+      uint64_t v;
+      ssize_t n = read(interrupt_fd_, &v, sizeof v);  // non-blocking: clears a pending wake-up
+      (void)n;
+    }
+    // A consistent point: not inside a transport's progress(), no deferred
+    // work half done. The handler may park this thread while the CR thread
+    // progresses the engine and checkpoints.
     if (interrupt_handler_) interrupt_handler_();
     else interrupt_requested.store(false, std::memory_order_relaxed);
   }
@@ -691,14 +726,17 @@ void Engine::sleep_turn() {
     progress();
     return;
   }
-  pollfd fds[16];
+  pollfd fds[18];
   nfds_t nfds = 0;
   auto add = [&](int fd) {
-    if (fd >= 0 && nfds < 16) fds[nfds++] = {fd, POLLIN, 0};
+    if (fd >= 0 && nfds < 18) fds[nfds++] = {fd, POLLIN, 0};
   };
   for (auto* t : active_) add(t->wait_fd());
   for (auto* t : idle_) add(t->wait_fd());
-  const bool control = boot_ != nullptr && !control_dead_;
+  add(interrupt_fd_);
+  // With CR on, the CR thread polls the control fd; polling it here too would
+  // turn this wait into a spin while a control message waits to be read.
+  const bool control = boot_ != nullptr && !control_dead_ && interrupt_fd_ < 0;
   const nfds_t control_index = nfds;
   if (control) add(boot_->control_fd());
   int timeout = (pending_peers_ != 0 || any_without_fd_) ? 1 : wait_timeout_ms_;
@@ -706,6 +744,102 @@ void Engine::sleep_turn() {
   if (rc > 0 && control && control_index < nfds && (fds[control_index].revents & (POLLHUP | POLLERR | POLLNVAL)))
     control_dead_ = true;  // the launcher is gone; do not spin on the dead fd
   progress();
+}
+
+// ---- checkpoint support -------------------------------------------------------------------
+
+Status Engine::enable_interrupts() {
+  if (interrupt_fd_ >= 0) return Status::Ok();
+  interrupt_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (interrupt_fd_ < 0) return ErrnoError("eventfd for the CR interrupt", errno);
+  return Status::Ok();
+}
+
+void Engine::request_interrupt() {
+  interrupt_requested.store(true, std::memory_order_release);
+  if (interrupt_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t n = write(interrupt_fd_, &one, sizeof one);
+    (void)n;  // EAGAIN: already rung
+  }
+}
+
+int Engine::progress_wait(int timeout_ms, int extra_fd) {
+  int n = progress();
+  if (n > 0 || self_dirty_) return n;
+  bool can_sleep = true;
+  for (auto* t : active_) can_sleep &= t->arm_wait();
+  for (auto* t : idle_) can_sleep &= t->arm_wait();
+  if (!can_sleep || self_dirty_) return progress();
+  pollfd fds[18];
+  nfds_t nfds = 0;
+  auto add = [&](int fd) {
+    if (fd >= 0 && nfds < 18) fds[nfds++] = {fd, POLLIN, 0};
+  };
+  for (auto* t : active_) add(t->wait_fd());
+  for (auto* t : idle_) add(t->wait_fd());
+  add(extra_fd);
+  int timeout = (pending_peers_ != 0 || any_without_fd_) ? std::min(timeout_ms, 1) : timeout_ms;
+  poll(fds, nfds, timeout);
+  return progress();
+}
+
+std::string Engine::transports_without_checkpoint() const {
+  std::string out;
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (!(modules_[i]->capabilities() & transport::kCapCheckpoint))
+      out += (out.empty() ? "" : ",") + module_names_[i];
+  return out;
+}
+
+Status Engine::checkpoint_transports(int timeout_ms) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (cr_released_[i]) continue;
+    for (;;) {
+      Status s = modules_[i]->on_checkpoint();
+      if (s.ok()) {
+        cr_released_[i] = true;
+        break;
+      }
+      if (s.code() != Code::kWouldBlock) return s.with_context("transport " + module_names_[i] + ": on_checkpoint");
+      struct timespec t1;
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+      if (ms > timeout_ms)
+        return Timeout("transport " + module_names_[i] + ": on_checkpoint still refused after " + std::to_string(ms) +
+                       " ms: " + s.message());
+      progress_wait(1);
+    }
+  }
+  return Status::Ok();
+}
+
+Status Engine::resume_transports(bool restarted) {
+  if (restarted) refresh_peer_info();
+  Status first;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (!cr_released_[i]) continue;
+    Status s = restarted ? modules_[i]->on_restart() : modules_[i]->on_continue();
+    if (!s.ok() && first.ok())
+      first = s.with_context("transport " + module_names_[i] + (restarted ? ": on_restart" : ": on_continue"));
+  }
+  return first;
+}
+
+Status Engine::reconnect_transports() {
+  LZ_RETURN_IF_ERROR(boot_->fence().with_context("modex fence after the checkpoint"));
+  Status first;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (!cr_released_[i]) continue;
+    cr_released_[i] = false;
+    Status s = modules_[i]->connect();
+    if (!s.ok() && first.ok()) first = s.with_context("transport " + module_names_[i] + ": connect after the checkpoint");
+  }
+  control_dead_ = false;
+  LZ_RETURN_IF_ERROR(first);
+  return choose_transports();
 }
 
 // ---- contexts -------------------------------------------------------------------------------

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
@@ -104,6 +105,30 @@ class Engine final : public transport::Host {
   std::atomic<bool> interrupt_requested{false};
   void set_interrupt_handler(std::function<void()> h) { interrupt_handler_ = std::move(h); }
   const std::vector<transport::Module*>& active_transports() const { return active_; }
+  // CR on: creates the interrupt eventfd that request_interrupt() rings, so a
+  // wait sleeping in poll() wakes at once; the launcher's control fd is then
+  // the CR thread's to poll, no longer the waiting thread's.
+  Status enable_interrupts();
+  // Any thread: raises interrupt_requested and wakes a sleeping wait.
+  void request_interrupt();
+  // The CR thread (entry lock held): one progress turn, and when it found
+  // nothing, a sleep of at most `timeout_ms` in poll() on the transports'
+  // wait fds and `extra_fd` (-1: none). Never calls the interrupt handler.
+  int progress_wait(int timeout_ms, int extra_fd = -1);
+  // Names the selected transports without kCapCheckpoint ("" when all have it).
+  std::string transports_without_checkpoint() const;
+  // Runs on_checkpoint() of every selected transport (channels drained,
+  // sends held), retrying with progress while one answers kWouldBlock, for at
+  // most `timeout_ms`. On failure the transports already released stay
+  // released: resume_transports() re-opens them.
+  Status checkpoint_transports(int timeout_ms);
+  // on_continue() / on_restart() of every transport released above. After a
+  // restart the peers' hosts are re-read from the bootstrap first.
+  Status resume_transports(bool restarted);
+  // After resume_transports() and the transports' modex puts: fences the
+  // modex, connect()s the re-opened transports and chooses every peer's
+  // transport again (ranks may have moved). Sends stay held.
+  Status reconnect_transports();
 
   bool peer_failed_flag(int world) const { return peers_[static_cast<size_t>(world)].failed; }
   // True when frames wait for transport room.
@@ -114,6 +139,9 @@ class Engine final : public transport::Host {
   // completes at once with the empty status, and activate() returns true.
   bool activate(Request* r);
   void sleep_turn();
+  // Per peer, the first selected module that reaches it; active_/idle_.
+  Status choose_transports();
+  void refresh_peer_info();
   // Sends header + payload to `world`, queueing it when the transport has no
   // room (or sends are held). Counts bookmarks for frames that left.
   Status send_frame(int world, const wire::Header& h, const void* payload, size_t len);
@@ -144,6 +172,9 @@ class Engine final : public transport::Host {
   std::vector<transport::Module*> modules_;
   std::vector<transport::Module*> active_;          // modules chosen for at least one peer
   std::vector<transport::Module*> idle_;            // selected, chosen for no peer
+  std::vector<std::string> module_names_;           // parallel to modules_
+  std::vector<bool> cr_released_;                   // parallel to modules_: on_checkpoint() done
+  int interrupt_fd_ = -1;                           // eventfd rung by request_interrupt()
   unsigned idle_turn_ = 0;
   bool any_without_fd_ = false;  // an active non-self transport has no wait fd
   bool control_dead_ = false;

@@ -39,6 +39,35 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create() {
   ConfigOptions opt;  // files + LZ_MCA_* (the launcher forwards --mca as environment)
   LZ_RETURN_IF_ERROR(rt->registry_->configure(opt).with_context("parameters"));
 
+  // Checkpoint/restart back end and coordination protocol (single select).
+  for (const char* name : {"cr", "crcp"}) {
+    Framework* fw = rt->registry_->framework(name);
+    if (fw == nullptr || fw->components().empty()) return Internal(std::string("no ") + name + " framework");
+    QueryContext ctx = rt->registry_->query_context();
+    ctx.rank = job.rank;
+    ctx.size = job.size;
+    auto sel = fw->select(ctx);
+    if (!sel.ok()) return sel.status().with_context(std::string(name) + " selection");
+    for (auto& q : *sel) {
+      if (!q.module) continue;
+      if (std::string(name) == "cr") {
+        rt->cr_name_ = q.entry->desc->name;
+        rt->cr_owned_ = std::move(q.module);
+        rt->cr_ = static_cast<cr::Module*>(rt->cr_owned_.get());
+      } else {
+        rt->crcp_name_ = q.entry->desc->name;
+        rt->crcp_owned_ = std::move(q.module);
+        rt->crcp_ = static_cast<crcp::Module*>(rt->crcp_owned_.get());
+      }
+      break;
+    }
+  }
+  if (rt->cr_ == nullptr || rt->crcp_ == nullptr) return Internal("cr/crcp selection returned no module");
+  if (rt->cr_name_ != "none" && rt->crcp_name_ == "none" && job.size > 1)
+    return InvalidArgument("cr=" + rt->cr_name_ + " with crcp=none: a checkpoint of a " + std::to_string(job.size) +
+                           "-rank job without coordination is not consistent; use --mca crcp bkmrk (or --mca cr none)");
+  if (rt->cr_name_ != "none") LZ_RETURN_IF_ERROR(rt->cr_->init().with_context("cr " + rt->cr_name_ + ": init"));
+
   rt->engine_ = std::make_unique<Engine>();
   LZ_RETURN_IF_ERROR(rt->engine_->init(*rt->bootstrap_, *rt->registry_));
 
@@ -77,6 +106,10 @@ Status Runtime::finalize() {
   if (!s.ok() && first.ok()) first = s;
   coll_modules_.clear();
   coll_owned_.clear();
+  if (cr_ != nullptr) {
+    s = cr_->finalize();
+    if (!s.ok() && first.ok()) first = s.with_context("cr " + cr_name_ + ": finalize");
+  }
   s = bootstrap_->finalize();
   if (!s.ok() && first.ok()) first = s;
   return first;

@@ -9,10 +9,13 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
 #include "lazarus/frameworks/coll.h"
+#include "lazarus/frameworks/cr.h"
+#include "lazarus/frameworks/crcp.h"
 #include "lazarus/registry.h"
 #include "lazarus/status.h"
 
@@ -33,6 +36,16 @@ class Runtime {
   // The coll framework's selected modules, best priority first.
   const std::vector<coll::Module*>& coll_modules() const { return coll_modules_; }
 
+  // The selected cr and crcp modules (cr/none and crcp/none when
+  // checkpointing is off) and their component names.
+  cr::Module& cr_module() { return *cr_; }
+  crcp::Module& crcp_module() { return *crcp_; }
+  const std::string& cr_name() const { return cr_name_; }
+  const std::string& crcp_name() const { return crcp_name_; }
+  // Checkpointing is on: a cr component other than none, and a launcher to
+  // ask for checkpoints (a singleton has none).
+  bool cr_enabled() const { return cr_name_ != "none" && bootstrap_->control_fd() >= 0; }
+
   int rank() const { return bootstrap_->job().rank; }
   int size() const { return bootstrap_->job().size; }
 
@@ -47,6 +60,10 @@ class Runtime {
   std::unique_ptr<Engine> engine_;
   std::vector<std::unique_ptr<Module>> coll_owned_;
   std::vector<coll::Module*> coll_modules_;
+  std::unique_ptr<Module> cr_owned_, crcp_owned_;
+  cr::Module* cr_ = nullptr;
+  crcp::Module* crcp_ = nullptr;
+  std::string cr_name_ = "none", crcp_name_ = "none";
 };
 
 // The runtime of this process; valid between MPI_Init and MPI_Finalize.

@@ -1,0 +1,323 @@
+#include "crsvc/cr_service.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "crsvc/crsvc_params.h"
+#include "lazarus/log.h"
+#include "mpi/entry.h"
+#include "oob/messages.h"
+#include "oob/restart_info.h"
+#include "p2p/engine.h"
+#include "p2p/runtime.h"
+
+namespace lz::rt {
+
+using oob::MsgType;
+
+namespace {
+constexpr int kPollMs = 250;          // bounded sleep of the idle loop
+constexpr int kRestartInfoMs = 30000;  // a restorer writes the info before it resumes us
+
+uint64_t directory_bytes(const std::string& dir) {
+  std::error_code ec;
+  uint64_t total = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code e2;
+    if (it->is_regular_file(e2)) {
+      auto n = it->file_size(e2);
+      if (!e2) total += n;
+    }
+  }
+  return total;
+}
+
+// The sequence number a CR message is about (~0 when it does not decode:
+// such a message is dropped like any other stray one).
+uint64_t seq_of(uint16_t type, const std::string& payload, uint32_t size) {
+  switch (static_cast<MsgType>(type)) {
+    case MsgType::kCheckpointDrain: {
+      oob::CrBookmarksMsg m;
+      return oob::decode_cr_bookmarks(payload, size, &m).ok() ? m.seq : ~uint64_t{0};
+    }
+    case MsgType::kCheckpointAbort: {
+      oob::CrReasonMsg m;
+      return oob::decode_cr_reason(payload, &m).ok() ? m.seq : ~uint64_t{0};
+    }
+    case MsgType::kCheckpointGo: {
+      oob::SeqMsg m;
+      return oob::decode_seq(payload, &m).ok() ? m.seq : ~uint64_t{0};
+    }
+    default:
+      return ~uint64_t{0};
+  }
+}
+
+// The launcher hears of a fatal CR problem through the rank's exit: a rank
+// without a channel to its launcher cannot go on.
+[[noreturn]] void die(const std::string& what) {
+  log::error("checkpoint: %s; this rank cannot go on", what.c_str());
+  std::_Exit(1);
+}
+}  // namespace
+
+// The crcp module's view of the runtime: bookmarks from the engine, the
+// exchange through the launcher (READY -> DRAIN | ABORT).
+class CrService::Coordinator final : public crcp::Coordinator {
+ public:
+  Coordinator(CrService& svc, uint64_t seq) : svc_(svc), seq_(seq) {}
+  int rank() const override { return svc_.rt_.rank(); }
+  int size() const override { return svc_.rt_.size(); }
+  crcp::Bookmark sent_to(int p) const override { return svc_.rt_.engine().sent_to(p); }
+  crcp::Bookmark received_from(int p) const override { return svc_.rt_.engine().received_from(p); }
+  StatusOr<std::vector<crcp::Bookmark>> exchange(const std::vector<crcp::Bookmark>& mine) override {
+    oob::CrBookmarksMsg m{seq_, {}};
+    for (const auto& b : mine) m.peers.push_back({b.messages, b.bytes});
+    svc_.send(MsgType::kCheckpointReady, oob::encode_cr_bookmarks(m));
+    uint16_t type = 0;
+    std::string payload;
+    LZ_RETURN_IF_ERROR(svc_.await(seq_, MsgType::kCheckpointDrain, MsgType::kCheckpointAbort, &type, &payload));
+    if (type == static_cast<uint16_t>(MsgType::kCheckpointAbort)) {
+      aborted = true;
+      oob::CrReasonMsg r;
+      Status s = oob::decode_cr_reason(payload, &r);
+      return Status(Code::kAborted, "the launcher aborted checkpoint " + std::to_string(seq_) +
+                                        (s.ok() ? ": " + r.reason : std::string()));
+    }
+    oob::CrBookmarksMsg d;
+    LZ_RETURN_IF_ERROR(oob::decode_cr_bookmarks(payload, static_cast<uint32_t>(size()), &d));
+    std::vector<crcp::Bookmark> theirs;
+    for (const auto& b : d.peers) theirs.push_back({b.messages, b.bytes});
+    return theirs;
+  }
+  Status progress_receives(std::chrono::milliseconds budget) override {
+    svc_.rt_.engine().progress_wait(static_cast<int>(budget.count()));
+    return Status::Ok();
+  }
+  void hold_sends(bool hold) override { svc_.rt_.engine().hold_sends(hold); }
+
+  bool aborted = false;
+
+ private:
+  CrService& svc_;
+  uint64_t seq_;
+};
+
+CrService::CrService(Runtime& rt) : rt_(rt) {
+  const ParamStore& ps = rt.registry().params();
+  if (ps.is_registered(kParamCrDrainTimeout)) drain_timeout_ = ps.get_double(kParamCrDrainTimeout);
+  if (ps.is_registered(kParamCrHookTimeout)) hook_timeout_ = ps.get_double(kParamCrHookTimeout);
+}
+
+CrService::~CrService() {
+  if (thread_.joinable()) {
+    stop_.store(true);
+    uint64_t one = 1;
+    ssize_t n = write(stop_fd_, &one, sizeof one);
+    (void)n;
+    thread_.join();
+  }
+  if (stop_fd_ >= 0) close(stop_fd_);
+}
+
+Status CrService::start() {
+  Engine& eng = rt_.engine();
+  LZ_RETURN_IF_ERROR(eng.enable_interrupts());
+  eng.set_interrupt_handler([] { cr_park(); });
+  stop_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (stop_fd_ < 0) return ErrnoError("eventfd for the CR service", errno);
+  control_fd_ = rt_.bootstrap().control_fd();
+  LZ_RETURN_IF_ERROR(rt_.bootstrap()
+                         .send_control(static_cast<uint16_t>(MsgType::kCrReady), oob::encode_seq({0}))
+                         .with_context("CR_READY"));
+  thread_ = std::thread([this] { run(); });
+  return Status::Ok();
+}
+
+void CrService::stop_for_finalize() {
+  if (!thread_.joinable()) return;
+  // The caller is inside MPI and not parked: this thread does not touch the
+  // channel now (it only polls it, or waits for the lock).
+  Status s = rt_.bootstrap().send_control(static_cast<uint16_t>(MsgType::kCrFinalizing), oob::encode_seq({0}));
+  if (!s.ok()) log::debug("CR_FINALIZING not sent: %s", s.message().c_str());
+  stop_.store(true, std::memory_order_release);
+  uint64_t one = 1;
+  ssize_t n = write(stop_fd_, &one, sizeof one);
+  (void)n;
+  thread_.join();
+  rt_.engine().interrupt_requested.store(false);
+}
+
+void CrService::send(MsgType type, const std::string& payload) {
+  Status s = rt_.bootstrap().send_control(static_cast<uint16_t>(type), payload);
+  if (!s.ok()) log::warn("checkpoint: sending %s: %s", oob::msg_type_name(static_cast<uint16_t>(type)).c_str(),
+                         s.message().c_str());
+}
+
+void CrService::send_failed(uint64_t seq, const std::string& reason) {
+  log::warn("checkpoint %llu failed: %s", static_cast<unsigned long long>(seq), reason.c_str());
+  send(MsgType::kCheckpointFailed,
+       oob::encode_cr_reason({seq, reason.substr(0, oob::kMaxReasonBytes)}));
+}
+
+void CrService::run() {
+  Engine& eng = rt_.engine();
+  Bootstrap& boot = rt_.bootstrap();
+  while (!stop_.load(std::memory_order_acquire)) {
+    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {control_fd_, POLLIN, 0}};
+    const nfds_t n = control_fd_ >= 0 ? 2 : 1;
+    int rc = boot.queued_control() > 0 ? 1 : poll(fds, n, kPollMs);
+    if (stop_.load(std::memory_order_acquire)) break;
+    if (rc <= 0) continue;
+    const bool readable = boot.queued_control() > 0 || (n == 2 && fds[1].revents != 0);
+    if (!readable) continue;
+    if (!cr_lock_acquire(&stop_, [&eng] { eng.request_interrupt(); })) break;
+    // Entry lock held: the application thread is outside MPI or parked.
+    for (;;) {
+      auto m = boot.next_control();
+      if (!m.ok()) {
+        log::debug("CR service: control channel closed: %s", m.status().message().c_str());
+        break;
+      }
+      if (!m->has_value()) break;
+      handle((*m)->type, (*m)->payload);
+    }
+    control_fd_ = boot.connected() ? boot.control_fd() : -1;
+    eng.interrupt_requested.store(false, std::memory_order_relaxed);
+    cr_lock_release();
+  }
+}
+
+void CrService::handle(uint16_t type, const std::string& payload) {
+  if (type != static_cast<uint16_t>(MsgType::kCheckpointRequest)) {
+    // A late ABORT/GO of a checkpoint that already ended here.
+    log::debug("CR service: ignoring %s outside a checkpoint", oob::msg_type_name(type).c_str());
+    return;
+  }
+  oob::CrRequestMsg req;
+  if (Status s = oob::decode_cr_request(payload, &req); !s.ok()) {
+    log::error("checkpoint request: %s", s.message().c_str());
+    return;
+  }
+  checkpoint(req.seq, req.flags, req.dir);
+}
+
+Status CrService::await(uint64_t seq, MsgType a, MsgType b, uint16_t* type, std::string* payload) {
+  Bootstrap& boot = rt_.bootstrap();
+  Engine& eng = rt_.engine();
+  for (;;) {
+    LZ_ASSIGN_OR_RETURN(auto m, boot.next_control());
+    if (m.has_value()) {
+      const bool wanted = m->type == static_cast<uint16_t>(a) || m->type == static_cast<uint16_t>(b);
+      uint64_t got = seq_of(m->type, m->payload, static_cast<uint32_t>(rt_.size()));
+      if (wanted && got == seq) {
+        *type = m->type;
+        *payload = std::move(m->payload);
+        return Status::Ok();
+      }
+      log::debug("checkpoint %llu: ignoring %s for %llu", static_cast<unsigned long long>(seq),
+                 oob::msg_type_name(m->type).c_str(), static_cast<unsigned long long>(got));
+      continue;
+    }
+    // Sends are held; receives and the transports' own output go on, so the
+    // peers' drains complete while this rank waits for the launcher.
+    eng.progress_wait(10, boot.connected() ? boot.control_fd() : -1);
+  }
+}
+
+void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir) {
+  Engine& eng = rt_.engine();
+  Bootstrap& boot = rt_.bootstrap();
+  crcp::Module& crcp = rt_.crcp_module();
+  Coordinator coord(*this, seq);
+  log::debug("checkpoint %llu requested into %s", static_cast<unsigned long long>(seq), dir.c_str());
+
+  // ---- before GO: nothing released; a failure resumes without dumping -----------
+  if (std::string missing = eng.transports_without_checkpoint(); !missing.empty()) {
+    send_failed(seq, "transport(s) " + missing + " cannot be checkpointed (no checkpoint hooks)");
+    return;
+  }
+  Status s = crcp.quiesce(coord);
+  if (!s.ok()) {
+    crcp.resume(coord, false).ignore();
+    if (coord.aborted) log::debug("%s", s.message().c_str());
+    else if (s.code() != Code::kAborted || boot.connected()) send_failed(seq, "drain: " + s.message());
+    return;
+  }
+  send(MsgType::kCheckpointDrained, oob::encode_seq({seq}));
+  uint16_t type = 0;
+  std::string payload;
+  s = await(seq, MsgType::kCheckpointGo, MsgType::kCheckpointAbort, &type, &payload);
+  if (!s.ok() || type == static_cast<uint16_t>(MsgType::kCheckpointAbort)) {
+    crcp.resume(coord, false).ignore();
+    return;
+  }
+
+  // ---- after GO: whatever happens, reconnect, re-publish and fence ----------------
+  bool restarted = false;
+  Status failure = eng.checkpoint_transports(static_cast<int>(hook_timeout_ * 1000));
+  int restart_fd = -1;
+  bool disconnected = false;
+  if (failure.ok()) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+      failure = ErrnoError("pipe for the restart channel", errno);
+    } else {
+      close(p[1]);
+      restart_fd = p[0];
+    }
+  }
+  if (failure.ok()) {
+    failure = boot.disconnect();
+    disconnected = failure.ok();
+  }
+  if (failure.ok()) {
+    cr::LocalSnapshot snap;
+    snap.dir = dir;
+    snap.seq = seq;
+    snap.rank = rt_.rank();
+    snap.terminate = (flags & oob::kCrTerminate) != 0;
+    snap.restart_fd = restart_fd;
+    auto out = rt_.cr_module().checkpoint(snap);
+    if (!out.ok()) failure = out.status().with_context("cr " + rt_.cr_name());
+    else restarted = *out == cr::Outcome::kRestarted;
+  }
+  if (restarted) {
+    auto info = oob::read_restart_info(restart_fd, kRestartInfoMs);
+    if (!info.ok()) die("reading the restart information: " + info.status().message());
+    if (info->rank != rt_.rank())
+      die("the restorer says this is rank " + std::to_string(info->rank) + ", the image is rank " +
+          std::to_string(rt_.rank()));
+    if (Status r = boot.reconnect_to(info->address, info->job_id, info->secret); !r.ok())
+      die("connecting to the restarted job's launcher at " + info->address + ": " + r.message());
+    log::debug("restarted from snapshot %llu in job %s", static_cast<unsigned long long>(info->snapshot_seq),
+               info->job_id.c_str());
+  } else if (disconnected || !boot.connected()) {
+    if (Status r = boot.reconnect(); !r.ok()) die("reconnecting to the launcher: " + r.message());
+  }
+  if (restart_fd >= 0) close(restart_fd);
+  if (Status r = eng.resume_transports(restarted); !r.ok() && failure.ok()) failure = r;
+
+  if (failure.ok()) {
+    oob::CrDoneMsg done{seq, restarted ? oob::kCrOutcomeRestarted : oob::kCrOutcomeContinued, directory_bytes(dir)};
+    send(MsgType::kCheckpointDone, oob::encode_cr_done(done));
+  } else {
+    send_failed(seq, failure.message());
+  }
+  if (Status r = eng.reconnect_transports(); !r.ok()) die(r.message());
+  crcp.resume(coord, restarted).ignore();
+  log::debug("checkpoint %llu: %s", static_cast<unsigned long long>(seq),
+             restarted ? "restarted" : (failure.ok() ? "continued" : "failed, continued"));
+}
+
+}  // namespace lz::rt

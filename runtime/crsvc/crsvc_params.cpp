@@ -1,0 +1,27 @@
+#include "crsvc/crsvc_params.h"
+
+#include <iterator>
+
+namespace lz::rt {
+namespace {
+constexpr ParamSpec kParams[] = {
+    {kParamCrDrainTimeout, ParamType::kDouble, "60",
+     "Seconds a rank's checkpoint drain (crcp) may wait for the data its peers sent it before the checkpoint "
+     "fails, naming the peers and their bookmarks",
+     4},
+    {kParamCrHookTimeout, ParamType::kDouble, "30",
+     "Seconds the transports' checkpoint hooks may keep refusing (frames still moving) before the checkpoint "
+     "fails",
+     6},
+};
+}  // namespace
+
+Status register_crsvc_params(Registry& reg) {
+  for (const auto& p : kParams) {
+    if (reg.params().is_registered(p.name)) continue;
+    LZ_RETURN_IF_ERROR(reg.register_params(&p, 1, "runtime/crsvc"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace lz::rt
