@@ -86,7 +86,9 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     (void)!::write(st_w.get(), &e, sizeof e);
     _exit(127);
   }
-  setpgid(pid, pid);  // from the parent too (fails harmlessly once the child leads its session): no race with an early kill(-pid)
+  // No setpgid() from this side: it could make the child a group leader
+  // before its setsid(), which then fails (EPERM). The read below returns
+  // only after the exec, so the session (and group) exists before any kill(-pid).
   st_w.reset();
   out_w.reset();
   err_w.reset();
