@@ -70,6 +70,13 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   eager_limit_param_ = static_cast<uint64_t>(std::max<int64_t>(0, ps.get_int("p2p_eager_limit")));
   spin_count_ = static_cast<int>(std::max<int64_t>(0, ps.get_int("p2p_spin_count")));
   wait_timeout_ms_ = static_cast<int>(std::clamp<int64_t>(ps.get_int("p2p_wait_timeout_ms"), 1, 1000));
+  {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
+    if (ncpu <= 0) ncpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    oversubscribed_ = ncpu > 0 && job.local_size > ncpu;
+  }
 
   Framework* fw = reg.framework("transport");
   if (fw == nullptr) return Internal("no transport framework");

@@ -22,6 +22,8 @@
 // interrupt flag may be set from any thread.
 #pragma once
 
+#include <sched.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -83,9 +85,13 @@ class Engine final : public transport::Host {
     for (int i = 0; i < spin_count_; ++i) {
       progress();
       if (done()) return;
+      // More ranks than CPUs here: the rank we wait for may need this CPU.
+      if (oversubscribed_) sched_yield();
     }
     while (!done()) sleep_turn();
   }
+  // More ranks on this host than CPUs this process may run on.
+  bool oversubscribed() const { return oversubscribed_; }
 
   // ---- matching queues per context --------------------------------------------------
   MatchQueue* queue(uint32_t ctx);
@@ -198,6 +204,7 @@ class Engine final : public transport::Host {
   std::vector<Deferred> deferred_;
 
   int spin_count_ = 2000;
+  bool oversubscribed_ = false;
   int wait_timeout_ms_ = 10;
   uint64_t eager_limit_param_ = 32768;
   std::function<void()> interrupt_handler_;
