@@ -1,7 +1,7 @@
-// `lazarus`: the command-line front end (info now; run, ps, checkpoint and
-// restart come with the runtime).
+// `lazarus`: the command-line front end (info, run, ps, checkpoint, restart).
 #include <CLI/CLI.hpp>
 
+#include "cr_commands.h"
 #include "info_command.h"
 #include "run_command.h"
 
@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   lz::cli::add_info_command(app, exit_code);
   lz::cli::add_run_command(app);
+  lz::cli::add_cr_commands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cr_commands.h"
 #include "launcher/launcher.h"
 
 namespace lz::cli {
@@ -49,6 +50,7 @@ int option_arity(const std::string& name) {
   static const std::map<std::string, int> m = {
       {"-n", 1},      {"--np", 1},      {"--n", 1},       {"--host", 1}, {"-H", 1}, {"--hostfile", 1},
       {"--mca", 2},   {"--config", 1},  {"-x", 1},        {"--timeout", 1},
+      {"--checkpoint-interval", 1},     {"--recover", 1}, {"--max-restarts", 1},
   };
   auto it = m.find(name);
   return it == m.end() ? 0 : it->second;
@@ -114,6 +116,15 @@ int run_main(int argc, char** argv) {
                  "Stop the job after SECONDS (SIGTERM, then SIGKILL), say so, and exit with status 124")
       ->check(CLI::PositiveNumber)
       ->type_name("SECONDS");
+  std::string interval, recover = "off";
+  app.add_option("--checkpoint-interval", interval,
+                 "Checkpoint the job every DURATION (30s, 2m, 500ms; needs a cr component, e.g. --mca cr criu)")
+      ->type_name("DURATION");
+  app.add_option("--recover", recover,
+                 "'auto': when a rank dies, stop the others and restart the job from its newest snapshot")
+      ->check(CLI::IsMember({"auto", "off"}));
+  app.add_option("--max-restarts", o.max_restarts, "Restarts --recover auto may make (default 3)")
+      ->check(CLI::NonNegativeNumber);
   std::vector<std::string> shown_program;
   app.add_option("program", shown_program, "The program to run, then its arguments")->type_name("PROGRAM [ARGS...]");
 
@@ -136,6 +147,15 @@ int run_main(int argc, char** argv) {
     return 2;
   }
   o.oversubscribe = !noover;
+  if (!interval.empty()) {
+    auto d = parse_duration(interval, "--checkpoint-interval");
+    if (!d.ok()) {
+      std::fprintf(stderr, "%s: error: %s\n", self.c_str(), d.status().message().c_str());
+      return 2;
+    }
+    o.checkpoint_interval = *d;
+  }
+  o.recover = recover == "auto";
   return launcher::run_launcher(o);
 }
 

@@ -103,11 +103,18 @@ Status Job::start_ranks() {
 std::string Job::job_json() const {
   nlohmann::ordered_json j;
   j["job_id"] = spec_.job_id;
-  j["launcher_pid"] = getpid();
+  j["launcher_pid"] = spec_.registry_pid > 0 ? spec_.registry_pid : getpid();
   j["np"] = ranks_.size();
   j["command"] = spec_.argv;
   j["launcher_command"] = spec_.command_line;
   j["oob_address"] = oob_address_;
+  if (control_) j["control_socket"] = control_->path();
+  if (store_) j["snapshot_store"] = store_->dir();
+  else if (!spec_.snapshot_root.empty())
+    j["snapshot_store"] = spec_.snapshot_root + "/" + spec_.record.name + "." + spec_.record.id;
+  j["last_snapshot"] = last_snapshot_;
+  j["cr"] = spec_.cr_component;
+  if (spec_.restored) j["restored_from"] = spec_.restored_dir;
   char cwd[4096] = "";
   if (getcwd(cwd, sizeof cwd) != nullptr) j["cwd"] = cwd;
   j["start_time"] = static_cast<int64_t>(std::time(nullptr));
@@ -117,6 +124,10 @@ std::string Job::job_json() const {
 }
 
 void Job::write_job_file() {
+  if (job_file_) {
+    if (Status s = job_file_->update(job_json()); !s.ok()) log::warn("job registry: %s", s.message().c_str());
+    return;
+  }
   auto f = JobFile::create(spec_.job_id, job_json());
   if (!f.ok()) {
     // The job runs without it; only later `lazarus ps`/`checkpoint` miss it.
@@ -133,12 +144,16 @@ int Job::run() {
     return 1;
   }
   ranks_.resize(spec_.placement.size());
+  cr_ranks_.resize(spec_.placement.size());
+  adopt_fence_round_ = adopt_barrier_round_ = spec_.restored;
+  if (spec_.restored) last_snapshot_ = spec_.restored_dir;
   oob::WelcomeMsg welcome;
   welcome.job_id = spec_.job_id;
   welcome.size = static_cast<uint32_t>(ranks_.size());
   for (size_t i = 0; i < ranks_.size(); ++i) {
     ranks_[i].rank = static_cast<int>(i);
     ranks_[i].place = spec_.placement[i];
+    ranks_[i].restored = spec_.restored;
     welcome.node_of_rank.push_back(spec_.placement[i].node_id);
     welcome.hostname_of_rank.push_back(spec_.placement[i].host);
   }
@@ -162,7 +177,16 @@ int Job::run() {
   if (Status s = start_ranks(); !s.ok()) {
     fail(s.code() == Code::kNotFound ? 127 : s.code() == Code::kPermissionDenied ? 126 : 1, s.message());
   } else {
+    // The control socket lives next to the job file (same private directory).
+    control_ = std::make_unique<ControlServer>(loop_, [this](uint64_t c, const std::string& l) { on_control(c, l); });
+    if (Status s = JobFile::ensure_directory(); !s.ok() ||
+        !(s = control_->listen(JobFile::directory() + "/" + spec_.job_id + ".sock")).ok()) {
+      log::warn("no control socket for job %s (`lazarus checkpoint` cannot reach it): %s", spec_.job_id.c_str(),
+                s.message().c_str());
+      control_.reset();
+    }
     write_job_file();
+    arm_interval_timer();
     if (spec_.timeout > 0) {
       loop_.add_timer(oob::deadline_in(spec_.timeout), [this] {
         char buf[64];
@@ -182,6 +206,9 @@ int Job::run() {
     if (r.out_fwd) r.out_fwd->finish();
     if (r.err_fwd) r.err_fwd->finish();
   }
+  if (snap_ && snap_->pending() && store_) (void)store_->abort(*snap_);
+  snap_.reset();
+  control_.reset();
   server_.reset();
   job_file_.reset();
   return exit_code_;
@@ -238,8 +265,16 @@ void Job::on_rank_exit(RankProcess& r) {
     server_->close_rank(r.rank);
     r.connected = false;
   }
-  if (!stopping_) {
+  // After GO of a --term checkpoint a rank ends once saved (cr/criu kills the
+  // dumped process): not a failure.
+  const bool term_exit = cr_terminating_;
+  if (cr_in_progress()) cr_rank_lost(r, r.describe() + " " + r.exit_text());
+  if (!stopping_ && !term_exit) {
     if (WIFSIGNALED(r.wait_status) || WEXITSTATUS(r.wait_status) != 0) {
+      rank_death_ = "rank " + std::to_string(r.rank) + " died (" +
+                    (WIFSIGNALED(r.wait_status) ? "signal " + std::to_string(WTERMSIG(r.wait_status))
+                                                : "exit code " + std::to_string(WEXITSTATUS(r.wait_status))) +
+                    ")";
       fail(r.exit_code(), r.describe() + " " + r.exit_text());
     } else if (r.ever_connected && !r.finalized) {
       fail(1, r.describe() + " exited with code 0 without calling finalize (MPI_Finalize)");
@@ -277,7 +312,7 @@ Status Job::admit(int rank, uint32_t flags) {
   if (!r.running()) return Unavailable("rank " + std::to_string(rank) + " is not running");
   if (r.connected) return PermissionDenied("rank " + std::to_string(rank) + " is already connected");
   if (flags & oob::kAuthReconnect) {
-    if (!r.detached)
+    if (!r.detached && !(r.restored && !r.ever_connected))
       return PermissionDenied("rank " + std::to_string(rank) + " did not disconnect(), so it cannot reconnect");
   } else if (r.ever_connected) {
     return PermissionDenied("rank " + std::to_string(rank) + " connected before; only reconnect() may attach it again");
@@ -290,7 +325,10 @@ void Job::on_connected(int rank, uint32_t flags) {
   r.connected = true;
   r.ever_connected = true;
   r.detached = false;
+  // A restored rank was CR-ready when it was saved.
+  if (r.restored) cr_ranks_[static_cast<size_t>(rank)].cr_ready = true;
   if (flags & oob::kAuthReconnect) log::debug("%s reconnected", r.describe().c_str());
+  if (cr_phase_ == CrPhase::kWaitReady) cr_try_start();
   if (stopping_) return;
   for (auto& o : ranks_) {
     if (o.exited && !o.ever_connected && o.exit_code() == 0) {
@@ -334,8 +372,7 @@ void Job::on_frame(int rank, oob::Frame& f) {
   }
   if (f.type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
       f.type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
-    log::warn("%s sent %s, which this launcher does not handle yet; ignored", r.describe().c_str(),
-              oob::msg_type_name(f.type).c_str());
+    cr_on_frame(r, f);
     return;
   }
   fail(1, r.describe() + " broke the OOB protocol: unexpected " + oob::msg_type_name(f.type) + " message");
@@ -345,6 +382,13 @@ void Job::on_frame(int rank, oob::Frame& f) {
 void Job::on_fence(RankProcess& r, const oob::Frame& f) {
   oob::FenceMsg m;
   Status s = oob::decode_fence(f.payload, &m);
+  // Restored ranks carry the fence numbers of the job they were saved from:
+  // the first fence of a restored job starts the count where they agree.
+  if (s.ok() && adopt_fence_round_ && fence_arrived_ == 0 && r.restored && r.fence_seq == 0 && m.seq > 0) {
+    fence_round_ = m.seq;
+    adopt_fence_round_ = false;
+  }
+  if (s.ok() && r.restored && r.fence_seq == 0 && m.seq == fence_round_) r.fence_seq = m.seq - 1;
   if (s.ok() && (m.seq != r.fence_seq + 1 || m.seq != fence_round_))
     s = ProtocolError("FENCE " + std::to_string(m.seq) + " out of sequence (the job is at fence " +
                       std::to_string(fence_round_) + ")");
@@ -370,6 +414,11 @@ void Job::on_fence(RankProcess& r, const oob::Frame& f) {
 void Job::on_barrier(RankProcess& r, const oob::Frame& f) {
   oob::SeqMsg m;
   Status s = oob::decode_seq(f.payload, &m);
+  if (s.ok() && adopt_barrier_round_ && barrier_arrived_ == 0 && r.restored && r.barrier_seq == 0 && m.seq > 0) {
+    barrier_round_ = m.seq;
+    adopt_barrier_round_ = false;
+  }
+  if (s.ok() && r.restored && r.barrier_seq == 0 && m.seq == barrier_round_) r.barrier_seq = m.seq - 1;
   if (s.ok() && (m.seq != r.barrier_seq + 1 || m.seq != barrier_round_))
     s = ProtocolError("BARRIER " + std::to_string(m.seq) + " out of sequence");
   if (!s.ok()) {
@@ -435,6 +484,8 @@ void Job::kill_remaining() {
 }
 
 void Job::maybe_finish() {
+  // A --term checkpoint commits after its ranks ended.
+  if (cr_phase_ == CrPhase::kGo && cr_terminating_) return;
   for (const auto& r : ranks_)
     if (r.running()) return;
   bool pipes_open = false;

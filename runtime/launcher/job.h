@@ -15,6 +15,12 @@
 // code or signal, tells the connected ranks (ERROR), sends SIGTERM to every
 // rank's process group and SIGKILL after the grace period.
 //
+// It is also the coordinator of the job's checkpoints (job_checkpoint.cpp,
+// the sequence of oob/frame.h): requests come from the control socket
+// (`lazarus checkpoint`), the --checkpoint-interval timer, and are deferred
+// until every rank is CR-ready, refused once one finalizes or exits. The
+// snapshot is committed to the job's SnapshotStore when every rank is DONE.
+//
 //   Job job(spec, starter);
 //   return job.run();
 #pragma once
@@ -24,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/control_server.h"
 #include "launcher/event_loop.h"
 #include "launcher/job_file.h"
 #include "launcher/job_spec.h"
@@ -31,6 +38,7 @@
 #include "launcher/rank_process.h"
 #include "launcher/rank_starter.h"
 #include "oob/messages.h"
+#include "snapshot/snapshot_store.h"
 
 namespace lz::launcher {
 
@@ -45,6 +53,13 @@ class Job {
 
   // Runs the job to its end; returns the exit status for the launcher.
   int run();
+
+  // After run(): when the job ended because a rank died (killed by a signal,
+  // or exited non-zero without calling abort), the line saying so, e.g.
+  // "rank 2 died (signal 9)"; empty otherwise. --recover auto acts on it.
+  const std::string& rank_death() const { return rank_death_; }
+  // The directory of the job's snapshot store (empty until it is opened).
+  std::string store_dir() const { return store_ ? store_->dir() : std::string(); }
 
  private:
   Status setup_signals();
@@ -75,6 +90,35 @@ class Job {
 
   void say(const std::string& line) const;
 
+  // Checkpoint coordination (job_checkpoint.cpp).
+  struct CrWaiter {
+    uint64_t conn = 0;  // control connection; 0: internal (interval timer)
+    bool wait = false;  // the requester wants the final outcome
+  };
+  enum class CrPhase { kIdle, kWaitReady, kRequested, kDrain, kGo };
+  struct CrRankState {
+    bool cr_ready = false;    // CR_READY received (or restored)
+    bool finalizing = false;  // CR_FINALIZING received
+    bool ready = false, drained = false, answered = false;
+    std::vector<oob::CrBookmark> sent;
+    uint64_t image_bytes = 0;
+  };
+  void on_control(uint64_t conn, const std::string& line);
+  void cr_request(CrWaiter w, uint32_t flags, const std::string& origin);
+  Status cr_refusal() const;
+  void cr_try_start();
+  Status cr_begin();
+  void cr_on_frame(RankProcess& r, oob::Frame& f);
+  void cr_rank_lost(RankProcess& r, const std::string& why);
+  void cr_abort(const std::string& reason);  // before GO
+  void cr_after_go_failure(const std::string& reason);
+  void cr_maybe_finish_go();
+  void cr_commit();
+  void cr_fail_waiters(const std::string& reason);
+  void cr_reset();
+  void arm_interval_timer();
+  Status open_store();
+  bool cr_in_progress() const { return cr_phase_ != CrPhase::kIdle; }
   JobSpec spec_;
   RankStarter& starter_;
   EventLoop loop_;
@@ -97,6 +141,26 @@ class Job {
   std::vector<oob::FenceEntry> fence_entries_;
   uint64_t barrier_round_ = 1;
   int barrier_arrived_ = 0;
+  // A restored job adopts the fence and barrier numbers its ranks carry.
+  bool adopt_fence_round_ = false;
+  bool adopt_barrier_round_ = false;
+
+  std::string rank_death_;
+
+  // Checkpoint/restart.
+  std::unique_ptr<ControlServer> control_;
+  std::optional<snapshot::SnapshotStore> store_;
+  std::optional<snapshot::PendingSnapshot> snap_;
+  std::vector<CrRankState> cr_ranks_;
+  CrPhase cr_phase_ = CrPhase::kIdle;
+  std::vector<CrWaiter> cr_waiters_;
+  uint32_t cr_flags_ = 0;
+  uint64_t cr_wait_timer_ = 0;
+  uint64_t interval_timer_ = 0;
+  double cr_started_ = 0;  // monotonic seconds
+  std::string cr_failure_;  // first failure after GO
+  bool cr_terminating_ = false;  // a --term checkpoint reached GO: ranks may exit
+  std::string last_snapshot_;
 };
 
 }  // namespace lz::launcher

@@ -64,6 +64,8 @@ std::string JobFile::directory() {
   return "/tmp/lazarus-" + std::to_string(getuid()) + "/jobs";
 }
 
+Status JobFile::ensure_directory() { return make_private_dir(directory()); }
+
 StatusOr<JobFile> JobFile::create(const std::string& job_id, const std::string& json) {
   const std::string dir = directory();
   LZ_RETURN_IF_ERROR(make_private_dir(dir));

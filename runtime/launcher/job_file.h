@@ -20,6 +20,8 @@ namespace lz::launcher {
 class JobFile {
  public:
   static std::string directory();
+  // Creates directory() (0700, owned by the user) when needed.
+  static Status ensure_directory();
   static StatusOr<JobFile> create(const std::string& job_id, const std::string& json);
 
   JobFile(JobFile&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }

@@ -7,8 +7,13 @@
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
+#include <cstdint>
+
 #include "launcher/host_list.h"
 #include "oob/socket.h"
+#include "snapshot/manifest.h"
 
 namespace lz::launcher {
 
@@ -24,6 +29,21 @@ struct JobSpec {
   oob::SockAddr bind_address;           // OOB listener
   std::string advertised_host;          // host part of LZ_OOB_ADDR given to ranks
   std::vector<std::string> command_line;  // the launcher's own argv, for the job registry
+  pid_t registry_pid = 0;               // launcher pid for the job registry (0: getpid()); the outer
+                                        // pid when the launcher runs in its own PID namespace
+
+  // Checkpoint/restart (issue 4).
+  snapshot::JobRecord record;           // what the manifest records; record.id names the store
+  std::string snapshot_root;            // where the job's store lives
+  int64_t cr_keep = 2;
+  std::string cr_component;             // selected cr component ("none": checkpointing off)
+  std::string cr_unavailable;           // why no cr component can be used here (empty: fine)
+  std::string crcp_component = "bkmrk";
+  double checkpoint_interval = 0;       // seconds; 0: no periodic checkpoints
+  double cr_ready_wait = 60;            // how long a request waits for every rank to be CR-ready
+  bool restored = false;                // the ranks are restored from snapshot `restored_seq`
+  uint64_t restored_seq = 0;
+  std::string restored_dir;             // the snapshot directory restored from
 };
 
 }  // namespace lz::launcher

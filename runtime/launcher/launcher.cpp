@@ -13,6 +13,9 @@
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/local_starter.h"
+#include "launcher/restart.h"
+#include "snapshot/snapshot_params.h"
+#include "snapshot/snapshot_store.h"
 #include "lazarus/auth.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
@@ -68,6 +71,8 @@ StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamSto
   return env;
 }
 
+}  // namespace
+
 StatusOr<oob::SockAddr> bind_address(const ParamStore& params) {
   const std::string& where = params.get_string(oob::kParamAddress);
   int64_t port = params.get_int(oob::kParamPort);
@@ -80,10 +85,13 @@ StatusOr<oob::SockAddr> bind_address(const ParamStore& params) {
   return r;
 }
 
+namespace {
 bool is_loopback(const oob::SockAddr& a) {
   const std::string h = a.host();
   return h.rfind("127.", 0) == 0 || h == "::1";
 }
+
+}  // namespace
 
 // What ranks connect to. Never a loopback address when a rank may run on
 // another host; for a job on this host alone loopback is the simplest choice.
@@ -115,6 +123,29 @@ std::string new_job_id() {
   std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x", n[0], n[1], n[2], n[3]);
   return buf;
 }
+
+std::string selected_cr(Registry& reg, std::string* why) {
+  Framework* fw = reg.framework("cr");
+  if (fw == nullptr) return "none";
+  auto sel = fw->select(reg.query_context());
+  if (!sel.ok() || sel->empty()) {
+    *why = sel.ok() ? "no cr component" : sel.status().message();
+    return "none";
+  }
+  return sel->front().entry->desc->name;
+}
+
+void fill_cr_spec(Registry& reg, JobSpec& spec) {
+  spec.snapshot_root = snapshot::snapshot_root(reg.params());
+  spec.cr_keep = snapshot::store_options(reg.params()).keep;
+  spec.cr_component = selected_cr(reg, &spec.cr_unavailable);
+  if (Framework* fw = reg.framework("crcp"); fw != nullptr) {
+    auto sel = fw->select(reg.query_context());
+    if (sel.ok() && !sel->empty()) spec.crcp_component = sel->front().entry->desc->name;
+  }
+}
+
+namespace {
 
 void error(const std::string& text) {
   for (const auto& line : str::split(text, '\n')) std::fprintf(stderr, "lazarus run: error: %s\n", line.c_str());
@@ -167,6 +198,17 @@ int run_launcher(const RunOptions& o) {
     return 2;
   }
 
+  if (o.checkpoint_interval > 0 || o.recover) {
+    std::string why;
+    std::string cr = selected_cr(reg, &why);
+    if (cr == "none") {
+      error(std::string(o.recover ? "--recover auto" : "--checkpoint-interval") +
+            " needs checkpointing, which is off (cr=none" + (why.empty() ? "" : ": " + why) +
+            "); add --mca cr criu");
+      return 2;
+    }
+  }
+
   JobSpec spec;
   spec.job_id = new_job_id();
   spec.argv = o.program;
@@ -189,10 +231,45 @@ int run_launcher(const RunOptions& o) {
   spec.bind_address = *bind;
   spec.advertised_host = advertised_host(*bind, spec.placement);
   spec.command_line = o.command_line;
+  fill_cr_spec(reg, spec);
+  spec.checkpoint_interval = o.checkpoint_interval;
+  spec.record.name = spec.argv[0].substr(spec.argv[0].find_last_of('/') + 1);
+  spec.record.id = spec.job_id;
+  spec.record.argv = spec.argv;
+  spec.record.np = static_cast<int>(spec.placement.size());
+  for (const auto& p : spec.placement) spec.record.hosts.push_back(p.host);
+  char cwd[4096] = "";
+  if (getcwd(cwd, sizeof cwd) != nullptr) spec.record.cwd = cwd;
+  for (const Param* p : reg.params().all())
+    if (p->source.kind != SourceKind::kDefault)
+      spec.record.parameters.emplace_back(p->name, format_param_value(p->spec.type, p->value));
+  for (const std::string& x : o.exports) {
+    std::string name = x.substr(0, x.find('='));
+    for (const auto& e : spec.env)
+      if (e.rfind(name + "=", 0) == 0) spec.record.environment.emplace_back(name, e.substr(name.size() + 1));
+  }
 
-  LocalStarter starter;
-  Job job(std::move(spec), starter);
-  return job.run();
+  int rc = 0;
+  std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
+  {
+    LocalStarter starter;
+    Job job(std::move(spec), starter);
+    rc = job.run();
+    death = job.rank_death();
+  }
+  if (!o.recover || death.empty()) return rc;
+  RestartOptions r;
+  r.hosts = o.hosts;
+  r.hostfile = o.hostfile;
+  r.mca = o.mca;
+  r.config_files = o.config_files;
+  r.timeout = o.timeout;
+  r.tag_output = o.tag_output;
+  r.command_line = o.command_line;
+  r.checkpoint_interval = o.checkpoint_interval;
+  r.recover = true;
+  r.max_restarts = o.max_restarts;
+  return recover_job(store_dir, death, rc, r);
 }
 
 }  // namespace lz::launcher

@@ -12,6 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/job_spec.h"
+#include "lazarus/status.h"
+
+namespace lz {
+class Registry;
+class ParamStore;
+}  // namespace lz
+
 namespace lz::launcher {
 
 struct RunOptions {
@@ -26,8 +34,21 @@ struct RunOptions {
   double timeout = 0;
   std::vector<std::string> program;          // program and its arguments
   std::vector<std::string> command_line;     // the launcher's argv
+  double checkpoint_interval = 0;            // seconds; 0: none
+  bool recover = false;                      // --recover auto
+  int max_restarts = 3;
 };
 
 int run_launcher(const RunOptions& options);
+
+// Pieces `lazarus restart` shares with `lazarus run` (launcher.cpp).
+StatusOr<oob::SockAddr> bind_address(const ParamStore& params);
+std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placement>& placement);
+std::string new_job_id();
+// The selected cr component's name ("none" when checkpointing is off); *why
+// gets the reason when no cr component can be used here.
+std::string selected_cr(Registry& reg, std::string* why);
+// Fills the checkpoint/restart fields of `spec` from the parameters.
+void fill_cr_spec(Registry& reg, JobSpec& spec);
 
 }  // namespace lz::launcher

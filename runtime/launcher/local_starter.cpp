@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -73,6 +74,11 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     if (!spec.inherit_stdin && devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
     dup2(out_w.get(), STDOUT_FILENO);
     dup2(err_w.get(), STDERR_FILENO);
+    // Nothing the launcher inherited from its own parent reaches the rank
+    // (close-on-exec for all; the exec-status pipe must stay open until the
+    // exec): CRIU cannot save a descriptor on a mount of another mount
+    // namespace (a shell's fd opened before `unshare --mount-proc`).
+    syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
     fcntl(secret_fd, F_SETFD, 0);  // the one descriptor the rank inherits on purpose
     // execvpe searches PATH from the environment given to the child.
     for (char** e = envp.data(); *e != nullptr; ++e) {

@@ -1,0 +1,167 @@
+#include "cr_commands.h"
+
+#include <cctype>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "common_options.h"
+#include "launcher/control_client.h"
+#include "launcher/job_registry.h"
+#include "launcher/restart.h"
+#include "lazarus/strings.h"
+
+namespace lz::cli {
+namespace {
+
+int run_ps() {
+  auto jobs = launcher::list_jobs(/*prune=*/true);
+  if (jobs.empty()) {
+    std::printf("no running jobs\n");
+    return 0;
+  }
+  std::printf("%-10s %-8s %-4s %-40s %s\n", "JOB", "PID", "NP", "COMMAND", "LAST SNAPSHOT");
+  for (const auto& j : jobs) {
+    std::string cmd = str::join(j.command, " ");
+    std::printf("%-10s %-8d %-4d %-40s %s\n", j.job_id.c_str(), static_cast<int>(j.launcher_pid), j.np, cmd.c_str(),
+                j.last_snapshot.empty() ? "-" : j.last_snapshot.c_str());
+  }
+  return 0;
+}
+
+struct CheckpointOptions {
+  std::string job;
+  bool term = false;
+  bool wait = false;
+};
+
+int run_checkpoint(const CheckpointOptions& o) {
+  auto job = launcher::find_job(o.job);
+  if (!job.ok()) {
+    print_error(job.status());
+    return 1;
+  }
+  if (job->control_socket.empty()) {
+    print_error(Unavailable("job " + job->job_id + " has no control socket (its launcher could not create one)"));
+    return 1;
+  }
+  auto fd = launcher::connect_control(job->control_socket);
+  if (!fd.ok()) {
+    print_error(fd.status());
+    return 1;
+  }
+  nlohmann::json req{{"op", "checkpoint"}, {"terminate", o.term}, {"wait", o.wait}};
+  if (Status s = launcher::send_control_line(fd->get(), req.dump()); !s.ok()) {
+    print_error(s);
+    return 1;
+  }
+  std::string buf;
+  for (;;) {
+    auto line = launcher::read_control_line(fd->get(), &buf, oob::kNoDeadline);
+    if (!line.ok()) {
+      print_error(line.status().with_context("checkpoint of job " + job->job_id));
+      return 1;
+    }
+    nlohmann::json a = nlohmann::json::parse(*line, nullptr, false);
+    const std::string ev = a.is_object() ? a.value("event", "") : "";
+    if (ev == "accepted") {
+      std::printf("checkpoint of job %s accepted: snapshot %llu will be %s\n", job->job_id.c_str(),
+                  static_cast<unsigned long long>(a.value("seq", uint64_t{0})), a.value("path", "").c_str());
+      std::fflush(stdout);
+      if (!o.wait) return 0;
+    } else if (ev == "committed") {
+      std::printf("%s\n", a.value("message", "").c_str());
+      if (a.value("terminated", false)) std::printf("job %s stopped after the checkpoint (--term)\n", job->job_id.c_str());
+      return 0;
+    } else if (ev == "failed") {
+      print_error(Status(Code::kAborted, "checkpoint of job " + job->job_id + " failed: " + a.value("reason", "")));
+      return 1;
+    } else {
+      print_error(ProtocolError("unexpected answer from the launcher: " + *line));
+      return 1;
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<double> parse_duration(const std::string& text, const std::string& what) {
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  const std::string num = text.substr(0, i), unit = text.substr(i);
+  double v = 0;
+  try {
+    size_t used = 0;
+    v = std::stod(num, &used);
+    if (used != num.size()) throw std::invalid_argument("");
+  } catch (...) {
+    return InvalidArgument(what + " '" + text + "': expected a duration such as 30s, 2m or 500ms");
+  }
+  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "ms" ? 0.001 : -1;
+  if (scale < 0 || v <= 0)
+    return InvalidArgument(what + " '" + text + "': expected a positive duration such as 30s, 2m or 500ms");
+  return v * scale;
+}
+
+void add_cr_commands(CLI::App& app, int& exit_code) {
+  CLI::App* ps = app.add_subcommand("ps", "List running jobs: id, launcher pid, ranks, command, last snapshot");
+  ps->callback([&exit_code] { exit_code = run_ps(); });
+
+  auto co = std::make_shared<CheckpointOptions>();
+  CLI::App* ck = app.add_subcommand(
+      "checkpoint", "Checkpoint a running job (like ompi-checkpoint); prints where the snapshot goes");
+  ck->add_option("job", co->job, "Job id or launcher pid (see `lazarus ps`)")->required()->type_name("JOB|PID");
+  ck->add_flag("--term", co->term, "Stop the job once the snapshot is committed");
+  ck->add_flag("--wait", co->wait,
+               "Wait until the snapshot is committed (print its path) or failed (exit 1 with the reason)");
+  ck->footer("Without --wait the command returns once the launcher has started the checkpoint.\n"
+             "Exit status: 0 accepted (or committed with --wait), 1 refused or failed (the reason is printed).");
+  ck->callback([co, &exit_code] { exit_code = run_checkpoint(*co); });
+
+  auto ro = std::make_shared<launcher::RestartOptions>();
+  auto interval = std::make_shared<std::string>();
+  auto recover = std::make_shared<std::string>();
+  auto common = std::make_shared<CommonOptions>();
+  CLI::App* rs = app.add_subcommand(
+      "restart", "Restart a job from a snapshot (like ompi-restart): a snapshot directory, or a job's store "
+                 "directory for its newest valid snapshot");
+  rs->add_option("snapshot", ro->path, "<store>/<job>.<id>/<seq>, or <store>/<job>.<id>")->required();
+  rs->add_option("-H,--host", ro->hosts, "Hosts as h1[:slots],h2 (default: the snapshot's hosts)")->type_name("HOSTS");
+  rs->add_option("--hostfile", ro->hostfile, "File of hosts, one per line: 'host slots=N'")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
+  common->add_to(*rs);
+  rs->add_option("--timeout", ro->timeout, "Stop the restored job after SECONDS and exit with status 124")
+      ->check(CLI::PositiveNumber)
+      ->type_name("SECONDS");
+  rs->add_flag("--tag-output", ro->tag_output, "Prefix each output line with [jobid,rank]<stdout>: or <stderr>:");
+  rs->add_option("--checkpoint-interval", *interval, "Checkpoint the restored job every DURATION (30s, 2m, 500ms)")
+      ->type_name("DURATION");
+  rs->add_option("--recover", *recover, "'auto': when a rank dies, restart from the newest snapshot again")
+      ->check(CLI::IsMember({"auto", "off"}));
+  rs->add_option("--max-restarts", ro->max_restarts, "Restarts --recover auto may make (default 3)")
+      ->check(CLI::NonNegativeNumber);
+  rs->footer("The snapshot is verified first: a damaged or truncated file is refused, naming it (from a store\n"
+             "directory the newest snapshot that verifies is used). The ranks are restored in a new PID\n"
+             "namespace, so a restart works while the original job still runs. Needs root or\n"
+             "CAP_CHECKPOINT_RESTORE. New snapshots of the restored job go to the same store.");
+  rs->callback([ro, interval, recover, common, &exit_code] {
+    launcher::RestartOptions o = *ro;
+    o.mca = common->mca;
+    o.config_files = common->config_files;
+    if (!interval->empty()) {
+      auto d = parse_duration(*interval, "--checkpoint-interval");
+      if (!d.ok()) {
+        print_error(d.status());
+        exit_code = 2;
+        return;
+      }
+      o.checkpoint_interval = *d;
+    }
+    o.recover = *recover == "auto";
+    o.command_line = {"lazarus", "restart", o.path};
+    exit_code = launcher::run_restart(o);
+  });
+}
+
+}  // namespace lz::cli

@@ -1,0 +1,230 @@
+#include "launcher/restart.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "bootstrap/runtime_params.h"
+#include "launcher/host_list.h"
+#include "launcher/job.h"
+#include "launcher/launcher.h"
+#include "launcher/pid_namespace.h"
+#include "launcher/restore_starter.h"
+#include "lazarus/frameworks/cr.h"
+#include "lazarus/registry.h"
+#include "lazarus/strings.h"
+#include "oob/oob_params.h"
+#include "snapshot/snapshot_store.h"
+
+namespace lz::launcher {
+namespace {
+
+void error(const std::string& who, const std::string& text) {
+  for (const auto& line : str::split(text, '\n')) std::fprintf(stderr, "%s: error: %s\n", who.c_str(), line.c_str());
+}
+
+void note(const std::string& who, const std::string& text) { std::fprintf(stderr, "%s: %s\n", who.c_str(), text.c_str()); }
+
+std::string parent_dir(const std::string& p) {
+  size_t s = p.find_last_of('/');
+  return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
+}
+
+// The snapshot to restart from: the one named, verified, or the newest that
+// verifies. The store is closed again before the job runs (the restored job
+// takes its lock at its first checkpoint).
+struct Chosen {
+  snapshot::SnapshotInfo info;
+  snapshot::JobRecord record;
+  std::string store_dir;
+};
+
+StatusOr<Chosen> choose_snapshot(const std::string& path, const std::string& who) {
+  snapshot::StoreOptions so;
+  LZ_ASSIGN_OR_RETURN(snapshot::SnapshotStore store, snapshot::SnapshotStore::open_existing(path, so));
+  Chosen c;
+  if (store.requested_seq()) {
+    LZ_ASSIGN_OR_RETURN(c.info, store.info(*store.requested_seq()));
+    LZ_RETURN_IF_ERROR(store.verify(c.info.seq));
+  } else {
+    std::vector<std::string> skipped;
+    auto n = store.newest_valid(&skipped);
+    for (const auto& why : skipped) note(who, "skipping " + why);
+    if (!n.ok()) return n.status();
+    c.info = *n;
+  }
+  c.record = store.job();
+  c.store_dir = store.dir();
+  return c;
+}
+
+int restart_here(const RestartOptions& o) {
+  const std::string& who = o.who;
+  auto chosen = choose_snapshot(o.path, who);
+  if (!chosen.ok()) {
+    error(who, chosen.status().message());
+    return 1;
+  }
+  const snapshot::JobRecord& rec = chosen->record;
+  if (rec.np <= 0 || rec.argv.empty()) {
+    error(who, "the manifest of " + chosen->store_dir + " records no job (np/argv missing)");
+    return 1;
+  }
+
+  // Parameters: the manifest's, then the command line's over them.
+  Registry reg;
+  if (Status s = rt::register_runtime_params(reg); !s.ok()) {
+    error(who, s.message());
+    return 2;
+  }
+  std::map<std::string, std::string> merged;
+  std::vector<std::pair<std::string, std::string>> mca;
+  for (const auto& [k, v] : rec.parameters) merged[k] = v;
+  for (const auto& [k, v] : o.mca) merged[k] = v;
+  if (!chosen->info.cr.empty()) merged["cr"] = chosen->info.cr;  // the back end that wrote the images
+  for (const auto& kv : merged) mca.push_back(kv);
+  ConfigOptions cfg;
+  cfg.mca = mca;
+  cfg.config_files = o.config_files;
+  if (Status s = reg.configure(cfg); !s.ok()) {
+    error(who, s.message());
+    return 2;
+  }
+  Framework* fw = reg.framework("cr");
+  auto sel = fw ? fw->select(reg.query_context()) : StatusOr<std::vector<QueryResult>>(NotFound("no cr framework"));
+  if (!sel.ok() || sel->empty()) {
+    error(who, "cannot restore snapshot " + std::to_string(chosen->info.seq) + " written by cr '" +
+                   chosen->info.cr + "': " + (sel.ok() ? std::string("no cr component") : sel.status().message()));
+    return 1;
+  }
+  auto& cr_module = static_cast<cr::Module&>(*sel->front().module);
+
+  std::vector<HostEntry> hosts;
+  if (!o.hostfile.empty()) {
+    auto h = parse_hostfile(o.hostfile);
+    if (!h.ok()) {
+      error(who, h.status().message());
+      return 2;
+    }
+    hosts = std::move(*h);
+  }
+  for (const std::string& spec : o.hosts) {
+    auto h = parse_host_option(spec);
+    if (!h.ok()) {
+      error(who, h.status().message());
+      return 2;
+    }
+    hosts.insert(hosts.end(), h->begin(), h->end());
+  }
+  if (hosts.empty()) {
+    for (const auto& h : rec.hosts) {
+      if (!hosts.empty() && hosts.back().name == h) ++hosts.back().slots;
+      else hosts.push_back({h, 1});
+    }
+  }
+  if (hosts.empty()) hosts = default_hosts();
+  auto placement = place_ranks(hosts, rec.np, true);
+  if (!placement.ok()) {
+    error(who, placement.status().message());
+    return 2;
+  }
+
+  JobSpec spec;
+  spec.job_id = new_job_id();
+  spec.argv = rec.argv;
+  spec.placement = std::move(*placement);
+  spec.tag_output = o.tag_output;
+  spec.timeout = o.timeout;
+  spec.kill_grace = reg.params().get_double(oob::kParamKillGrace);
+  spec.handshake_timeout = reg.params().get_double(oob::kParamHandshakeTimeout);
+  auto bind = bind_address(reg.params());
+  if (!bind.ok()) {
+    error(who, bind.status().message());
+    return 2;
+  }
+  spec.bind_address = *bind;
+  spec.advertised_host = advertised_host(*bind, spec.placement);
+  spec.command_line = o.command_line;
+  fill_cr_spec(reg, spec);
+  spec.snapshot_root = parent_dir(chosen->store_dir);  // the same store: new seq numbers follow
+  spec.record = rec;
+  spec.checkpoint_interval = o.checkpoint_interval;
+  spec.restored = true;
+  spec.restored_seq = chosen->info.seq;
+  spec.restored_dir = chosen->info.path;
+  if (const char* outer = std::getenv("LZ_OUTER_PID"); outer != nullptr && getpid() == 1)
+    spec.registry_pid = static_cast<pid_t>(std::atoi(outer));
+
+  note(who, "restoring job " + rec.name + "." + rec.id + " (" + std::to_string(rec.np) + " ranks) from snapshot " +
+                std::to_string(chosen->info.seq) + " (" + chosen->info.path + ") as job " + spec.job_id);
+  int rc = 0;
+  std::string death;
+  {
+    RestoreStarter starter(cr_module, chosen->info.path, chosen->info.seq);
+    Job job(std::move(spec), starter);
+    rc = job.run();
+    death = job.rank_death();
+  }
+  if (!o.recover || death.empty()) return rc;
+  RestartOptions next = o;
+  return recover_job(chosen->store_dir, death, rc, next);
+}
+
+}  // namespace
+
+int run_restart(const RestartOptions& o) {
+  if (!o.new_pid_namespace) return restart_here(o);
+  // The job registry records the pid others can signal: ours, outside.
+  setenv("LZ_OUTER_PID", std::to_string(getpid()).c_str(), 1);
+  std::string err;
+  int rc = run_in_pid_namespace([&] { return restart_here(o); }, &err);
+  if (rc < 0) {
+    error(o.who, err);
+    return 1;
+  }
+  return rc;
+}
+
+int recover_job(const std::string& store_dir, const std::string& death, int rc, RestartOptions o) {
+  const std::string who = "lazarus run";
+  if (o.restarts_done >= o.max_restarts) {
+    note(who, death + "; not restarting: --max-restarts " + std::to_string(o.max_restarts) + " reached");
+    return rc;
+  }
+  if (access(store_dir.c_str(), F_OK) != 0) {
+    note(who, death + "; cannot recover: no snapshot of this job exists yet (" + store_dir + ")");
+    return rc;
+  }
+  std::string path;
+  uint64_t seq = 0;
+  {
+    // Closed again (lock released) before the restored job opens it.
+    auto store = snapshot::SnapshotStore::open_existing(store_dir);
+    if (!store.ok()) {
+      note(who, death + "; cannot recover: " + store.status().message());
+      return rc;
+    }
+    std::vector<std::string> skipped;
+    auto n = store->newest_valid(&skipped);
+    for (const auto& why : skipped) note(who, "skipping " + why);
+    if (!n.ok()) {
+      note(who, death + "; cannot recover: " +
+                    (n.status().code() != Code::kNotFound ? n.status().message()
+                     : skipped.empty()                    ? std::string("no snapshot of this job exists yet")
+                                                          : "no valid snapshot of this job is left"));
+      return rc;
+    }
+    path = n->path;
+    seq = n->seq;
+  }
+  ++o.restarts_done;
+  note(who, death + "; restarting from snapshot " + std::to_string(seq) + " (restart " +
+                std::to_string(o.restarts_done) + " of " + std::to_string(o.max_restarts) + ")");
+  o.path = path;
+  o.who = who;
+  return run_restart(o);
+}
+
+}  // namespace lz::launcher

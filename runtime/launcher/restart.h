@@ -1,0 +1,47 @@
+// run_restart(): `lazarus restart <snapshot dir | job store dir>` after the
+// command line is parsed, and recover_job(), the `--recover auto` path of
+// `lazarus run`, which is the same restart from the newest valid snapshot.
+//
+// A restart verifies the snapshot (a damaged file is refused, naming it; from
+// a job store directory the newest snapshot that verifies is used and the
+// ones passed over are named), reads the manifest, and runs a new Job whose
+// RestoreStarter restores every rank through the snapshot's cr module, in a
+// fresh PID namespace (pid_namespace.h) so the ranks' original pids are free.
+// The restored job writes its next snapshots to the same store.
+//
+//   RestartOptions o;  o.path = "~/.lazarus/snapshots/solver.1a2b3c4d";
+//   return run_restart(o);
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lz::launcher {
+
+struct RestartOptions {
+  std::string path;                                      // snapshot dir or job store dir
+  std::vector<std::string> hosts;                        // --host (default: the manifest's hosts)
+  std::string hostfile;
+  std::vector<std::pair<std::string, std::string>> mca;  // over the manifest's parameters
+  std::vector<std::string> config_files;
+  double timeout = 0;
+  bool tag_output = false;
+  double checkpoint_interval = 0;
+  bool recover = false;  // --recover auto for the restored job
+  int max_restarts = 3;
+  int restarts_done = 0;
+  bool new_pid_namespace = true;  // false: restore in this namespace (pids must be free)
+  std::vector<std::string> command_line;
+  std::string who = "lazarus restart";  // prefix of messages
+};
+
+int run_restart(const RestartOptions& options);
+
+// After a job ended because a rank died (`death`, e.g. "rank 2 died (signal
+// 9)") with exit status `rc`: restart it from the newest valid snapshot in
+// `store_dir`, up to options.max_restarts times, saying so on stderr. Without
+// a snapshot, says so and returns rc.
+int recover_job(const std::string& store_dir, const std::string& death, int rc, RestartOptions options);
+
+}  // namespace lz::launcher

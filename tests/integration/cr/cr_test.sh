@@ -1,0 +1,137 @@
+#!/bin/bash
+# Checkpoint/restart integration scenarios with real jobs (issue 4, item 8).
+# Usage: cr_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
+# Every job is bounded with --timeout; nothing measures wall-clock time.
+# Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
+set -u
+SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
+LZ=$BIN/lazarus
+NP=4
+ITERS=${CR_TEST_ITERS:-250}
+T=$(mktemp -d /tmp/lz-crtest.XXXXXX)
+trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+MCA=(--mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store")
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "CRIU needs root (or CAP_CHECKPOINT_RESTORE); running as uid $(id -u)"
+info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
+
+result_of() { grep -o 'result [0-9]*' "$1" | tail -1; }
+job_id_of_pid() { "$LZ" ps | awk -v p="$1" '$2 == p { print $1 }'; }
+wait_for_job() {  # pid -> job id, once registered and past MPI_Init
+  local i id
+  for i in $(seq 1 200); do
+    id=$(job_id_of_pid "$1")
+    [ -n "$id" ] && { sleep 1; echo "$id"; return 0; }
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
+rank_pids() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }'; }
+store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
+reference() {
+  "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "$ITERS" > "$T/ref.out" 2> "$T/ref.err" ||
+    fail "reference run failed"
+  REF=$(result_of "$T/ref.out")
+  [ -n "$REF" ] || fail "reference run printed no result"
+}
+start_job() {  # extra args -> $JOB_PID, $JOB_ID
+  "$LZ" run -np $NP "${MCA[@]}" --timeout 300 "$@" "$PROG" "$ITERS" ${STALL:-} > "$T/job.out" 2> "$T/job.err" &
+  JOB_PID=$!
+  JOB_ID=$(wait_for_job $JOB_PID) || fail "job did not appear in lazarus ps"
+}
+
+case "$SCEN" in
+ps)
+  start_job
+  "$LZ" ps > "$T/ps.out" 2>&1
+  grep -q "^$JOB_ID *$JOB_PID *$NP .*cr_iter" "$T/ps.out" || fail "lazarus ps does not list job $JOB_ID: $(cat "$T/ps.out")"
+  kill -TERM $JOB_PID; wait $JOB_PID
+  "$LZ" ps | grep -q "^$JOB_ID " && fail "job $JOB_ID still listed after its end"
+  ;;
+continue|blocked)
+  reference
+  [ "$SCEN" = blocked ] && STALL=40
+  start_job
+  if [ "$SCEN" = blocked ]; then
+    for i in $(seq 1 300); do grep -q stalling "$T/job.out" && break; sleep 0.05; done
+    sleep 0.5
+  fi
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck.out" 2>&1 || fail "checkpoint failed: $(cat "$T/ck.out")"
+  grep -q "snapshot 1 committed" "$T/ck.out" || fail "no commit line: $(cat "$T/ck.out")"
+  wait $JOB_PID || fail "job failed after the checkpoint (status $?)"
+  if [ "$SCEN" = blocked ]; then
+    # The stall changes nothing in the arithmetic: same result as a plain run.
+    :
+  fi
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  ;;
+term)
+  reference
+  start_job
+  "$LZ" checkpoint "$JOB_ID" --term --wait > "$T/ck.out" 2>&1 || fail "checkpoint --term failed: $(cat "$T/ck.out")"
+  wait $JOB_PID; st=$?
+  [ $st = 0 ] || fail "job stopped by --term exited $st"
+  grep -q result "$T/job.out" && fail "the job finished before the --term checkpoint"
+  "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart failed"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result $(result_of "$T/rs.out") != reference $REF"
+  ;;
+concurrent)
+  reference
+  start_job
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck.out" 2>&1 || fail "checkpoint failed: $(cat "$T/ck.out")"
+  snap=$(grep -o 'committed: [^ ]*' "$T/ck.out" | cut -d' ' -f2)
+  kill -0 $JOB_PID || fail "the original job is no longer running"
+  "$LZ" restart "$snap" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart while the original runs failed"
+  wait $JOB_PID || fail "original job failed"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result differs from the reference"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "original result differs from the reference"
+  ;;
+recover)
+  reference
+  start_job --checkpoint-interval 1s --recover auto
+  for i in $(seq 1 300); do grep -q "snapshot 2 committed" "$T/job.err" && break; sleep 0.1; done
+  grep -q "snapshot 2 committed" "$T/job.err" || fail "no periodic snapshot"
+  victim=$(rank_pids "$JOB_ID" | awk -v r=$((RANDOM % NP + 1)) 'NR == r')
+  [ -n "$victim" ] || fail "cannot find a rank pid"
+  kill -9 "$victim"
+  wait $JOB_PID || fail "recovered job failed (status $?)"
+  grep -q "restarting from snapshot" "$T/job.err" || fail "no recovery message"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "recovered result $(result_of "$T/job.out") != reference $REF"
+  ;;
+launcher_killed)
+  reference
+  start_job
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 || fail "first checkpoint failed: $(cat "$T/ck1.out")"
+  "$LZ" checkpoint "$JOB_ID" > "$T/ck2.out" 2>&1   # accepted, then the launcher dies
+  ranks=$(rank_pids "$JOB_ID")
+  kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
+  kill -9 $ranks 2>/dev/null; sleep 0.5   # the ranks of the killed launcher
+  ls -d "$(store_dir)"/1 > /dev/null || fail "snapshot 1 is gone"
+  "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart from the previous snapshot failed"
+  grep -q "from snapshot 1 " "$T/rs.err" || fail "did not restart from snapshot 1: $(cat "$T/rs.err")"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result differs"
+  ;;
+corrupt)
+  reference
+  start_job --checkpoint-interval 1s --recover auto
+  for i in $(seq 1 300); do grep -q "snapshot 2 committed" "$T/job.err" && break; sleep 0.1; done
+  grep -q "snapshot 2 committed" "$T/job.err" || fail "no second snapshot"
+  "$LZ" checkpoint "$JOB_ID" --term --wait > "$T/ck.out" 2>&1 || fail "checkpoint --term failed"
+  wait $JOB_PID
+  newest=$(ls -d "$(store_dir)"/[0-9]* | sort -t/ -k2 -V | tail -1)
+  victim=$(ls "$newest"/rank.1/pages-*.img | head -1)
+  printf 'garbage' | dd of="$victim" bs=1 seek=100 conv=notrunc 2> /dev/null
+  "$LZ" restart "$newest" --timeout 60 > "$T/bad.out" 2> "$T/bad.err" && fail "a corrupted snapshot was restarted"
+  grep -q "$(basename "$victim")" "$T/bad.err" || fail "the refusal does not name the file: $(cat "$T/bad.err")"
+  "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "fallback restart failed"
+  grep -q "skipping" "$T/rs.err" || fail "no message about the skipped snapshot"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "fallback result differs"
+  ;;
+*) echo "unknown scenario $SCEN"; exit 2 ;;
+esac
+echo "PASS: $SCEN over $TRANSPORT"
