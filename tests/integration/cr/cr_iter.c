@@ -4,7 +4,10 @@
  * left each iteration (about 20 ms apart, so a checkpoint lands in the
  * middle of communication). With STALL_ITER, rank 0 sleeps 4 s before its
  * send in that iteration: every other rank then sits in MPI_Recv waiting for
- * a peer that is itself blocked. Rank 0 prints "result <checksum>". */
+ * a peer that is itself blocked. Rank 0 prints "result <checksum>".
+ * With CR_ITER_BALLAST_MB=N in the environment every rank also holds N MiB
+ * of pseudo-random data (a slower dump: a wider window for fault injection
+ * during a checkpoint); the result does not depend on it. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,14 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int iters = argc > 1 ? atoi(argv[1]) : 100;
   int stall = argc > 2 ? atoi(argv[2]) : -1;
+  const char* ballast_env = getenv("CR_ITER_BALLAST_MB");
+  size_t ballast_words = ballast_env ? ((size_t)atol(ballast_env) << 20) / 8 : 0;
+  uint64_t* ballast = ballast_words ? malloc(ballast_words * 8) : NULL;
+  if (ballast_words && !ballast) MPI_Abort(MPI_COMM_WORLD, 3);
+  for (size_t i = 0, x = 88172645463325252ull + (size_t)rank; i < ballast_words; ++i) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    ballast[i] = x;
+  }
   uint64_t v = 1469598103934665603ull ^ (uint64_t)(rank + 1);
   uint64_t buf[64];
   for (int it = 0; it < iters; ++it) {

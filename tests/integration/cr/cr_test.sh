@@ -105,12 +105,21 @@ recover)
   ;;
 launcher_killed)
   reference
-  start_job
+  # 256 MiB per rank: the second dump takes long enough to be caught.
+  start_job -x CR_ITER_BALLAST_MB=256
   "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 || fail "first checkpoint failed: $(cat "$T/ck1.out")"
-  "$LZ" checkpoint "$JOB_ID" > "$T/ck2.out" 2>&1   # accepted, then the launcher dies
   ranks=$(rank_pids "$JOB_ID")
+  "$LZ" checkpoint "$JOB_ID" > "$T/ck2.out" 2>&1 || fail "second checkpoint refused: $(cat "$T/ck2.out")"
+  # Kill the launcher while snapshot 2 is being written (its .partial
+  # directory holds a rank's image files).
+  for i in $(seq 1 500); do
+    ls "$(store_dir)"/2.partial/rank.*/pages-*.img > /dev/null 2>&1 && break
+    sleep 0.01
+  done
   kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
   kill -9 $ranks 2>/dev/null; sleep 0.5   # the ranks of the killed launcher
+  [ -d "$(store_dir)"/2 ] && fail "the launcher was killed too late: snapshot 2 was committed"
+  [ -d "$(store_dir)"/2.partial ] || fail "the launcher was not killed during the checkpoint (no 2.partial)"
   ls -d "$(store_dir)"/1 > /dev/null || fail "snapshot 1 is gone"
   "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart from the previous snapshot failed"
   grep -q "from snapshot 1 " "$T/rs.err" || fail "did not restart from snapshot 1: $(cat "$T/rs.err")"
