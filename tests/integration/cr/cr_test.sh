@@ -141,6 +141,24 @@ corrupt)
   grep -q "skipping" "$T/rs.err" || fail "no message about the skipped snapshot"
   [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "fallback result differs"
   ;;
+corrupt_recover)
+  # --recover auto when the newest snapshot is damaged: the launcher names the
+  # file, falls back to the previous snapshot and still gets the right result.
+  reference
+  start_job --recover auto
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 || fail "checkpoint 1 failed: $(cat "$T/ck1.out")"
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck2.out" 2>&1 || fail "checkpoint 2 failed: $(cat "$T/ck2.out")"
+  victim_file=$(ls "$(store_dir)"/2/rank.2/pages-*.img | head -1)
+  [ -n "$victim_file" ] || fail "snapshot 2 has no page image for rank 2"
+  printf 'garbage' | dd of="$victim_file" bs=1 seek=100 conv=notrunc 2> /dev/null
+  victim=$(rank_pids "$JOB_ID" | sed -n 2p)
+  [ -n "$victim" ] || fail "cannot find a rank pid"
+  kill -9 "$victim"
+  wait $JOB_PID || fail "recovered job failed (status $?)"
+  grep -q "$(basename "$victim_file")" "$T/job.err" || fail "the skipped snapshot's file is not named"
+  grep -q "restarting from snapshot 1" "$T/job.err" || fail "did not fall back to snapshot 1"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "recovered result $(result_of "$T/job.out") != reference $REF"
+  ;;
 *) echo "unknown scenario $SCEN"; exit 2 ;;
 esac
 echo "PASS: $SCEN over $TRANSPORT"
