@@ -117,6 +117,15 @@ std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placem
   return best.empty() ? "127.0.0.1" : best;
 }
 
+Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
+  spec.kill_grace = params.get_double(oob::kParamKillGrace);
+  spec.handshake_timeout = params.get_double(oob::kParamHandshakeTimeout);
+  LZ_ASSIGN_OR_RETURN(oob::SockAddr bind, bind_address(params));
+  spec.bind_address = bind;
+  spec.advertised_host = advertised_host(bind, spec.placement);
+  return Status::Ok();
+}
+
 std::string new_job_id() {
   auto n = auth::random_nonce();
   char buf[16];
@@ -221,15 +230,10 @@ int run_launcher(const RunOptions& o) {
   spec.env = std::move(*env);
   spec.tag_output = o.tag_output;
   spec.timeout = o.timeout;
-  spec.kill_grace = reg.params().get_double(oob::kParamKillGrace);
-  spec.handshake_timeout = reg.params().get_double(oob::kParamHandshakeTimeout);
-  auto bind = bind_address(reg.params());
-  if (!bind.ok()) {
-    error(bind.status().message());
+  if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
+    error(s.message());
     return 2;
   }
-  spec.bind_address = *bind;
-  spec.advertised_host = advertised_host(*bind, spec.placement);
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
   spec.checkpoint_interval = o.checkpoint_interval;

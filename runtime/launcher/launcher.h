@@ -44,6 +44,10 @@ int run_launcher(const RunOptions& options);
 // Pieces `lazarus restart` shares with `lazarus run` (launcher.cpp).
 StatusOr<oob::SockAddr> bind_address(const ParamStore& params);
 std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placement>& placement);
+// The OOB settings of a job spec from the parameters: kill grace, handshake
+// timeout, bind address and the host ranks are told to reach (after
+// spec.placement is set).
+Status fill_oob_spec(const ParamStore& params, JobSpec& spec);
 std::string new_job_id();
 // The selected cr component's name ("none" when checkpointing is off); *why
 // gets the reason when no cr component can be used here.

@@ -137,15 +137,10 @@ int restart_here(const RestartOptions& o) {
   spec.placement = std::move(*placement);
   spec.tag_output = o.tag_output;
   spec.timeout = o.timeout;
-  spec.kill_grace = reg.params().get_double(oob::kParamKillGrace);
-  spec.handshake_timeout = reg.params().get_double(oob::kParamHandshakeTimeout);
-  auto bind = bind_address(reg.params());
-  if (!bind.ok()) {
-    error(who, bind.status().message());
+  if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
+    error(who, s.message());
     return 2;
   }
-  spec.bind_address = *bind;
-  spec.advertised_host = advertised_host(*bind, spec.placement);
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
   spec.snapshot_root = parent_dir(chosen->store_dir);  // the same store: new seq numbers follow

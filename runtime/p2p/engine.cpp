@@ -712,6 +712,21 @@ int Engine::progress() {
   return n;
 }
 
+bool Engine::arm_waits() {
+  bool can_sleep = true;
+  for (auto* t : active_) can_sleep &= t->arm_wait();
+  for (auto* t : idle_) can_sleep &= t->arm_wait();
+  return can_sleep;
+}
+
+nfds_t Engine::wait_fds(pollfd* fds) const {
+  nfds_t n = 0;
+  for (const auto* list : {&active_, &idle_})
+    for (auto* t : *list)
+      if (int fd = t->wait_fd(); fd >= 0 && n < kMaxWaitFds - 2) fds[n++] = {fd, POLLIN, 0};
+  return n;
+}
+
 void Engine::sleep_turn() {
   if (interrupt_requested.load(std::memory_order_acquire)) {
     if (interrupt_fd_ >= 0) {
@@ -726,20 +741,15 @@ void Engine::sleep_turn() {
     else interrupt_requested.store(false, std::memory_order_relaxed);
   }
   if (progress() > 0 || self_dirty_) return;
-  bool can_sleep = true;
-  for (auto* t : active_) can_sleep &= t->arm_wait();
-  for (auto* t : idle_) can_sleep &= t->arm_wait();
-  if (!can_sleep || self_dirty_) {
+  if (!arm_waits() || self_dirty_) {
     progress();
     return;
   }
-  pollfd fds[18];
-  nfds_t nfds = 0;
+  pollfd fds[kMaxWaitFds];
+  nfds_t nfds = wait_fds(fds);
   auto add = [&](int fd) {
-    if (fd >= 0 && nfds < 18) fds[nfds++] = {fd, POLLIN, 0};
+    if (fd >= 0 && nfds < kMaxWaitFds) fds[nfds++] = {fd, POLLIN, 0};
   };
-  for (auto* t : active_) add(t->wait_fd());
-  for (auto* t : idle_) add(t->wait_fd());
   add(interrupt_fd_);
   // With CR on, the CR thread polls the control fd; polling it here too would
   // turn this wait into a spin while a control message waits to be read.
@@ -774,18 +784,10 @@ void Engine::request_interrupt() {
 int Engine::progress_wait(int timeout_ms, int extra_fd) {
   int n = progress();
   if (n > 0 || self_dirty_) return n;
-  bool can_sleep = true;
-  for (auto* t : active_) can_sleep &= t->arm_wait();
-  for (auto* t : idle_) can_sleep &= t->arm_wait();
-  if (!can_sleep || self_dirty_) return progress();
-  pollfd fds[18];
-  nfds_t nfds = 0;
-  auto add = [&](int fd) {
-    if (fd >= 0 && nfds < 18) fds[nfds++] = {fd, POLLIN, 0};
-  };
-  for (auto* t : active_) add(t->wait_fd());
-  for (auto* t : idle_) add(t->wait_fd());
-  add(extra_fd);
+  if (!arm_waits() || self_dirty_) return progress();
+  pollfd fds[kMaxWaitFds];
+  nfds_t nfds = wait_fds(fds);
+  if (extra_fd >= 0 && nfds < kMaxWaitFds) fds[nfds++] = {extra_fd, POLLIN, 0};
   int timeout = (pending_peers_ != 0 || any_without_fd_) ? std::min(timeout_ms, 1) : timeout_ms;
   poll(fds, nfds, timeout);
   return progress();

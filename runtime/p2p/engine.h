@@ -22,6 +22,7 @@
 // interrupt flag may be set from any thread.
 #pragma once
 
+#include <poll.h>
 #include <sched.h>
 
 #include <atomic>
@@ -145,6 +146,12 @@ class Engine final : public transport::Host {
   // completes at once with the empty status, and activate() returns true.
   bool activate(Request* r);
   void sleep_turn();
+  // Arms every selected transport's wait fd; false when one has work now.
+  bool arm_waits();
+  // The selected transports' wait fds, leaving 2 of kMaxWaitFds entries free
+  // for the caller (interrupt eventfd, control fd or an extra fd).
+  static constexpr nfds_t kMaxWaitFds = 18;
+  nfds_t wait_fds(pollfd* fds) const;
   // Per peer, the first selected module that reaches it; active_/idle_.
   Status choose_transports();
   void refresh_peer_info();
