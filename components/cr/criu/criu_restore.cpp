@@ -45,6 +45,16 @@ Status check_image(const std::string& dir) {
     if (meta.leave_running)
       return DataLoss("image directory " + dir + " is incomplete: the checkpoint of pid " + std::to_string(meta.pid) +
                       " did not finish (" + kFilesFile + " is missing; see " + dir + "/dump.log)");
+    // A dump that ended the process (--term) leaves no size list: CRIU's own
+    // log must say the dump finished, else the process died half-way.
+    std::ifstream log(dir + "/dump.log");
+    std::string line;
+    bool finished = false;
+    while (std::getline(log, line))
+      if (line.find("Dumping finished successfully") != std::string::npos) finished = true;
+    if (!finished)
+      return DataLoss("image directory " + dir + " is incomplete: the dump of pid " + std::to_string(meta.pid) +
+                      " did not finish (" + dir + "/dump.log does not say \"Dumping finished successfully\")");
   } else if (!files.ok()) {
     return files;
   }
