@@ -131,6 +131,29 @@ int find_line(const std::vector<std::string>& v, const std::string& prefix) {
   return -1;
 }
 
+// A checkpoint that ends the process (--kill/--term) is written by a `criu`
+// that outlives the process; until it exits it may still signal the dumped
+// pid and tids, which a restore reuses. Wait (bounded) until no criu runs in
+// our PID namespace (the CRIU tests take turns: RESOURCE_LOCK cr_store).
+// Known limitation of cr_restart itself, see the closing note of issue 4.
+void wait_for_no_criu() {
+  for (int i = 0; i < 2000; ++i) {
+    bool any = false;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string name = e.path().filename();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream comm(e.path() / "comm");
+      std::string c;
+      if (std::getline(comm, c) && c == "criu") {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return;
+    usleep(10000);
+  }
+}
+
 std::string result_of(const std::string& out) {
   for (const auto& l : lines_of(out))
     if (l.rfind("result ", 0) == 0) return l;
@@ -211,6 +234,7 @@ TEST_F(LibcrTest, ApiRoundTripDefersToLeaveCsContinuesAndRestarts) {
 
   // Restart from the image: the callbacks see > 0 and the computation ends as uninterrupted.
   fs::remove(log);
+  wait_for_no_criu();
   Outcome restarted = run({LZ_TEST_CR_RESTART, image}, path("restart.err"));
   ASSERT_TRUE(WIFEXITED(restarted.status)) << restarted.err;
   EXPECT_EQ(WEXITSTATUS(restarted.status), 0) << restarted.err;
@@ -249,6 +273,7 @@ TEST_F(LibcrTest, CrRunCheckpointTermRestartGivesTheSameResult) {
     ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << "status " << st;
   }
   std::ofstream(go).put('x');
+  wait_for_no_criu();
   Outcome restarted = run({LZ_TEST_CR_RESTART, image}, path("restart.err"));
   ASSERT_TRUE(WIFEXITED(restarted.status)) << restarted.err;
   EXPECT_EQ(WEXITSTATUS(restarted.status), 0) << restarted.err;
@@ -273,6 +298,7 @@ TEST_F(LibcrTest, RestoredProcessCanBeCheckpointedAgain) {
   }
   {
     // The restored copy re-created its control socket: checkpoint it again, from under cr_restart.
+    wait_for_no_criu();
     Proc restarted({LZ_TEST_CR_RESTART, first}, path("restart1.err"));
     Outcome ck;
     for (int attempt = 0; attempt < 500; ++attempt) {  // until the restored process is back (its pid is known)
@@ -287,6 +313,7 @@ TEST_F(LibcrTest, RestoredProcessCanBeCheckpointedAgain) {
     EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "cr_restart should die of its child's signal";
   }
   std::ofstream(go).put('x');
+  wait_for_no_criu();
   Outcome again = run({LZ_TEST_CR_RESTART, second}, path("restart2.err"));
   ASSERT_TRUE(WIFEXITED(again.status) && WEXITSTATUS(again.status) == 0) << again.err;
   EXPECT_EQ(result_of(again.out), expected);
