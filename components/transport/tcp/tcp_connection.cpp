@@ -77,7 +77,9 @@ Status TcpConnection::read_message(HsKind kind, bool* complete) {
       if (!handshake_prefix_ok(kind, in_, in_len_)) return ProtocolError("malformed handshake");
       continue;
     }
-    if (r == 0) return ProtocolError("connection closed during the handshake");
+    // kIo, not kProtocol: a live peer that gave up waiting for us closes
+    // the same way, and the connector retries it (TcpTransport::retry_later).
+    if (r == 0) return Status(Code::kIo, "connection closed during the handshake");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return Status::Ok();
     return ErrnoError("recv", errno);
@@ -112,6 +114,7 @@ TcpConnection::Event TcpConnection::advance() {
         return fail(ErrnoError("getpeername", errno));
       }
       phase_ = Phase::kAwaitHello;
+      reached_peer_ = true;
       [[fallthrough]];
     }
     case Phase::kAwaitHello: {

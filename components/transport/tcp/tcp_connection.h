@@ -81,6 +81,9 @@ class TcpConnection {
   uint32_t auth_target() const { return auth_target_; }
   // Not a single byte has been received on this connection.
   bool nothing_received() const { return total_in_ == 0; }
+  // Connector: the TCP connect succeeded, so a listener of the peer's was
+  // there (the process was alive) even if the handshake then failed.
+  bool reached_peer() const { return reached_peer_; }
 
   TcpFrameReader& reader() { return reader_; }
 
@@ -103,6 +106,7 @@ class TcpConnection {
   unsigned char in_[kMaxHandshakeBytes];
   size_t in_len_ = 0;
   size_t total_in_ = 0;  // every handshake byte received, for nothing_received()
+  bool reached_peer_ = false;
   unsigned char out_[kMaxHandshakeBytes];
   size_t out_len_ = 0, out_off_ = 0;
   TcpFrameReader reader_;

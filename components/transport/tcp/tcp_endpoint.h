@@ -51,6 +51,9 @@ class TcpEndpoint {
   size_t next_address = 0;
   // kWaitIncoming: when to try connecting ourselves again (monotonic seconds).
   double retry_at = 0;
+  // Handshakes with a live peer that failed in a row (retry_later backs off
+  // with it); 0 once a connection is established.
+  int handshake_retries = 0;
   // Set once the peer's bye frame arrived; its EOF is then orderly.
   bool bye_received = false;
   // Set once the peer's checkpoint frame arrived; its EOF then suspends the pair.
@@ -79,6 +82,7 @@ class TcpEndpoint {
   // queue became empty in this call.
   bool flush(Status* err);
   bool queue_empty() const { return queue_.empty(); }
+  size_t queued_bytes() const { return queue_.size(); }
   TcpSendQueue& queue() { return queue_; }
   // Registers EPOLLOUT exactly while there is something to write.
   void update_interest();

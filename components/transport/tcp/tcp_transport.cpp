@@ -209,6 +209,37 @@ void TcpTransport::attempt_failed(TcpEndpoint& ep, const Status& why) {
                                      where + ")"));
 }
 
+bool TcpTransport::retry_later(TcpEndpoint& ep, const TcpConnection& c, const Status& why) {
+  // The connect reached the peer's listener, so the peer was alive; the
+  // handshake then failed because the peer did not answer in time (busy
+  // outside MPI) or closed the socket after its handshake_timeout. Such a
+  // pair is not lost: connect again after a pause growing to 1 s, for as long
+  // as the peer lives (a dead peer refuses the connect, which counts against
+  // the address in attempt_failed). A peer that proves to be another rank or
+  // fails the MAC is not retried.
+  if (!c.reached_peer() || (why.code() != Code::kIo && why.code() != Code::kTimeout)) return false;
+  const double pause = std::min(1.0, 0.01 * static_cast<double>(1 << std::min(ep.handshake_retries, 7)));
+  ++ep.handshake_retries;
+  log::debug("tcp: handshake with rank %d failed (%s); live peer, connecting again in %g s", ep.rank(),
+             why.message().c_str(), pause);
+  ep.set_state(TcpEndpoint::State::kWaitIncoming);
+  ep.retry_at = now_seconds() + pause;
+  poller_.arm_deadline(ep.retry_at);
+  return true;
+}
+
+size_t TcpTransport::unsent_bytes(int peer) const {
+  const TcpEndpoint* ep = endpoint(peer);
+  if (ep == nullptr) return 0;
+  switch (ep->state()) {
+    case TcpEndpoint::State::kFailed:          // reported through Host::peer_failed
+    case TcpEndpoint::State::kPeerFinalized:   // the peer reads no more
+      return 0;
+    default:
+      return ep->queued_bytes();
+  }
+}
+
 void TcpTransport::fail_endpoint(TcpEndpoint& ep, const Status& why) {
   if (ep.state() == TcpEndpoint::State::kFailed) return;
   log::debug("tcp: rank %d lost: %s", ep.rank(), why.to_string().c_str());
@@ -409,6 +440,7 @@ void TcpTransport::decide(std::unique_ptr<TcpConnection> c, uint32_t slot) {
     return;
   }
   ep->set_state(TcpEndpoint::State::kConnected);
+  ep->handshake_retries = 0;
   ++stats_.accepted;
   log::debug("tcp: accepted rank %d from %s", r, ep->conn()->remote().to_string().c_str());
   Status err;
@@ -425,6 +457,7 @@ void TcpTransport::on_endpoint(uint32_t rank, int fd, uint32_t events, int* work
     switch (ev.kind) {
       case TcpConnection::Event::kEstablished: {
         ep->set_state(TcpEndpoint::State::kConnected);
+        ep->handshake_retries = 0;
         ++stats_.connected;
         log::debug("tcp: connected to rank %d at %s", ep->rank(), c->remote().to_string().c_str());
         Status err;
@@ -444,10 +477,12 @@ void TcpTransport::on_endpoint(uint32_t rank, int fd, uint32_t events, int* work
           attempt_failed(*ep, ProtocolError("address belongs to another rank now"));
         }
         return;
-      case TcpConnection::Event::kFailed:
-        bury(ep->detach());
-        attempt_failed(*ep, ev.why);
+      case TcpConnection::Event::kFailed: {
+        std::unique_ptr<TcpConnection> dead = ep->detach();
+        if (!retry_later(*ep, *dead, ev.why)) attempt_failed(*ep, ev.why);
+        bury(std::move(dead));
         return;
+      }
       default:
         ep->update_interest();
         return;
@@ -528,13 +563,26 @@ void TcpTransport::on_timer() {
     if (pending_[s] && pending_[s]->deadline() <= now) {
       char why[96];
       std::snprintf(why, sizeof why, "no valid handshake within %g s", config_.handshake_timeout);
-      refuse(s, why);
+      if (pending_[s]->nothing_received()) {
+        // Never answered our HELLO: a stranger, or as often a rank that was
+        // busy outside MPI when it connected; such a rank notices and
+        // connects again (retry_later), so this is no warning.
+        log::info("tcp: closed a connection from %s that sent nothing within %g s (a rank busy outside MPI "
+                  "connects again)",
+                  pending_[s]->remote().to_string().c_str(), config_.handshake_timeout);
+        ++stats_.silent_closed;
+        refuse(s, why, /*quiet=*/true);
+      } else {
+        refuse(s, why);
+      }
     }
   for (auto& ep : endpoints_) {
     if (!ep) continue;
     if (ep->state() == TcpEndpoint::State::kConnecting && ep->conn() && ep->conn()->deadline() <= now) {
-      bury(ep->detach());
-      attempt_failed(*ep, Timeout("no answer within connect_timeout"));
+      std::unique_ptr<TcpConnection> late = ep->detach();
+      const Status why = Timeout("no answer within connect_timeout");
+      if (!retry_later(*ep, *late, why)) attempt_failed(*ep, why);
+      bury(std::move(late));
     } else if (ep->state() == TcpEndpoint::State::kWaitIncoming && ep->retry_at <= now) {
       // The winning connection never came (its initiator may have died):
       // try ourselves again; the race rule still holds if both retry.

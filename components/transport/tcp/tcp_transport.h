@@ -8,6 +8,13 @@
 // Frames are never written before the handshake is accepted, so nothing is
 // lost with the losing connection. See tcp_handshake.h for authentication.
 //
+// A live peer is never given up on because it was slow: an accepted socket
+// that stays silent past handshake_timeout is closed quietly, and a
+// connector whose handshake failed after its TCP connect succeeded (the
+// peer's listener was there) connects again with a growing pause
+// (retry_later). Frames queued meanwhile stay queued, in order; the engine
+// waits for unsent_bytes() to reach 0 before MPI_Finalize's barrier.
+//
 // Checkpoint/restart (kCapCheckpoint): a core image must hold no inet socket.
 //   on_checkpoint(): refuses (kWouldBlock, nothing closed) while a frame from
 //     a peer is unread (in our socket or reader); pushes out frames still
@@ -72,12 +79,16 @@ class TcpTransport final : public Module {
   // Every source of work is in the epoll set except failures decided inside
   // send(), which progress() reports: do not sleep while one is pending.
   bool arm_wait() override { return to_report_.empty() && stashed_ == 0; }
+  // Bytes queued to `peer`: behind a full socket, a handshake under way, or a
+  // connection to be made again after a checkpoint.
+  size_t unsent_bytes(int peer) const override;
 
   // Observability for tests and `lazarus` diagnostics.
   struct Stats {
     uint64_t accepted = 0;             // authenticated incoming connections kept
     uint64_t connected = 0;            // outgoing connections established
-    uint64_t refused = 0;              // unauthenticated or malformed connections refused
+    uint64_t refused = 0;              // connections that spoke and failed to authenticate
+    uint64_t silent_closed = 0;        // accepted connections that sent nothing by handshake_timeout
     uint64_t duplicates_refused = 0;   // connection races settled
     uint64_t failures_reported = 0;    // Host::peer_failed calls
   };
@@ -91,6 +102,9 @@ class TcpTransport final : public Module {
   TcpEndpoint* endpoint(int peer) const;
   void start_connect(TcpEndpoint& ep);
   void attempt_failed(TcpEndpoint& ep, const Status& why);
+  // A handshake with a live peer failed: schedules a new attempt (true), or
+  // leaves the failure to attempt_failed (false).
+  bool retry_later(TcpEndpoint& ep, const TcpConnection& c, const Status& why);
   void fail_endpoint(TcpEndpoint& ep, const Status& why);
   void bury(std::unique_ptr<TcpConnection> c);
 

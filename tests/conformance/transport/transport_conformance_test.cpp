@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "attacker.h"
@@ -433,6 +434,55 @@ TEST_P(TransportConformance, BothDirections) {
         /*symmetric=*/true);
     f.send_before_receive = true;
     run_flow(c, f);
+  });
+}
+
+// What unsent_bytes() promises, and MPI_Finalize relies on: once it is 0 the
+// frames have left the sender, and the peer gets them even if the sender
+// exits right away. Rank 0's frames are the first of the pair and rank 1 is
+// busy (not progressing) while rank 0 flushes, so a connection-oriented
+// transport must finish making its connection as the receiver catches up.
+TEST_P(TransportConformance, FlushedFramesSurviveSenderExit) {
+  if (is_self()) GTEST_SKIP() << "self has no peer";
+  Run([](Child& c) {
+    constexpr size_t kFrames = 64;
+    const size_t payload = clamp_payload(c, 1000, c.module().max_frame());
+    if (c.rank() == 0) {
+      std::string buf;
+      std::vector<iovec> iov;
+      c.phase("sending the first frames of the pair");
+      for (size_t i = 0; i < kFrames;) {
+        make_seq_frame(0, 9, i, payload, buf, iov);
+        Status s = c.module().send(1, iov.data(), static_cast<int>(iov.size()));
+        if (s.ok()) {
+          ++i;
+          continue;
+        }
+        CT_ASSERT(c, s.code() == Code::kWouldBlock) << "send: " << s.to_string();
+        c.progress();
+        CT_ASSERT(c, !c.expired()) << "send() kept answering would-block";
+      }
+      c.phase("progressing until unsent_bytes(1) is 0");
+      while (c.module().unsent_bytes(1) != 0) {
+        c.progress();
+        CT_ASSERT(c, !c.expired()) << "unsent_bytes(1) is still " << c.module().unsent_bytes(1)
+                                   << " at the deadline, while rank 1 progresses";
+      }
+      c.exit_abruptly(false);
+    }
+    c.expect_peer_failure();  // rank 0 ends without finalize()
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // busy outside the transport
+    c.phase("receiving what rank 0 flushed before it exited");
+    for (size_t got = 0; got < kFrames;) {
+      c.progress();
+      while (!c.inbox().empty() && got < kFrames) {
+        if (!check_seq_frame(c, c.inbox().front(), 0, 9, got, payload)) return;
+        c.inbox().pop_front();
+        ++got;
+      }
+      CT_ASSERT(c, !c.expired()) << "received " << got << " of the " << kFrames
+                                 << " frames rank 0 flushed (unsent_bytes() == 0) before it exited";
+    }
   });
 }
 

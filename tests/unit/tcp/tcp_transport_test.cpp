@@ -423,15 +423,18 @@ TEST(TcpJob, StrangersAreRefusedAndLoggedWhileTrafficFlows) {
           }
           me.progress_until([&] { return acked; }, "ack");
         } else {
-          me.progress_until([&] { return next == kFrames && me.tcp().stats().refused >= 3; },
-                            "traffic and three refusals");
+          // The silent one is closed at the deadline without a warning: a
+          // rank busy outside MPI looks the same, and it connects again.
+          me.progress_until(
+              [&] { return next == kFrames && me.tcp().stats().refused >= 2 && me.tcp().stats().silent_closed >= 1; },
+              "traffic, two refusals and a silent connection closed");
           me.send_blocking(1, kAck, 3);
           const std::string log = me.stderr_text();
           size_t count = 0;
           for (size_t pos = 0; (pos = log.find("refused unauthenticated tcp connection from", pos)) != std::string::npos;
                ++pos)
             ++count;
-          TCP_CHECK(count == 3, "expected 3 refusals in the log, found %zu:\n%s", count, log.c_str());
+          TCP_CHECK(count == 2, "expected 2 refusals in the log, found %zu:\n%s", count, log.c_str());
           TCP_CHECK(me.tcp().stats().accepted + me.tcp().stats().connected == 1, "one real connection");
         }
         me.finish();

@@ -44,7 +44,8 @@
 
 namespace lz::transport {
 
-inline constexpr uint32_t kInterfaceVersion = 1;
+// 2: unsent_bytes().
+inline constexpr uint32_t kInterfaceVersion = 2;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
@@ -106,6 +107,19 @@ class Module : public lz::Module {
   virtual int progress() = 0;
   // Releases everything; no call but the destructor follows.
   virtual Status finalize() = 0;
+
+  // Bytes of frames to `peer` that send() accepted but that have not left
+  // this process yet: queued behind a full socket, or behind a connection
+  // whose handshake is still under way (such a frame needs this process to
+  // keep progressing, or it is lost when the process exits). The engine
+  // progresses until this is 0 for every live peer before MPI_Finalize's
+  // barrier. 0 for transports whose send() puts the frame where the peer
+  // reads it (self, shm). Cheap: called once per peer per progress turn
+  // while the engine flushes.
+  virtual size_t unsent_bytes(int peer) const {
+    (void)peer;
+    return 0;
+  }
 
   // Optional: a file descriptor that becomes readable when progress() has work
   // (kCapWaitFd); -1 if none. A blocking wait polls it after a bounded spin.
