@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <optional>
@@ -117,6 +118,19 @@ class Bootstrap : public Modex {
     return Unimplemented("this bootstrap cannot move to another launcher");
   }
   virtual bool connected() const { return false; }
+
+  // How fence() and barrier() wait for the launcher's answer: called with the
+  // OOB socket before each read of it, it returns once the socket is readable
+  // (or broken: the read then says how). Unset, the read just blocks. The
+  // engine installs one that keeps its transports progressing, so that no
+  // peer waits on this rank (to finish a connection handshake, to take its
+  // frames) while this rank waits on the launcher, which waits on that peer.
+  // Called on the thread that called fence() or barrier().
+  using ReplyWait = std::function<void(int fd)>;
+  void set_reply_wait(ReplyWait wait) { reply_wait_ = std::move(wait); }
+
+ protected:
+  ReplyWait reply_wait_;
 };
 
 }  // namespace lz::rt

@@ -48,6 +48,7 @@ Status OobBootstrap::lost(const Status& why) {
 
 StatusOr<Frame> OobBootstrap::await(MsgType want) {
   for (;;) {
+    if (reply_wait_) reply_wait_(client_->fd());
     auto f = client_->receive(oob::kNoDeadline);
     if (!f.ok()) return lost(f.status());
     if (f->type == static_cast<uint16_t>(want)) return std::move(*f);

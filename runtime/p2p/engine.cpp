@@ -70,6 +70,10 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   eager_limit_param_ = static_cast<uint64_t>(std::max<int64_t>(0, ps.get_int("p2p_eager_limit")));
   spin_count_ = static_cast<int>(std::max<int64_t>(0, ps.get_int("p2p_spin_count")));
   wait_timeout_ms_ = static_cast<int>(std::clamp<int64_t>(ps.get_int("p2p_wait_timeout_ms"), 1, 1000));
+  flush_timeout_s_ = ps.get_double("p2p_flush_timeout");
+  if (!(flush_timeout_s_ >= 0))
+    return InvalidArgument("p2p_flush_timeout = " + std::to_string(flush_timeout_s_) +
+                           " must be 0 (no limit) or a number of seconds");
   {
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
@@ -101,7 +105,10 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
 
   module_names_ = names;
   cr_released_.assign(modules_.size(), false);
-  return choose_transports();
+  LZ_RETURN_IF_ERROR(choose_transports());
+  live_ = true;
+  boot.set_reply_wait([this](int fd) { wait_readable(fd); });
+  return Status::Ok();
 }
 
 void Engine::refresh_peer_info() {
@@ -154,23 +161,68 @@ Status Engine::choose_transports() {
   return Status::Ok();
 }
 
-Status Engine::drain(int timeout_ms) {
-  if (!has_pending()) return Status::Ok();
+std::string Engine::unsent_summary(std::vector<int>* owed) const {
+  std::string out;
+  for (int r = 0; r < size_; ++r) {
+    const Peer& p = peers_[static_cast<size_t>(r)];
+    if (p.failed) continue;  // its frames are gone; peer_failed said so
+    const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(r) : 0;
+    if (p.pending.empty() && in_transport == 0) continue;
+    out += (out.empty() ? "rank " : ", rank ") + std::to_string(r) + " (";
+    if (!p.pending.empty()) out += std::to_string(p.pending.size()) + " frame(s) waiting for transport room";
+    if (!p.pending.empty() && in_transport != 0) out += ", ";
+    if (in_transport != 0) out += std::to_string(in_transport) + " bytes queued in the transport";
+    out += ")";
+    owed->push_back(r);
+  }
+  return out;
+}
+
+Status Engine::flush_sends() {
+  const double timeout_s = flush_timeout_s_;
+  std::vector<int> owed;
+  std::string waiting = unsent_summary(&owed);
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  while (has_pending()) {
-    progress();
-    if (!has_pending()) break;
-    poll(nullptr, 0, 1);
+  double next_note = 30;
+  while (!waiting.empty()) {
+    progress_wait(wait_timeout_ms_);
+    std::string lost;
+    for (int r : owed)
+      if (peers_[static_cast<size_t>(r)].failed) lost += (lost.empty() ? "" : ", ") + std::to_string(r);
+    if (!lost.empty())
+      return DataLoss("frames sent before MPI_Finalize to rank(s) " + lost + " were lost: the rank failed first");
+    owed.clear();
+    waiting = unsent_summary(&owed);
+    if (waiting.empty()) break;
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-    if (ms > timeout_ms) return Timeout("outgoing frames still queued after " + std::to_string(ms) + " ms");
+    const double waited =
+        static_cast<double>(t1.tv_sec - t0.tv_sec) + 1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+    if (timeout_s > 0 && waited > timeout_s)
+      return Timeout("frames sent before MPI_Finalize did not leave this process within " +
+                     std::to_string(static_cast<long>(timeout_s)) + " s (p2p_flush_timeout): " + waiting +
+                     "; is that rank alive and calling MPI?");
+    if (waited >= next_note) {
+      log::warn("MPI_Finalize: still waiting after %ld s for %s to take frames sent to it",
+                static_cast<long>(waited), waiting.c_str());
+      next_note += 30;
+    }
   }
   return Status::Ok();
 }
 
+void Engine::wait_readable(int fd) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (!live_ || poll(&p, 1, 0) != 0) return;  // readable, or broken: the read says which
+    progress_wait(wait_timeout_ms_, fd);
+  }
+}
+
 Status Engine::finalize() {
+  live_ = false;
+  if (boot_ != nullptr) boot_->set_reply_wait(nullptr);
   if (interrupt_fd_ >= 0) {
     close(interrupt_fd_);
     interrupt_fd_ = -1;
@@ -802,6 +854,7 @@ std::string Engine::transports_without_checkpoint() const {
 }
 
 Status Engine::checkpoint_transports(int timeout_ms) {
+  live_ = false;  // the bootstrap's waits block until reconnect_transports()
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (size_t i = 0; i < modules_.size(); ++i) {
@@ -848,7 +901,9 @@ Status Engine::reconnect_transports() {
   }
   control_dead_ = false;
   LZ_RETURN_IF_ERROR(first);
-  return choose_transports();
+  LZ_RETURN_IF_ERROR(choose_transports());
+  live_ = true;
+  return Status::Ok();
 }
 
 // ---- contexts -------------------------------------------------------------------------------

@@ -51,8 +51,15 @@ class Engine final : public transport::Host {
   // Selects and initializes the transports, fences the modex once, connects,
   // and chooses a transport per peer (error naming any unreachable peer).
   Status init(Bootstrap& boot, Registry& reg);
-  // Pushes out frames queued for lack of transport room (bounded).
-  Status drain(int timeout_ms);
+  // Progresses until every frame sent so far has left this process: the
+  // engine's own queue (frames waiting for transport room) and the
+  // transports' (Module::unsent_bytes: a full socket, a handshake under
+  // way). A frame that has left is delivered even if this process exits
+  // next. Bounded by the peers' lives: a peer that fails meanwhile ends the
+  // wait for it with an error naming it (its frames are lost); one still
+  // alive but not taking the frames is named every 30 s, and after
+  // p2p_flush_timeout seconds (0: no limit) the wait fails naming it.
+  Status flush_sends();
   // Finalizes every transport.
   Status finalize();
 
@@ -146,6 +153,12 @@ class Engine final : public transport::Host {
   // completes at once with the empty status, and activate() returns true.
   bool activate(Request* r);
   void sleep_turn();
+  // Bootstrap::ReplyWait: progresses the transports until `fd` is readable.
+  void wait_readable(int fd);
+  // Live peers with frames not yet out of this process, for messages
+  // ("rank 3 (40 bytes queued in the transport)"); "" when none. Appends
+  // their ranks to `owed`.
+  std::string unsent_summary(std::vector<int>* owed) const;
   // Arms every selected transport's wait fd; false when one has work now.
   bool arm_waits();
   // The selected transports' wait fds, leaving 2 of kMaxWaitFds entries free
@@ -197,6 +210,11 @@ class Engine final : public transport::Host {
   size_t pending_peers_ = 0;
   bool hold_ = false;
   bool in_progress_ = false;
+  // Transports connected and chosen per peer: progress() may run from the
+  // bootstrap's reply waits. False before init() ends, from
+  // checkpoint_transports() to the end of reconnect_transports(), and after
+  // finalize().
+  bool live_ = false;
 
   // Work that may not run inside a transport's progress() (it sends or
   // reads through a transport): replies and rendezvous starts.
@@ -213,6 +231,7 @@ class Engine final : public transport::Host {
   int spin_count_ = 2000;
   bool oversubscribed_ = false;
   int wait_timeout_ms_ = 10;
+  double flush_timeout_s_ = 600;
   uint64_t eager_limit_param_ = 32768;
   std::function<void()> interrupt_handler_;
 };

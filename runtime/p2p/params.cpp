@@ -15,6 +15,11 @@ constexpr ParamSpec kParams[] = {
      "Longest sleep of one blocking-wait turn, in milliseconds (1 when a transport has no wait fd or frames "
      "wait for room)",
      6},
+    {"p2p_flush_timeout", ParamType::kDouble, "600",
+     "Seconds MPI_Finalize waits for frames already sent to leave this process (a peer busy outside MPI may "
+     "not have accepted the connection yet) before it fails naming the peer; 0: as long as the peer lives. "
+     "A peer that dies ends the wait at once",
+     5},
 };
 }  // namespace
 

@@ -96,8 +96,10 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create() {
 }
 
 Status Runtime::finalize() {
-  Status first = engine_->drain(30000);
-  if (!first.ok()) log::warn("MPI_Finalize: %s", first.message().c_str());
+  // Everything sent before MPI_Finalize leaves first; the barrier keeps the
+  // transports progressing (Bootstrap::ReplyWait) for peers still flushing.
+  Status first = engine_->flush_sends();
+  if (!first.ok()) log::error("MPI_Finalize: %s", first.message().c_str());
   Status s = bootstrap_->barrier();
   if (!s.ok() && first.ok()) first = s.with_context("finalize barrier");
   // Frames that arrived for us during the barrier are no one's business now.

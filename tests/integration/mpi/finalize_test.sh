@@ -1,0 +1,111 @@
+#!/bin/bash
+# Messages sent just before MPI_Finalize arrive, every time (issue 7).
+# Usage: finalize_test.sh MODE TRANSPORT BIN_DIR PROGRAM
+#   MODE: reduce | reduce_loaded | collectives | last_first | late_receiver |
+#         busy_sender | after_checkpoint
+#   reduce, reduce_loaded: the issue's program at np 2-8, FINALIZE_REPS (20)
+#     times each; _loaded with one busy-loop process per core running.
+#   collectives: a job per collective whose only communication is that one
+#     collective, np 2-8.
+#   late_receiver / busy_sender: the receiver (or the senders) compute outside
+#     MPI for longer than tcp's connect and handshake timeouts (set small), so
+#     the connection attempt fails once and must be retried.
+#   after_checkpoint: connections made, a checkpoint + continue closes them,
+#     then the reduce is the first traffic on new connections (CRIU, root).
+# Each job is bounded by --timeout: a hang is a failure, never a wait forever.
+# Nothing measures wall-clock time.
+set -u
+MODE=$1 TRANSPORT=$2 BIN=$3 PROG=$4
+REPS=${FINALIZE_REPS:-20}
+T=$(mktemp -d /tmp/lz-finalize.XXXXXX)
+LOADERS=()
+cleanup() {
+  for p in "${LOADERS[@]}" $(jobs -p); do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; for f in "$T"/*.out "$T"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+jobs_run=0
+# run NP ARGS... : one job; its output in $T/job.out, $T/job.err; must exit 0 and print "ok".
+run() {
+  local np=$1; shift
+  jobs_run=$((jobs_run + 1))
+  "$BIN/mpirun" -np "$np" --mca transport "$TRANSPORT" --timeout 60 ${EXTRA_MCA:-} "$PROG" "$@" \
+    > "$T/job.out" 2> "$T/job.err"
+  local st=$?
+  [ $st = 0 ] || fail "np $np $*: exit status $st (124/137: hung until --timeout) [job $jobs_run]"
+  grep -qx ok "$T/job.out" || fail "np $np $*: no 'ok' [job $jobs_run]"
+}
+check_sum() {  # np: the reduce scenario's answer
+  local want=$(($1 * ($1 + 1) / 2))
+  grep -qx "sum $want" "$T/job.out" || fail "np $1: expected 'sum $want', got: $(head -3 "$T/job.out")"
+}
+
+case "$MODE" in
+reduce|reduce_loaded)
+  if [ "$MODE" = reduce_loaded ]; then
+    for i in $(seq 1 "$(nproc)"); do
+      sh -c 'while :; do :; done' &
+      LOADERS+=($!)
+    done
+  fi
+  for np in 2 3 4 5 6 7 8; do
+    for i in $(seq 1 "$REPS"); do
+      run $np reduce
+      check_sum $np
+    done
+  done
+  ;;
+collectives)
+  for c in barrier bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv \
+           alltoall alltoallv reduce_scatter reduce_scatter_block scan exscan; do
+    for np in 2 3 4 5 6 7 8; do run $np coll $c; done
+  done
+  ;;
+last_first)
+  for np in 2 3 4 5 6 7 8; do
+    for i in $(seq 1 5); do run $np last_first; done
+  done
+  ;;
+late_receiver|busy_sender)
+  # Timeouts far below the 1.5 s of computing: the first attempt fails while
+  # both ranks are alive, and must be retried (not dropped, not fatal).
+  EXTRA_MCA="--mca transport_tcp_connect_timeout 0.3 --mca transport_tcp_handshake_timeout 0.3"
+  case "$TRANSPORT" in tcp*) ;; *) EXTRA_MCA= ;; esac
+  for np in 2 4 8; do
+    for i in 1 2; do
+      run $np "$MODE" 1500
+      grep -q "refused unauthenticated" "$T/job.err" && fail "np $np: a live peer was refused as a stranger"
+    done
+  done
+  ;;
+after_checkpoint)
+  [ "$(id -u)" = 0 ] || skip "CRIU needs root (or CAP_CHECKPOINT_RESTORE); running as uid $(id -u)"
+  info=$("$BIN/lazarus" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i criu | head -1)"
+  NP=4
+  for i in 1 2 3; do
+    jobs_run=$((jobs_run + 1))
+    rm -f "$T/go"
+    "$BIN/mpirun" -np $NP --mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store" \
+      --timeout 120 "$PROG" after_file "$T/go" > "$T/job.out" 2> "$T/job.err" &
+    pid=$!
+    for k in $(seq 1 600); do
+      [ "$(grep -c ' ready$' "$T/job.out")" = $NP ] && break
+      kill -0 $pid 2>/dev/null || fail "job ended before it was ready"
+      sleep 0.05
+    done
+    [ "$(grep -c ' ready$' "$T/job.out")" = $NP ] || fail "job not ready"
+    "$BIN/lazarus" checkpoint $pid --wait > "$T/ck.out" 2>&1 || fail "checkpoint failed: $(cat "$T/ck.out")"
+    touch "$T/go"
+    wait $pid || fail "job failed after checkpoint + continue (status $?)"
+    grep -qx ok "$T/job.out" || fail "no 'ok' after checkpoint + continue"
+    check_sum $NP
+    rm -rf "$T/store"
+  done
+  ;;
+*) fail "unknown mode $MODE" ;;
+esac
+echo "$MODE over $TRANSPORT: $jobs_run job(s), all right"
