@@ -5,7 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "bootstrap/runtime_params.h"
+#include "p2p/runtime_params.h"
 #include "common_options.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/frameworks/transport.h"

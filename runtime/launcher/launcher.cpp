@@ -9,7 +9,7 @@
 #include <cstring>
 #include <map>
 
-#include "bootstrap/runtime_params.h"
+#include "p2p/runtime_params.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/local_starter.h"

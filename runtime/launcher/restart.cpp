@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "bootstrap/runtime_params.h"
+#include "p2p/runtime_params.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/launcher.h"

@@ -4,7 +4,7 @@
 
 #include "lazarus/log.h"
 #include "p2p/comm_factory.h"
-#include "bootstrap/runtime_params.h"
+#include "p2p/runtime_params.h"
 #include "p2p/engine.h"
 
 namespace lz::rt {

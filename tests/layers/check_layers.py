@@ -44,7 +44,7 @@ ALLOWED = {
     "core": {"base", "rte"},
     "mpi": {"base", "rte", "core"},
     "blcr": {"base"},
-    "tools": {"base", "rte"},
+    "tools": {"base", "rte", "core"},
 }
 
 # (includer folder, included folder): why it is still there.
@@ -53,8 +53,7 @@ KNOWN = {
     ("components/coll/tuned", "runtime/mpi"): "coll_util.h pulls the communicator in; coll.h interface pending",
     ("runtime/p2p", "runtime/mpi"): "the datatype engine still lives in runtime/mpi/datatype",
     ("runtime/crsvc", "runtime/mpi"): "the entry lock still lives in runtime/mpi/entry.h",
-    ("runtime/bootstrap", "runtime/p2p"): "runtime_params.cpp registers every runtime table in one place",
-    ("runtime/bootstrap", "runtime/crsvc"): "runtime_params.cpp registers every runtime table in one place",
+    ("runtime/p2p", "runtime/crsvc"): "runtime_params.cpp registers the CR service's table (a cycle inside the core)",
     ("runtime/cr", "components/cr/criu"): "the BLCR library calls cr/criu's private headers, not the cr framework",
 }
 

@@ -1,4 +1,4 @@
-#include "bootstrap/runtime_params.h"
+#include "p2p/runtime_params.h"
 
 #include "crsvc/crsvc_params.h"
 #include "oob/oob_params.h"

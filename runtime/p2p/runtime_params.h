@@ -4,7 +4,8 @@
 // --mca/--config/LZ_MCA_* against it and forwards the non-default values to
 // the ranks as LZ_MCA_<name>, whose registries must know the same names.
 // Runtime pieces that add parameters (p2p, cr service, ...) add their table
-// here, so both sides stay in step.
+// here, so both sides stay in step. It sits in the core layer because it
+// sees every table (core and rte); the launcher and CLI sit above it.
 //
 //   lz::Registry reg;
 //   LZ_RETURN_IF_ERROR(lz::rt::register_runtime_params(reg));
