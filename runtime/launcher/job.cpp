@@ -145,7 +145,7 @@ int Job::run() {
   }
   ranks_.resize(spec_.placement.size());
   cr_ranks_.resize(spec_.placement.size());
-  adopt_fence_round_ = adopt_barrier_round_ = spec_.restored;
+  modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   if (spec_.restored) last_snapshot_ = spec_.restored_dir;
   oob::WelcomeMsg welcome;
   welcome.job_id = spec_.job_id;
@@ -380,55 +380,22 @@ void Job::on_frame(int rank, oob::Frame& f) {
 }
 
 void Job::on_fence(RankProcess& r, const oob::Frame& f) {
-  oob::FenceMsg m;
-  Status s = oob::decode_fence(f.payload, &m);
-  // Restored ranks carry the fence numbers of the job they were saved from:
-  // the first fence of a restored job starts the count where they agree.
-  if (s.ok() && adopt_fence_round_ && fence_arrived_ == 0 && r.restored && r.fence_seq == 0 && m.seq > 0) {
-    fence_round_ = m.seq;
-    adopt_fence_round_ = false;
-  }
-  if (s.ok() && r.restored && r.fence_seq == 0 && m.seq == fence_round_) r.fence_seq = m.seq - 1;
-  if (s.ok() && (m.seq != r.fence_seq + 1 || m.seq != fence_round_))
-    s = ProtocolError("FENCE " + std::to_string(m.seq) + " out of sequence (the job is at fence " +
-                      std::to_string(fence_round_) + ")");
-  if (!s.ok()) {
-    fail(1, r.describe() + " broke the OOB protocol: " + s.message());
-    return;
-  }
-  r.fence_seq = m.seq;
-  for (auto& [k, v] : m.entries) fence_entries_.push_back({static_cast<uint32_t>(r.rank), std::move(k), std::move(v)});
-  if (++fence_arrived_ < static_cast<int>(ranks_.size())) return;
-  std::string payload = oob::encode_fence_done({fence_round_, std::move(fence_entries_)});
-  fence_entries_.clear();
-  fence_arrived_ = 0;
-  ++fence_round_;
-  if (payload.size() > oob::kMaxPayload) {
-    fail(1, "the modex data of fence " + std::to_string(fence_round_ - 1) + " (" + std::to_string(payload.size()) +
-                " bytes) exceeds the OOB frame limit");
-    return;
-  }
-  server_->broadcast(oob::MsgType::kFenceDone, payload);
+  answer_round(r, modex_->on_fence(r.rank, r.restored, f.payload), oob::MsgType::kFenceDone);
 }
 
 void Job::on_barrier(RankProcess& r, const oob::Frame& f) {
-  oob::SeqMsg m;
-  Status s = oob::decode_seq(f.payload, &m);
-  if (s.ok() && adopt_barrier_round_ && barrier_arrived_ == 0 && r.restored && r.barrier_seq == 0 && m.seq > 0) {
-    barrier_round_ = m.seq;
-    adopt_barrier_round_ = false;
-  }
-  if (s.ok() && r.restored && r.barrier_seq == 0 && m.seq == barrier_round_) r.barrier_seq = m.seq - 1;
-  if (s.ok() && (m.seq != r.barrier_seq + 1 || m.seq != barrier_round_))
-    s = ProtocolError("BARRIER " + std::to_string(m.seq) + " out of sequence");
-  if (!s.ok()) {
-    fail(1, r.describe() + " broke the OOB protocol: " + s.message());
+  answer_round(r, modex_->on_barrier(r.rank, r.restored, f.payload), oob::MsgType::kBarrierDone);
+}
+
+void Job::answer_round(RankProcess& r, const StatusOr<std::optional<std::string>>& done, oob::MsgType answer) {
+  if (!done.ok()) {
+    if (done.status().code() == Code::kProtocol)
+      fail(1, r.describe() + " broke the OOB protocol: " + done.status().message());
+    else
+      fail(1, done.status().message());
     return;
   }
-  r.barrier_seq = m.seq;
-  if (++barrier_arrived_ < static_cast<int>(ranks_.size())) return;
-  barrier_arrived_ = 0;
-  server_->broadcast(oob::MsgType::kBarrierDone, oob::encode_seq({barrier_round_++}));
+  if (*done) server_->broadcast(answer, **done);
 }
 
 void Job::on_oob_closed(int rank, const Status& why) {

@@ -1,7 +1,8 @@
 // Job: the launcher's state machine for one running job.
 //
 // run() starts every rank (through a RankStarter), serves the OOB channel
-// (handshakes, modex fences, barriers, abort, finalize, disconnect/reconnect),
+// (handshakes, modex fences and barriers through ModexServer, abort, finalize,
+// disconnect/reconnect),
 // forwards the ranks' output, reaps children (the launcher is a child
 // subreaper, SIGCHLD through a signalfd), forwards SIGINT/SIGTERM/SIGHUP, and
 // decides the job's exit status:
@@ -34,6 +35,7 @@
 #include "launcher/event_loop.h"
 #include "launcher/job_file.h"
 #include "launcher/job_spec.h"
+#include "launcher/modex_server.h"
 #include "launcher/oob_server.h"
 #include "launcher/rank_process.h"
 #include "launcher/rank_starter.h"
@@ -79,6 +81,8 @@ class Job {
   void on_oob_closed(int rank, const Status& why);
   void on_fence(RankProcess& r, const oob::Frame& f);
   void on_barrier(RankProcess& r, const oob::Frame& f);
+  // Broadcasts a completed fence/barrier round, or fails the job.
+  void answer_round(RankProcess& r, const StatusOr<std::optional<std::string>>& done, oob::MsgType answer);
 
   // Stopping.
   void fail(int exit_code, const std::string& message);
@@ -135,15 +139,7 @@ class Job {
   uint64_t drain_timer_ = 0;
   int signals_seen_ = 0;
 
-  // Modex: the current fence round and the entries gathered for it.
-  uint64_t fence_round_ = 1;
-  int fence_arrived_ = 0;
-  std::vector<oob::FenceEntry> fence_entries_;
-  uint64_t barrier_round_ = 1;
-  int barrier_arrived_ = 0;
-  // A restored job adopts the fence and barrier numbers its ranks carry.
-  bool adopt_fence_round_ = false;
-  bool adopt_barrier_round_ = false;
+  std::unique_ptr<ModexServer> modex_;  // fence and barrier rounds
 
   std::string rank_death_;
 

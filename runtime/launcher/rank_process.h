@@ -32,8 +32,6 @@ struct RankProcess {
   bool detached = false;        // sent DISCONNECT; expected to reconnect()
   bool finalized = false;
   bool restored = false;        // restored from a snapshot: its first connection is a reconnect()
-  uint64_t fence_seq = 0;
-  uint64_t barrier_seq = 0;
   uint64_t lost_timer = 0;      // grace timer after an unexpected OOB close
 
   bool started() const { return pid > 0; }
