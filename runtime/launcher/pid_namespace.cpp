@@ -1,8 +1,11 @@
 #include "launcher/pid_namespace.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,14 +28,33 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
   sigemptyset(&set);
   for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
   sigprocmask(SIG_BLOCK, &set, &old);
+  // The child must not outlive this process: pid 1 of the namespace gets
+  // SIGKILL when we die (PR_SET_PDEATHSIG; from an ancestor namespace it is
+  // delivered even to a namespace init), and the kernel then kills every
+  // process of the namespace: the restarted ranks go with the launcher that
+  // the user killed. The pipe closes the race of a parent that died before
+  // the child armed the signal (getppid() is 0 across the namespace).
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    return -1;
+  }
   std::fflush(nullptr);
   pid_t child = fork();
   if (child < 0) {
     *error = std::string("fork into the new PID namespace: ") + std::strerror(errno);
     sigprocmask(SIG_SETMASK, &old, nullptr);
+    close(alive[0]);
+    close(alive[1]);
     return -1;
   }
   if (child == 0) {
+    close(alive[1]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    pollfd p{alive[0], POLLIN, 0};
+    if (poll(&p, 1, 0) != 0) _exit(128 + SIGKILL);  // the parent is already gone (EOF)
+    close(alive[0]);
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       std::fprintf(stderr, "lazarus: error: cannot mount /proc for the new PID namespace: %s\n", std::strerror(errno));
@@ -46,6 +68,7 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     std::fflush(nullptr);
     _exit(rc);
   }
+  close(alive[0]);
   int status = 0;
   for (;;) {
     siginfo_t si;
@@ -72,6 +95,7 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     if (done) break;
   }
   sigprocmask(SIG_SETMASK, &old, nullptr);
+  close(alive[1]);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

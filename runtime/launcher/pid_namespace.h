@@ -11,7 +11,11 @@
 // it, and CRIU saves them again only when their session leader is inside
 // their PID namespace), runs `body` and exits with its result. The
 // caller forwards SIGINT/SIGTERM/SIGHUP to the child, waits for it and
-// returns its exit status (128 + signal when it was killed).
+// returns its exit status (128 + signal when it was killed). The child never
+// outlives the caller: when the caller dies (even by SIGKILL) the child gets
+// SIGKILL, and with pid 1 gone the kernel ends the whole namespace, so
+// killing the user's `mpirun` ends a job however many restarts it went
+// through.
 //
 // A process can create one PID namespace for its children this way (a second
 // unshare(CLONE_NEWPID) fails): a launcher that recovers again does so from

@@ -30,6 +30,26 @@ wait_for_job() {  # pid -> job id, once registered and past MPI_Init
   done
   return 1
 }
+# Every descendant of pid $1 as "pid:starttime" (the start time tells a
+# reused pid apart); the kernel's view, whatever namespaces they are in.
+tree_of() {
+  local todo=$1 out="" p kids
+  while [ -n "$todo" ]; do
+    set -- $todo; p=$1; shift; todo="$*"
+    kids=$(ps -e -o pid=,ppid= | awk -v p="$p" '$2 == p { print $1 }')
+    for k in $kids; do
+      out="$out $k:$(awk '{ print $22 }' /proc/$k/stat 2>/dev/null)"
+      todo="$todo $k"
+    done
+  done
+  echo $out
+}
+still_alive() {  # "pid:starttime"... -> those still running (zombies count)
+  local e
+  for e in "$@"; do
+    [ "$(awk '{ print $22 }' /proc/${e%%:*}/stat 2>/dev/null)" = "${e#*:}" ] && echo "$e"
+  done
+}
 job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
 rank_pids() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }'; }
 store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
@@ -158,6 +178,37 @@ corrupt_recover)
   grep -q "$(basename "$victim_file")" "$T/job.err" || fail "the skipped snapshot's file is not named"
   grep -q "restarting from snapshot 1" "$T/job.err" || fail "did not fall back to snapshot 1"
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "recovered result $(result_of "$T/job.out") != reference $REF"
+  ;;
+recover_killed)
+  # SIGKILL of the user's launcher after an automatic restart ends the whole
+  # job: the restart launcher (pid 1 of its PID namespace) and the restored
+  # ranks. Checked by the launcher's process tree, not by name.
+  ITERS=1500   # ~30 s: still running when the launcher is killed
+  start_job --checkpoint-interval 1s --recover auto
+  for i in $(seq 1 300); do grep -q "snapshot 1 committed" "$T/job.err" && break; sleep 0.1; done
+  grep -q "snapshot 1 committed" "$T/job.err" || fail "no periodic snapshot"
+  victim=$(rank_pids "$JOB_ID" | sed -n 2p)
+  [ -n "$victim" ] || fail "cannot find a rank pid"
+  kill -9 "$victim"
+  for i in $(seq 1 300); do grep -q "restarting from snapshot" "$T/job.err" && break; sleep 0.1; done
+  grep -q "restarting from snapshot" "$T/job.err" || fail "no automatic restart"
+  # The restored job: the launcher's tree holds the restart launcher and NP ranks.
+  for i in $(seq 1 100); do
+    tree=$(tree_of $JOB_PID)
+    [ "$(echo "$tree" | wc -w)" -ge $((NP + 1)) ] && break
+    sleep 0.1
+  done
+  [ "$(echo "$tree" | wc -w)" -ge $((NP + 1)) ] || fail "restarted job not found under the launcher: $tree"
+  sleep 1
+  tree=$(tree_of $JOB_PID)
+  kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
+  for i in $(seq 1 100); do
+    left=$(still_alive $tree)
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  [ -z "$left" ] || fail "10 s after SIGKILL of the launcher these of its processes remain:
+$(for p in $left; do ps -o pid=,ppid=,stat=,args= -p "${p%%:*}"; done)"
   ;;
 *) echo "unknown scenario $SCEN"; exit 2 ;;
 esac
