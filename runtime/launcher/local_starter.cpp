@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,9 +58,15 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
   std::vector<char*> envp = c_array(env);
   const int secret_fd = sec_r.get();
 
+  const pid_t launcher = getpid();
   pid_t pid = fork();
   if (pid < 0) return ErrnoError("fork", errno);
   if (pid == 0) {
+    // A rank never outlives its launcher, whatever it is doing (a rank frozen
+    // in a CRIU dump included): SIGKILL when the launcher dies. Kept across
+    // the exec; the check closes the race with a launcher already gone.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != launcher) _exit(128 + SIGKILL);
     // Each rank leads its own session (and process group): CRIU can only save
     // a process whose session leader is in its PID namespace, and under an
     // unshared namespace (containers, CI runners) ours may not be.

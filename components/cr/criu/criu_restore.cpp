@@ -115,8 +115,11 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
 
   const std::string pidfile = o.dir + "/restore.pid";
   unlink(pidfile.c_str());
+  // --restore-sibling: the restored process is our child, not criu's. Its
+  // parent-death signal (a rank's SIGKILL, saved in the image) then follows
+  // us, the restarter, instead of firing when criu exits.
   std::vector<std::string> args = {o.criu_binary, "restore",     "-D",
-                                   o.dir,         "--shell-job", "--restore-detached",
+                                   o.dir,         "--shell-job", "--restore-detached", "--restore-sibling",
                                    "--pidfile",   pidfile,       "-v" + std::to_string(o.log_level),
                                    "-o",          "restore.log"};
   for (size_t i = 0; i < inherit.size(); ++i) {

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,9 +22,19 @@ namespace {
 // The child keeps the service socket at this number; nothing else but 0-2.
 constexpr int kServiceFd = 3;
 
-[[noreturn]] void exec_service(int sk, const char* binary, char* const argv[], char* const envp[]) {
+[[noreturn]] void exec_service(int sk, const char* binary, char* const argv[], char* const envp[], pid_t middle) {
   // Only async-signal-safe calls from here on: the parent may be multi-threaded.
   setsid();
+  // Die with whoever reaps us once the middle process has gone: the rank's
+  // launcher (a subreaper), or init. A criu killed with the launcher releases
+  // the rank it had frozen, so the rank's own parent-death SIGKILL can end
+  // it; a criu left alive would hold it frozen (a zombie with live threads)
+  // for ever. Armed after the reparenting, which would fire it otherwise.
+  for (int i = 0; getppid() == middle && i < 100000; ++i) {
+    struct timespec pause = {0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -79,10 +91,11 @@ StatusOr<Swrk> Swrk::start(const std::string& binary) {
     return ErrnoError("fork for criu swrk", err);
   }
   if (middle == 0) {
+    const pid_t self = getpid();
     pid_t service = _Fork();
     if (service < 0) _exit(1);
     if (service > 0) _exit(0);  // the middle process: gone before the dump begins
-    exec_service(sk[1], binary.c_str(), argv.data(), envp.data());
+    exec_service(sk[1], binary.c_str(), argv.data(), envp.data(), self);
   }
   close(sk[1]);
   int status = 0;

@@ -136,8 +136,17 @@ launcher_killed)
     ls "$(store_dir)"/2.partial/rank.*/pages-*.img > /dev/null 2>&1 && break
     sleep 0.01
   done
+  tree=$(tree_of $JOB_PID)   # the ranks and the criu helpers dumping them
+  echo "$tree" | grep -q . || fail "no process under the launcher"
   kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
-  kill -9 $ranks 2>/dev/null; sleep 0.5   # the ranks of the killed launcher
+  # Every rank and criu helper goes with the launcher, within seconds.
+  for i in $(seq 1 100); do
+    left=$(still_alive $tree)
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  [ -z "$left" ] || fail "10 s after SIGKILL of the launcher during a checkpoint these of its processes remain:
+$(for p in $left; do ps -o pid=,ppid=,stat=,nlwp=,args= -p "${p%%:*}"; done)"
   [ -d "$(store_dir)"/2 ] && fail "the launcher was killed too late: snapshot 2 was committed"
   [ -d "$(store_dir)"/2.partial ] || fail "the launcher was not killed during the checkpoint (no 2.partial)"
   ls -d "$(store_dir)"/1 > /dev/null || fail "snapshot 1 is gone"
