@@ -10,9 +10,11 @@
 
 #include <vector>
 
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 #include "lazarus/frameworks/coll.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/datatype/op.h"
 #include "p2p/comm.h"
 
 namespace lz::coll {

@@ -1,6 +1,6 @@
 #include "p2p/comm.h"
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "p2p/engine.h"
 #include "p2p/request.h"
 #include "p2p/runtime.h"
@@ -31,13 +31,13 @@ lz::Status check_rank(const lz_mpi_comm_s& c, int r, bool recv) {
 }
 
 lz_mpi_request_s* make(lz_mpi_comm_s* c, lz_mpi_request_s::Kind kind, const void* buf, int count,
-                       const lz::rt::Datatype& dt, int peer, int tag) {
+                       const lz::dt::Datatype& dt, int peer, int tag) {
   lz_mpi_request_s* r = lz::rt::request_pool().get();
   r->kind = kind;
   r->buf = const_cast<void*>(buf);
   r->count = count;
   r->dt = &dt;
-  const_cast<lz::rt::Datatype&>(dt).retain();
+  const_cast<lz::dt::Datatype&>(dt).retain();
   r->comm = c;
   r->peer = peer;
   r->tag = tag;
@@ -73,18 +73,18 @@ void lz_mpi_comm_s::teardown() {
   rank_ = -1;
 }
 
-lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag) {
+lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag) {
   LZ_ASSIGN_OR_RETURN(lz_mpi_request_s * r, coll_isend(buf, count, dt, dst, tag));
   return coll_waitall(1, &r);
 }
 
-lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag) {
+lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag) {
   LZ_ASSIGN_OR_RETURN(lz_mpi_request_s * r, coll_irecv(buf, count, dt, src, tag));
   return coll_waitall(1, &r);
 }
 
-lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag,
-                                        void* rbuf, int rcount, const lz::rt::Datatype& rdt, int src, int rtag) {
+lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::dt::Datatype& sdt, int dst, int stag,
+                                        void* rbuf, int rcount, const lz::dt::Datatype& rdt, int src, int rtag) {
   lz_mpi_request_s* reqs[2];
   LZ_ASSIGN_OR_RETURN(reqs[0], coll_irecv(rbuf, rcount, rdt, src, rtag));
   auto s = coll_isend(sbuf, scount, sdt, dst, stag);
@@ -96,7 +96,7 @@ lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::
   return coll_waitall(2, reqs);
 }
 
-lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int count, const lz::rt::Datatype& dt,
+lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int count, const lz::dt::Datatype& dt,
                                                           int dst, int tag) {
   LZ_RETURN_IF_ERROR(check_rank(*this, dst, false));
   lz_mpi_request_s* r = make(this, lz_mpi_request_s::Kind::kSend, buf, count, dt, dst, tag);
@@ -108,7 +108,7 @@ lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int c
   return r;
 }
 
-lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src,
+lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, const lz::dt::Datatype& dt, int src,
                                                           int tag) {
   LZ_RETURN_IF_ERROR(check_rank(*this, src, true));
   lz_mpi_request_s* r = make(this, lz_mpi_request_s::Kind::kRecv, buf, count, dt, src, tag);

@@ -44,12 +44,12 @@ struct lz_mpi_comm_s {
   // `dst`/`src` are ranks in this communicator (MPI_PROC_NULL allowed);
   // counts are in elements of the datatype. Errors: kInvalidArgument for a
   // bad rank, kDataLoss for a truncated receive, kAborted when a peer failed.
-  lz::Status coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag);
-  lz::Status coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag);
-  lz::Status coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag, void* rbuf,
-                           int rcount, const lz::rt::Datatype& rdt, int src, int rtag);
-  lz::StatusOr<lz_mpi_request_s*> coll_isend(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag);
-  lz::StatusOr<lz_mpi_request_s*> coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag);
+  lz::Status coll_send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag);
+  lz::Status coll_recv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag);
+  lz::Status coll_sendrecv(const void* sbuf, int scount, const lz::dt::Datatype& sdt, int dst, int stag, void* rbuf,
+                           int rcount, const lz::dt::Datatype& rdt, int src, int rtag);
+  lz::StatusOr<lz_mpi_request_s*> coll_isend(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag);
+  lz::StatusOr<lz_mpi_request_s*> coll_irecv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag);
   // Waits for the `n` requests, then frees them (every one, even on error);
   // returns the first error met.
   lz::Status coll_waitall(int n, lz_mpi_request_s** reqs);

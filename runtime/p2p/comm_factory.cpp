@@ -4,7 +4,7 @@
 #include <cstring>
 #include <tuple>
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -28,7 +28,7 @@ struct Record {
 StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
   const int n = parent.size();
   std::vector<Record> all(static_cast<size_t>(n));
-  const Datatype& byte = byte_type();
+  const dt::Datatype& byte = dt::byte_type();
   const int rec = static_cast<int>(sizeof(Record));
   if (parent.rank() == 0) {
     all[0] = mine;

@@ -13,7 +13,7 @@
 #include "mpi.h"
 
 struct lz_mpi_comm_s;
-struct lz_mpi_datatype_s;
+struct lz_datatype_s;
 
 struct lz_mpi_request_s {
   enum class Kind : uint8_t { kSend, kRecv };
@@ -25,7 +25,7 @@ struct lz_mpi_request_s {
   bool persistent = false;
   void* buf = nullptr;
   int count = 0;
-  const lz_mpi_datatype_s* dt = nullptr;  // null: raw bytes, count = bytes
+  const lz_datatype_s* dt = nullptr;  // null: raw bytes, count = bytes
   lz_mpi_comm_s* comm = nullptr;
   int peer = 0;          // rank in comm, MPI_ANY_SOURCE, MPI_PROC_NULL
   int tag = 0;

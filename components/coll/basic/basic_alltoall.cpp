@@ -7,7 +7,7 @@
 
 namespace lz::coll {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status BasicModule::alltoall(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                              const Datatype& rdt, Comm& comm) {
@@ -16,12 +16,12 @@ Status BasicModule::alltoall(const void* sbuf, int scount, const Datatype& sdt, 
   TypedBuffer saved;
   if (is_in_place(sbuf)) {  // the data to send is rbuf itself: send from a copy
     saved.reset(n * rcount, rdt);
-    rt::copy(rbuf, n * rcount, rdt, saved.data(), n * rcount, rdt);
+    dt::copy(rbuf, n * rcount, rdt, saved.data(), n * rcount, rdt);
     sbuf = saved.data();
     scount = rcount;
     st = &rdt;
   }
-  rt::copy(elem(sbuf, ptrdiff_t{me} * scount, *st), scount, *st, elem(rbuf, ptrdiff_t{me} * rcount, rdt), rcount, rdt);
+  dt::copy(elem(sbuf, ptrdiff_t{me} * scount, *st), scount, *st, elem(rbuf, ptrdiff_t{me} * rcount, rdt), rcount, rdt);
   Requests reqs(comm);
   for (int i = 1; i < n; ++i) {
     int r = (me + i) % n;
@@ -43,13 +43,13 @@ Status BasicModule::alltoallv(const void* sbuf, const int* scounts, const int* s
     int span = 0;
     for (int r = 0; r < n; ++r) span = std::max(span, rdispls[r] + rcounts[r]);
     saved.reset(span, rdt);
-    rt::copy(rbuf, span, rdt, saved.data(), span, rdt);
+    dt::copy(rbuf, span, rdt, saved.data(), span, rdt);
     sbuf = saved.data();
     scounts = rcounts;
     sdispls = rdispls;
     st = &rdt;
   }
-  rt::copy(elem(sbuf, sdispls[me], *st), scounts[me], *st, elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
+  dt::copy(elem(sbuf, sdispls[me], *st), scounts[me], *st, elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
   Requests reqs(comm);
   for (int i = 1; i < n; ++i) {
     int r = (me + i) % n;

@@ -7,7 +7,7 @@ namespace lz::coll {
 Status BasicModule::barrier(Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (n == 1) return Status::Ok();
-  const Datatype& byte = rt::byte_type();
+  const Datatype& byte = dt::byte_type();
   if (me != 0) {
     LZ_RETURN_IF_ERROR(comm.coll_send(nullptr, 0, byte, 0, basic_tag::kBarrier));
     return comm.coll_recv(nullptr, 0, byte, 0, basic_tag::kBarrier);

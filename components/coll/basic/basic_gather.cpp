@@ -9,7 +9,7 @@ Status BasicModule::gather(const void* sbuf, int scount, const Datatype& sdt, vo
                            const Datatype& rdt, int root, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (me != root) return comm.coll_send(sbuf, scount, sdt, root, basic_tag::kGather);
-  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, elem(rbuf, ptrdiff_t{root} * rcount, rdt), rcount, rdt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, elem(rbuf, ptrdiff_t{root} * rcount, rdt), rcount, rdt);
   Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r != root) reqs.add(comm.coll_irecv(elem(rbuf, ptrdiff_t{r} * rcount, rdt), rcount, rdt, r, basic_tag::kGather));
@@ -21,7 +21,7 @@ Status BasicModule::gatherv(const void* sbuf, int scount, const Datatype& sdt, v
                             const int* displs, const Datatype& rdt, int root, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (me != root) return comm.coll_send(sbuf, scount, sdt, root, basic_tag::kGather);
-  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, elem(rbuf, displs[root], rdt), rcounts[root], rdt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, elem(rbuf, displs[root], rdt), rcounts[root], rdt);
   Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r != root) reqs.add(comm.coll_irecv(elem(rbuf, displs[r], rdt), rcounts[r], rdt, r, basic_tag::kGather));
@@ -34,7 +34,7 @@ Status BasicModule::allgather(const void* sbuf, int scount, const Datatype& sdt,
   const int n = comm.size(), me = comm.rank();
   // What this rank sends: its own slot of rbuf (copied there first unless in place).
   void* mine = elem(rbuf, ptrdiff_t{me} * rcount, rdt);
-  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, mine, rcount, rdt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, mine, rcount, rdt);
   Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r == me) continue;
@@ -48,7 +48,7 @@ Status BasicModule::allgatherv(const void* sbuf, int scount, const Datatype& sdt
                                const int* displs, const Datatype& rdt, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   void* mine = elem(rbuf, displs[me], rdt);
-  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, mine, rcounts[me], rdt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, mine, rcounts[me], rdt);
   Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r == me) continue;

@@ -9,7 +9,7 @@
 
 namespace lz::coll {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status BasicModule::reduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
                            Comm& comm) {
@@ -24,11 +24,11 @@ Status BasicModule::reduce(const void* sbuf, void* rbuf, int count, const Dataty
   TypedBuffer own_copy;
   if (in_place) {
     own_copy.reset(count, dt);
-    rt::copy(rbuf, count, dt, own_copy.data(), count, dt);
+    dt::copy(rbuf, count, dt, own_copy.data(), count, dt);
     own = own_copy.data();
   }
   if (root == n - 1) {
-    if (!in_place) rt::copy(sbuf, count, dt, rbuf, count, dt);
+    if (!in_place) dt::copy(sbuf, count, dt, rbuf, count, dt);
   } else {
     LZ_RETURN_IF_ERROR(comm.coll_recv(rbuf, count, dt, n - 1, basic_tag::kReduce));
   }

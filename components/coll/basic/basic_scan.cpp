@@ -5,12 +5,12 @@
 
 namespace lz::coll {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status BasicModule::scan(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0) return Status::Ok();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, count, dt, rbuf, count, dt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (me > 0) {
     TypedBuffer prefix(count, dt);
     LZ_RETURN_IF_ERROR(comm.coll_recv(prefix.data(), count, dt, me - 1, basic_tag::kScan));
@@ -25,7 +25,7 @@ Status BasicModule::exscan(const void* sbuf, void* rbuf, int count, const Dataty
   if (count == 0 || n == 1) return Status::Ok();
   // With MPI_IN_PLACE the input is in rbuf, which the prefix overwrites.
   TypedBuffer own(count, dt);
-  rt::copy(is_in_place(sbuf) ? rbuf : sbuf, count, dt, own.data(), count, dt);
+  dt::copy(is_in_place(sbuf) ? rbuf : sbuf, count, dt, own.data(), count, dt);
   if (me == 0) return comm.coll_send(own.data(), count, dt, 1, basic_tag::kExscan);  // rbuf is undefined on 0
   LZ_RETURN_IF_ERROR(comm.coll_recv(rbuf, count, dt, me - 1, basic_tag::kExscan));
   if (me == n - 1) return Status::Ok();

@@ -8,7 +8,7 @@ Status BasicModule::scatter(const void* sbuf, int scount, const Datatype& sdt, v
                             const Datatype& rdt, int root, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (me != root) return comm.coll_recv(rbuf, rcount, rdt, root, basic_tag::kScatter);
-  if (!is_in_place(rbuf)) rt::copy(elem(sbuf, ptrdiff_t{root} * scount, sdt), scount, sdt, rbuf, rcount, rdt);
+  if (!is_in_place(rbuf)) dt::copy(elem(sbuf, ptrdiff_t{root} * scount, sdt), scount, sdt, rbuf, rcount, rdt);
   Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r != root) reqs.add(comm.coll_isend(elem(sbuf, ptrdiff_t{r} * scount, sdt), scount, sdt, r, basic_tag::kScatter));
@@ -20,7 +20,7 @@ Status BasicModule::scatterv(const void* sbuf, const int* scounts, const int* di
                              void* rbuf, int rcount, const Datatype& rdt, int root, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (me != root) return comm.coll_recv(rbuf, rcount, rdt, root, basic_tag::kScatter);
-  if (!is_in_place(rbuf)) rt::copy(elem(sbuf, displs[root], sdt), scounts[root], sdt, rbuf, rcount, rdt);
+  if (!is_in_place(rbuf)) dt::copy(elem(sbuf, displs[root], sdt), scounts[root], sdt, rbuf, rcount, rdt);
   Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r != root) reqs.add(comm.coll_isend(elem(sbuf, displs[r], sdt), scounts[r], sdt, r, basic_tag::kScatter));

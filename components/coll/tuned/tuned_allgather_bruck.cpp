@@ -22,7 +22,7 @@ Status allgather_bruck(const void* sbuf, int scount, const Datatype& sdt, void* 
   } else {
     sdt.pack_range(sbuf, scount, 0, bs, tmp.data());
   }
-  const Datatype& byte = rt::byte_type();
+  const Datatype& byte = dt::byte_type();
   for (int k = 1; k < n; k <<= 1) {
     const int cnt = std::min(k, n - k);
     LZ_RETURN_IF_ERROR(comm.coll_sendrecv(tmp.data(), static_cast<int>(cnt * bs), byte, (me - k + n) % n,

@@ -11,7 +11,7 @@ namespace lz::coll::tuned {
 Status allgatherv_ring(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
                        const int* displs, const Datatype& rdt, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, scount, sdt, elem(rbuf, displs[me], rdt), rcounts[me], rdt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, elem(rbuf, displs[me], rdt), rcounts[me], rdt);
   const int right = (me + 1) % n, left = (me - 1 + n) % n;
   for (int i = 0; i < n - 1; ++i) {
     const int sb = (me - i + n) % n, rb = (me - i - 1 + n) % n;

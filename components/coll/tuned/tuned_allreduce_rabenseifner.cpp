@@ -12,13 +12,13 @@
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0) return Status::Ok();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, count, dt, rbuf, count, dt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
   const int pof2 = pow2_floor(n);
   const int rem = n - pof2;

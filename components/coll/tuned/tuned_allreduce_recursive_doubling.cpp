@@ -9,13 +9,13 @@
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                     Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0) return Status::Ok();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, count, dt, rbuf, count, dt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
   const int pof2 = pow2_floor(n);
   const int rem = n - pof2;
@@ -43,7 +43,7 @@ Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, con
         op.apply(tmp.data(), rbuf, count, dt);  // rbuf = theirs op mine
       } else {
         op.apply(rbuf, tmp.data(), count, dt);  // tmp = mine op theirs
-        rt::copy(tmp.data(), count, dt, rbuf, count, dt);
+        dt::copy(tmp.data(), count, dt, rbuf, count, dt);
       }
     }
   }

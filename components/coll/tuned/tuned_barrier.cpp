@@ -7,7 +7,7 @@ namespace lz::coll::tuned {
 
 Status barrier_dissemination(Comm& comm) {
   const int n = comm.size(), me = comm.rank();
-  const Datatype& byte = rt::byte_type();
+  const Datatype& byte = dt::byte_type();
   for (int k = 1; k < n; k <<= 1) {
     LZ_RETURN_IF_ERROR(
         comm.coll_sendrecv(nullptr, 0, byte, (me + k) % n, kBarrier, nullptr, 0, byte, (me - k + n) % n, kBarrier));

@@ -10,7 +10,7 @@
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
                        Comm& comm) {
@@ -22,7 +22,7 @@ Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& 
   TypedBuffer a(count, dt), b(count, dt);
   void* acc = a.data();
   void* tmp = b.data();
-  rt::copy(in_place ? rbuf : sbuf, count, dt, acc, count, dt);
+  dt::copy(in_place ? rbuf : sbuf, count, dt, acc, count, dt);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (v & mask) {
       LZ_RETURN_IF_ERROR(comm.coll_send(acc, count, dt, (v - mask + tree_root) % n, kReduce));
@@ -36,7 +36,7 @@ Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& 
   }
   if (me == tree_root) {
     if (me == root) {
-      rt::copy(acc, count, dt, rbuf, count, dt);
+      dt::copy(acc, count, dt, rbuf, count, dt);
       return Status::Ok();
     }
     return comm.coll_send(acc, count, dt, root, kReduce);

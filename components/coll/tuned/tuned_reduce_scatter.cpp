@@ -10,7 +10,7 @@
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt, const Op& op,
                                Comm& comm) {
@@ -20,7 +20,7 @@ Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts,
   const void* in = is_in_place(sbuf) ? rbuf : sbuf;  // in place: rbuf holds the whole input
   const int mine = rcounts[me];
   TypedBuffer acc(mine, dt), tmp(mine, dt);
-  rt::copy(elem(in, displs[me], dt), mine, dt, acc.data(), mine, dt);
+  dt::copy(elem(in, displs[me], dt), mine, dt, acc.data(), mine, dt);
   for (int i = 1; i < n; ++i) {
     const int dst = (me + i) % n, src = (me - i + n) % n;
     LZ_RETURN_IF_ERROR(comm.coll_sendrecv(elem(in, displs[dst], dt), rcounts[dst], dt, dst, kReduceScatter,
@@ -28,7 +28,7 @@ Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts,
     op.apply(tmp.data(), acc.data(), mine, dt);
   }
   // Only now may rbuf be written: in place, it was the send buffer.
-  rt::copy(acc.data(), mine, dt, rbuf, mine, dt);
+  dt::copy(acc.data(), mine, dt, rbuf, mine, dt);
   return Status::Ok();
 }
 
@@ -47,7 +47,7 @@ Status reduce_scatter_reduce_scatterv(const void* sbuf, void* rbuf, const int* r
   if (me == 0) full.reset(total, dt);
   LZ_RETURN_IF_ERROR(reduce_binomial(in, full.data(), total, dt, op, 0, comm));
   if (me != 0) return comm.coll_recv(rbuf, rcounts[me], dt, 0, kReduceScatter);
-  rt::copy(full.data(), rcounts[0], dt, rbuf, rcounts[0], dt);
+  dt::copy(full.data(), rcounts[0], dt, rbuf, rcounts[0], dt);
   Requests reqs(comm);
   for (int r = 1; r < n; ++r) reqs.add(comm.coll_isend(elem(full.data(), displs[r], dt), rcounts[r], dt, r, kReduceScatter));
   return reqs.wait();

@@ -25,14 +25,16 @@
 
 // The runtime's objects are the MPI handles' structs themselves (mpi.h:
 // MPI_Comm is `struct lz_mpi_comm_s*`), so the binding never translates handles.
-struct lz_mpi_comm_s;      // a communicator (runtime/p2p/comm.h)
-struct lz_mpi_datatype_s;  // an MPI datatype (runtime/mpi/datatype/datatype.h)
-struct lz_mpi_op_s;        // a reduction operation (runtime/mpi/datatype/op.h)
+struct lz_mpi_comm_s;  // a communicator (runtime/p2p/comm.h)
+struct lz_datatype_s;  // a datatype (lazarus/datatype/datatype.h)
+struct lz_op_s;        // a reduction operation (lazarus/datatype/op.h)
 namespace lz::rt {
 using Comm = ::lz_mpi_comm_s;
-using Datatype = ::lz_mpi_datatype_s;
-using Op = ::lz_mpi_op_s;
 }  // namespace lz::rt
+namespace lz::dt {
+using Datatype = ::lz_datatype_s;
+using Op = ::lz_op_s;
+}  // namespace lz::dt
 
 namespace lz::coll {
 
@@ -51,8 +53,8 @@ const char* function_name(Function f) noexcept;
 inline bool is_in_place(const void* p) { return reinterpret_cast<uintptr_t>(p) == 1; }
 
 using rt::Comm;
-using rt::Datatype;
-using rt::Op;
+using dt::Datatype;
+using dt::Op;
 
 class Module : public lz::Module {
  public:

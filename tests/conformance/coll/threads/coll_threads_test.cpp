@@ -21,16 +21,16 @@
 
 #include "coll_basic.h"
 #include "coll_tuned.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/datatype/op.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
 #include "p2p/comm.h"
 
 namespace lz::coll {
 namespace {
 
-using rt::Basic;
-using rt::Datatype;
-using rt::Op;
+using dt::Basic;
+using dt::Datatype;
+using dt::Op;
 using Kind = Op::Kind;
 
 void* kInPlace = reinterpret_cast<void*>(1);
@@ -69,7 +69,7 @@ void run_job(int n, const std::function<void(Comm&)>& body) {
 // Deterministic small values, valid for every basic type (0..6; pairs get an
 // index too). Bools are 0/1.
 void fill(Basic b, int seed, void* buf, size_t n) {
-  const auto& info = rt::basic_info(b);
+  const auto& info = dt::basic_info(b);
   std::mt19937 rng(seed * 7919 + 13);
   char* p = static_cast<char*>(buf);
   for (size_t i = 0; i < n; ++i, p += info.extent) {
@@ -114,7 +114,7 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
   Basic t;
   size_t per = 0;
   if (dt.homogeneous(&t, &per) && (t == Basic::kLongDouble || t == Basic::kLongDoubleInt)) {
-    const size_t stride = rt::basic_info(t).size;
+    const size_t stride = dt::basic_info(t).size;
     for (size_t off = 0; off < pa.size(); off += stride) {
       std::memset(pa.data() + off + 10, 0, sizeof(long double) - 10);
       std::memset(pb.data() + off + 10, 0, sizeof(long double) - 10);
@@ -125,7 +125,7 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
 
 // Affine maps x -> m*x + c (mod 2^32) composed left to right: associative,
 // not commutative. The element is a contiguous pair of uint32.
-void affine_compose(void* in, void* inout, int* len, lz_mpi_datatype_s**) {
+void affine_compose(void* in, void* inout, int* len, lz_datatype_s**) {
   auto* a = static_cast<uint32_t*>(in);
   auto* b = static_cast<uint32_t*>(inout);
   for (int i = 0; i < *len; ++i) {
@@ -146,7 +146,7 @@ std::vector<TypeOp> all_valid_pairs() {
   std::vector<TypeOp> v;
   for (int b = 0; b < static_cast<int>(Basic::kNumBasic); ++b) {
     for (int k = 0; k < static_cast<int>(Kind::kUser); ++k) {
-      if (rt::op_defined_on(static_cast<Kind>(k), static_cast<Basic>(b))) {
+      if (dt::op_defined_on(static_cast<Kind>(k), static_cast<Basic>(b))) {
         v.push_back({static_cast<Basic>(b), static_cast<Kind>(k)});
       }
     }
@@ -198,7 +198,7 @@ TEST_P(Coll, Barrier) {
 
 TEST_P(Coll, BcastEveryRootAndSize) {
   SKIP_UNLESS(kBcast);
-  const Datatype& dt = rt::internal_type(Basic::kInt);
+  const Datatype& dt = dt::internal_type(Basic::kInt);
   for (int count : {0, 1, 7, 1000}) {
     for (int root = 0; root < np_; ++root) {
       job([&](Module& m, Comm& comm) {
@@ -214,7 +214,7 @@ TEST_P(Coll, BcastEveryRootAndSize) {
 TEST_P(Coll, BcastDerivedType) {
   SKIP_UNLESS(kBcast);
   // Every other int of a 2*count array.
-  auto col = Datatype::vector(5, 1, 2, rt::internal_type(Basic::kInt));
+  auto col = Datatype::vector(5, 1, 2, dt::internal_type(Basic::kInt));
   ASSERT_TRUE(col.ok());
   (*col)->commit();
   job([&](Module& m, Comm& comm) {
@@ -237,7 +237,7 @@ TEST_P(Coll, BcastDerivedType) {
 TEST_P(Coll, ReductionsEveryTypeAndOp) {
   const int count = 5;
   for (TypeOp p : all_valid_pairs()) {
-    const Datatype& dt = rt::internal_type(p.type);
+    const Datatype& dt = dt::internal_type(p.type);
     Op op(p.op);
     std::vector<std::vector<char>> in(np_);
     for (int r = 0; r < np_; ++r) {
@@ -245,7 +245,7 @@ TEST_P(Coll, ReductionsEveryTypeAndOp) {
       fill(p.type, r + 31 * static_cast<int>(p.op), in[r].data(), count * np_);
     }
     auto all = expected_reduce(in, np_, count * np_, dt, op);
-    const std::string what = std::string(rt::basic_info(p.type).mpi_name) + " " + op.name() + ": ";
+    const std::string what = std::string(dt::basic_info(p.type).mpi_name) + " " + op.name() + ": ";
     const int root = np_ / 2;
     job([&](Module& m, Comm& comm) {
       const int me = comm.rank();
@@ -284,7 +284,7 @@ TEST_P(Coll, ReductionsEveryTypeAndOp) {
 // Non-commutative user op on a derived type, every reduction, with and
 // without MPI_IN_PLACE, counts around the power-of-two thresholds.
 TEST_P(Coll, NonCommutativeUserOp) {
-  auto pair = Datatype::contiguous(2, rt::internal_type(Basic::kUint32));
+  auto pair = Datatype::contiguous(2, dt::internal_type(Basic::kUint32));
   ASSERT_TRUE(pair.ok());
   (*pair)->commit();
   const Datatype& dt = **pair;
@@ -352,7 +352,7 @@ TEST_P(Coll, NonCommutativeUserOp) {
 // Large commutative allreduce (Rabenseifner territory) and in-place.
 TEST_P(Coll, AllreduceLargeInPlace) {
   SKIP_UNLESS(kAllreduce);
-  const Datatype& dt = rt::internal_type(Basic::kLongLong);
+  const Datatype& dt = dt::internal_type(Basic::kLongLong);
   Op sum(Kind::kSum);
   for (int count : {np_, 1000, 20000 + 3}) {
     job([&](Module& m, Comm& comm) {
@@ -368,7 +368,7 @@ TEST_P(Coll, AllreduceLargeInPlace) {
 }
 
 TEST_P(Coll, GatherScatterFamilies) {
-  const Datatype& it = rt::internal_type(Basic::kInt);
+  const Datatype& it = dt::internal_type(Basic::kInt);
   for (int count : {0, 1, 4, 3000}) {
     job([&](Module& m, Comm& comm) {
       const int me = comm.rank(), n = comm.size();
@@ -433,7 +433,7 @@ TEST_P(Coll, GatherScatterFamilies) {
 TEST_P(Coll, AllgatherDerivedTypes) {
   SKIP_UNLESS(kAllgather);
   // Send 4 contiguous ints, receive them as 2 elements of a strided pair type.
-  const Datatype& it = rt::internal_type(Basic::kInt);
+  const Datatype& it = dt::internal_type(Basic::kInt);
   auto strided = Datatype::vector(2, 1, 3, it);  // ints at 0 and 3, extent 4 ints
   ASSERT_TRUE(strided.ok());
   (*strided)->commit();
@@ -456,7 +456,7 @@ TEST_P(Coll, AllgatherDerivedTypes) {
 }
 
 TEST_P(Coll, AlltoallFamilies) {
-  const Datatype& it = rt::internal_type(Basic::kInt);
+  const Datatype& it = dt::internal_type(Basic::kInt);
   for (int count : {0, 1, 5, 600}) {
     job([&](Module& m, Comm& comm) {
       const int me = comm.rank(), n = comm.size();

@@ -1,10 +1,10 @@
 // The in-process stand-in communicator of coll_threads_test (see p2p/comm.h here).
 #include <cstring>
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "p2p/comm.h"
 
-lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag) {
+lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag) {
   if (dst < 0 || dst >= size_) return lz::InvalidArgument("bad destination " + std::to_string(dst));
   if (count < 0) return lz::InvalidArgument("negative count");
   lz::test::Message m{rank_, tag, std::vector<char>(dt.size() * static_cast<size_t>(count))};
@@ -18,7 +18,7 @@ lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::rt::Da
   return lz::Status::Ok();
 }
 
-lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag) {
+lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag) {
   if (src < 0 || src >= size_) return lz::InvalidArgument("bad source " + std::to_string(src));
   lz::test::Message m;
   {
@@ -50,19 +50,19 @@ lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::rt::Datatype
   return lz::Status::Ok();
 }
 
-lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag,
-                                        void* rbuf, int rcount, const lz::rt::Datatype& rdt, int src, int rtag) {
+lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::dt::Datatype& sdt, int dst, int stag,
+                                        void* rbuf, int rcount, const lz::dt::Datatype& rdt, int src, int rtag) {
   LZ_RETURN_IF_ERROR(coll_send(sbuf, scount, sdt, dst, stag));
   return coll_recv(rbuf, rcount, rdt, src, rtag);
 }
 
-lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int count, const lz::rt::Datatype& dt,
+lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int count, const lz::dt::Datatype& dt,
                                                          int dst, int tag) {
   LZ_RETURN_IF_ERROR(coll_send(buf, count, dt, dst, tag));
   return new lz_mpi_request_s{};
 }
 
-lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src,
+lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, const lz::dt::Datatype& dt, int src,
                                                          int tag) {
   return new lz_mpi_request_s{true, buf, count, &dt, src, tag};
 }

@@ -38,7 +38,7 @@ struct lz_mpi_request_s {
   bool recv = false;
   void* buf = nullptr;
   int count = 0;
-  const lz::rt::Datatype* dt = nullptr;
+  const lz::dt::Datatype* dt = nullptr;
   int peer = 0;
   int tag = 0;
 };
@@ -48,12 +48,12 @@ struct lz_mpi_comm_s {
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  lz::Status coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag);
-  lz::Status coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag);
-  lz::Status coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag, void* rbuf,
-                           int rcount, const lz::rt::Datatype& rdt, int src, int rtag);
-  lz::StatusOr<lz_mpi_request_s*> coll_isend(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag);
-  lz::StatusOr<lz_mpi_request_s*> coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag);
+  lz::Status coll_send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag);
+  lz::Status coll_recv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag);
+  lz::Status coll_sendrecv(const void* sbuf, int scount, const lz::dt::Datatype& sdt, int dst, int stag, void* rbuf,
+                           int rcount, const lz::dt::Datatype& rdt, int src, int rtag);
+  lz::StatusOr<lz_mpi_request_s*> coll_isend(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag);
+  lz::StatusOr<lz_mpi_request_s*> coll_irecv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag);
   lz::Status coll_waitall(int n, lz_mpi_request_s** reqs);
 
   std::array<lz::coll::Module*, lz::coll::kNumFunctions> coll_table{};
