@@ -3,7 +3,11 @@
 #include <vector>
 
 #include "coll_basic.h"
-#include "mpi/coll_util.h"
+#include "coll_base/elem.h"
+#include "coll_base/requests.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll {
 
@@ -21,15 +25,15 @@ Status BasicModule::alltoall(const void* sbuf, int scount, const Datatype& sdt, 
     scount = rcount;
     st = &rdt;
   }
-  dt::copy(elem(sbuf, ptrdiff_t{me} * scount, *st), scount, *st, elem(rbuf, ptrdiff_t{me} * rcount, rdt), rcount, rdt);
-  Requests reqs(comm);
+  dt::copy(base::elem(sbuf, ptrdiff_t{me} * scount, *st), scount, *st, base::elem(rbuf, ptrdiff_t{me} * rcount, rdt), rcount, rdt);
+  base::Requests reqs(comm);
   for (int i = 1; i < n; ++i) {
     int r = (me + i) % n;
-    reqs.add(comm.coll_irecv(elem(rbuf, ptrdiff_t{r} * rcount, rdt), rcount, rdt, r, basic_tag::kAlltoall));
+    reqs.add(comm.irecv(base::elem(rbuf, ptrdiff_t{r} * rcount, rdt), rcount, rdt, r, basic_tag::kAlltoall));
   }
   for (int i = 1; i < n; ++i) {
     int r = (me + i) % n;
-    reqs.add(comm.coll_isend(elem(sbuf, ptrdiff_t{r} * scount, *st), scount, *st, r, basic_tag::kAlltoall));
+    reqs.add(comm.isend(base::elem(sbuf, ptrdiff_t{r} * scount, *st), scount, *st, r, basic_tag::kAlltoall));
   }
   return reqs.wait();
 }
@@ -49,15 +53,15 @@ Status BasicModule::alltoallv(const void* sbuf, const int* scounts, const int* s
     sdispls = rdispls;
     st = &rdt;
   }
-  dt::copy(elem(sbuf, sdispls[me], *st), scounts[me], *st, elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
-  Requests reqs(comm);
+  dt::copy(base::elem(sbuf, sdispls[me], *st), scounts[me], *st, base::elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
+  base::Requests reqs(comm);
   for (int i = 1; i < n; ++i) {
     int r = (me + i) % n;
-    reqs.add(comm.coll_irecv(elem(rbuf, rdispls[r], rdt), rcounts[r], rdt, r, basic_tag::kAlltoall));
+    reqs.add(comm.irecv(base::elem(rbuf, rdispls[r], rdt), rcounts[r], rdt, r, basic_tag::kAlltoall));
   }
   for (int i = 1; i < n; ++i) {
     int r = (me + i) % n;
-    reqs.add(comm.coll_isend(elem(sbuf, sdispls[r], *st), scounts[r], *st, r, basic_tag::kAlltoall));
+    reqs.add(comm.isend(base::elem(sbuf, sdispls[r], *st), scounts[r], *st, r, basic_tag::kAlltoall));
   }
   return reqs.wait();
 }

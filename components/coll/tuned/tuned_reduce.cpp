@@ -6,7 +6,10 @@
 #include <utility>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
@@ -25,11 +28,11 @@ Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& 
   dt::copy(in_place ? rbuf : sbuf, count, dt, acc, count, dt);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (v & mask) {
-      LZ_RETURN_IF_ERROR(comm.coll_send(acc, count, dt, (v - mask + tree_root) % n, kReduce));
+      LZ_RETURN_IF_ERROR(comm.send(acc, count, dt, (v - mask + tree_root) % n, kReduce));
       break;
     }
     if (v + mask < n) {
-      LZ_RETURN_IF_ERROR(comm.coll_recv(tmp, count, dt, (v + mask + tree_root) % n, kReduce));
+      LZ_RETURN_IF_ERROR(comm.recv(tmp, count, dt, (v + mask + tree_root) % n, kReduce));
       op.apply(acc, tmp, count, dt);  // tmp = acc op child
       std::swap(acc, tmp);
     }
@@ -39,9 +42,9 @@ Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& 
       dt::copy(acc, count, dt, rbuf, count, dt);
       return Status::Ok();
     }
-    return comm.coll_send(acc, count, dt, root, kReduce);
+    return comm.send(acc, count, dt, root, kReduce);
   }
-  if (me == root) return comm.coll_recv(rbuf, count, dt, tree_root, kReduce);
+  if (me == root) return comm.recv(rbuf, count, dt, tree_root, kReduce);
   return Status::Ok();
 }
 

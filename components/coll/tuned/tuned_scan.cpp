@@ -3,7 +3,10 @@
 // me ^ 2^k. Data from a lower rank is always the left operand, so
 // non-commutative ops are correct.
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
@@ -21,7 +24,7 @@ Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Da
     const int dst = me ^ mask;
     if (dst >= n) continue;
     LZ_RETURN_IF_ERROR(
-        comm.coll_sendrecv(partial.data(), count, dt, dst, kScan, tmp.data(), count, dt, dst, kScan));
+        comm.sendrecv(partial.data(), count, dt, dst, kScan, tmp.data(), count, dt, dst, kScan));
     if (me > dst) {
       op.apply(tmp.data(), partial.data(), count, dt);
       op.apply(tmp.data(), rbuf, count, dt);
@@ -46,7 +49,7 @@ Status exscan_recursive_doubling(const void* sbuf, void* rbuf, int count, const 
     const int dst = me ^ mask;
     if (dst >= n) continue;
     LZ_RETURN_IF_ERROR(
-        comm.coll_sendrecv(partial.data(), count, dt, dst, kExscan, tmp.data(), count, dt, dst, kExscan));
+        comm.sendrecv(partial.data(), count, dt, dst, kExscan, tmp.data(), count, dt, dst, kExscan));
     if (me > dst) {
       op.apply(tmp.data(), partial.data(), count, dt);
       if (!have_prefix) {
