@@ -10,10 +10,12 @@ namespace lz::rt {
 
 Status coll_enable(Comm& comm) {
   comm.coll_table.fill(nullptr);
+  comm.coll_enabled.clear();
   const auto& modules = runtime().coll_modules();
   uint32_t missing = coll::kAllFunctions;
   for (coll::Module* m : modules) {
     if (missing == 0) break;
+    comm.coll_enabled.push_back(m);  // disabled by comm.teardown(), whatever it provides
     const uint32_t provided = m->enable(comm) & missing;
     for (uint32_t f = 0; f < coll::kNumFunctions; ++f) {
       if (provided & (1u << f)) comm.coll_table[f] = m;

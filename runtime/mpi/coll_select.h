@@ -16,7 +16,9 @@
 namespace lz::rt {
 
 // Asks every module of runtime().coll_modules() (best first) once which
-// functions it provides on `comm` and fills comm.coll_table. Errors
+// functions it provides on `comm`, until every function has a provider, and
+// fills comm.coll_table; the modules asked are recorded in comm.coll_enabled,
+// which comm.teardown() disables when the communicator is freed. Errors
 // (kUnavailable) when some function has no provider, naming it and the
 // selected modules: the communicator cannot be created.
 Status coll_enable(Comm& comm);

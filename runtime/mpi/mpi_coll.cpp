@@ -6,8 +6,8 @@
 
 #include "lazarus/frameworks/coll.h"
 #include "mpi.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/datatype/op.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
@@ -170,7 +170,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   }
   LZ_MODULE(lz::coll::kGather);
   return finish(kFn, comm, m->gather(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
-                                     recvcount, is_root ? *recvtype : lz::rt::byte_type(), root, *comm));
+                                     recvcount, is_root ? *recvtype : lz::dt::byte_type(), root, *comm));
 }
 
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -189,7 +189,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   }
   LZ_MODULE(lz::coll::kGatherv);
   return finish(kFn, comm, m->gatherv(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
-                                      recvcounts, displs, is_root ? *recvtype : lz::rt::byte_type(), root, *comm));
+                                      recvcounts, displs, is_root ? *recvtype : lz::dt::byte_type(), root, *comm));
 }
 
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -206,7 +206,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (in_place(sendbuf)) return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid send buffer");
   }
   LZ_MODULE(lz::coll::kScatter);
-  return finish(kFn, comm, m->scatter(sendbuf, sendcount, is_root ? *sendtype : lz::rt::byte_type(), recvbuf,
+  return finish(kFn, comm, m->scatter(sendbuf, sendcount, is_root ? *sendtype : lz::dt::byte_type(), recvbuf,
                                       recvcount, in_place(recvbuf) ? *sendtype : *recvtype, root, *comm));
 }
 
@@ -225,7 +225,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     if (in_place(sendbuf)) return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid send buffer");
   }
   LZ_MODULE(lz::coll::kScatterv);
-  return finish(kFn, comm, m->scatterv(sendbuf, sendcounts, displs, is_root ? *sendtype : lz::rt::byte_type(),
+  return finish(kFn, comm, m->scatterv(sendbuf, sendcounts, displs, is_root ? *sendtype : lz::dt::byte_type(),
                                        recvbuf, recvcount, in_place(recvbuf) ? *sendtype : *recvtype, root, *comm));
 }
 

@@ -275,7 +275,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
   if (status == nullptr || datatype == nullptr)
     return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG, "null status or datatype");
   size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
-  *count = n == lz_mpi_datatype_s::kUndefinedElements ? MPI_UNDEFINED : static_cast<int>(n);
+  *count = n == lz::dt::Datatype::kUndefinedElements ? MPI_UNDEFINED : static_cast<int>(n);
   return MPI_SUCCESS;
 }
 

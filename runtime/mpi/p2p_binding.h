@@ -5,7 +5,7 @@
 #include <string>
 
 #include "mpi.h"
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
 #include "p2p/engine.h"

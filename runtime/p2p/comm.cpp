@@ -1,6 +1,6 @@
 #include "p2p/comm.h"
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "p2p/engine.h"
 #include "p2p/request.h"
 #include "p2p/runtime.h"
@@ -31,13 +31,13 @@ lz::Status check_rank(const lz_mpi_comm_s& c, int r, bool recv) {
 }
 
 lz_mpi_request_s* make(lz_mpi_comm_s* c, lz_mpi_request_s::Kind kind, const void* buf, int count,
-                       const lz::rt::Datatype& dt, int peer, int tag) {
+                       const lz::dt::Datatype& dt, int peer, int tag) {
   lz_mpi_request_s* r = lz::rt::request_pool().get();
   r->kind = kind;
   r->buf = const_cast<void*>(buf);
   r->count = count;
   r->dt = &dt;
-  const_cast<lz::rt::Datatype&>(dt).retain();
+  const_cast<lz::dt::Datatype&>(dt).retain();
   r->comm = c;
   r->peer = peer;
   r->tag = tag;
@@ -55,12 +55,17 @@ void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t co
   predefined_ = predefined;
   magic_ = kMagic;
   coll_table.fill(nullptr);
+  coll_enabled.clear();
   auto& eng = lz::rt::runtime().engine();
   p2p_queue = eng.queue(context);
   coll_queue = eng.queue(context + 1);
 }
 
 void lz_mpi_comm_s::teardown() {
+  // Modules first: they may look at the communicator while releasing their
+  // per-communicator state.
+  for (auto it = coll_enabled.rbegin(); it != coll_enabled.rend(); ++it) (*it)->disable(*this);
+  coll_enabled.clear();
   if (auto* rt = lz::rt::runtime_if_any()) {
     rt->engine().release_queue(context_);
     rt->engine().release_queue(context_ + 1);
@@ -73,31 +78,31 @@ void lz_mpi_comm_s::teardown() {
   rank_ = -1;
 }
 
-lz::Status lz_mpi_comm_s::coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag) {
-  LZ_ASSIGN_OR_RETURN(lz_mpi_request_s * r, coll_isend(buf, count, dt, dst, tag));
-  return coll_waitall(1, &r);
+lz::Status lz_mpi_comm_s::send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag) {
+  LZ_ASSIGN_OR_RETURN(lz::coll::Request * r, isend(buf, count, dt, dst, tag));
+  return waitall(1, &r);
 }
 
-lz::Status lz_mpi_comm_s::coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag) {
-  LZ_ASSIGN_OR_RETURN(lz_mpi_request_s * r, coll_irecv(buf, count, dt, src, tag));
-  return coll_waitall(1, &r);
+lz::Status lz_mpi_comm_s::recv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag) {
+  LZ_ASSIGN_OR_RETURN(lz::coll::Request * r, irecv(buf, count, dt, src, tag));
+  return waitall(1, &r);
 }
 
-lz::Status lz_mpi_comm_s::coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag,
-                                        void* rbuf, int rcount, const lz::rt::Datatype& rdt, int src, int rtag) {
-  lz_mpi_request_s* reqs[2];
-  LZ_ASSIGN_OR_RETURN(reqs[0], coll_irecv(rbuf, rcount, rdt, src, rtag));
-  auto s = coll_isend(sbuf, scount, sdt, dst, stag);
+lz::Status lz_mpi_comm_s::sendrecv(const void* sbuf, int scount, const lz::dt::Datatype& sdt, int dst, int stag,
+                                   void* rbuf, int rcount, const lz::dt::Datatype& rdt, int src, int rtag) {
+  lz::coll::Request* reqs[2];
+  LZ_ASSIGN_OR_RETURN(reqs[0], irecv(rbuf, rcount, rdt, src, rtag));
+  auto s = isend(sbuf, scount, sdt, dst, stag);
   if (!s.ok()) {
-    coll_waitall(1, reqs).ignore();
+    waitall(1, reqs).ignore();
     return s.status();
   }
   reqs[1] = *s;
-  return coll_waitall(2, reqs);
+  return waitall(2, reqs);
 }
 
-lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int count, const lz::rt::Datatype& dt,
-                                                          int dst, int tag) {
+lz::StatusOr<lz::coll::Request*> lz_mpi_comm_s::isend(const void* buf, int count, const lz::dt::Datatype& dt, int dst,
+                                                      int tag) {
   LZ_RETURN_IF_ERROR(check_rank(*this, dst, false));
   lz_mpi_request_s* r = make(this, lz_mpi_request_s::Kind::kSend, buf, count, dt, dst, tag);
   lz::Status s = lz::rt::runtime().engine().start_send(r);
@@ -105,11 +110,11 @@ lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_isend(const void* buf, int c
     lz::rt::request_pool().put(r);
     return s;
   }
-  return r;
+  return static_cast<lz::coll::Request*>(r);
 }
 
-lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src,
-                                                          int tag) {
+lz::StatusOr<lz::coll::Request*> lz_mpi_comm_s::irecv(void* buf, int count, const lz::dt::Datatype& dt, int src,
+                                                      int tag) {
   LZ_RETURN_IF_ERROR(check_rank(*this, src, true));
   lz_mpi_request_s* r = make(this, lz_mpi_request_s::Kind::kRecv, buf, count, dt, src, tag);
   lz::Status s = lz::rt::runtime().engine().start_recv(r);
@@ -117,22 +122,24 @@ lz::StatusOr<lz_mpi_request_s*> lz_mpi_comm_s::coll_irecv(void* buf, int count, 
     lz::rt::request_pool().put(r);
     return s;
   }
-  return r;
+  return static_cast<lz::coll::Request*>(r);
 }
 
-lz::Status lz_mpi_comm_s::coll_waitall(int n, lz_mpi_request_s** reqs) {
+lz::Status lz_mpi_comm_s::waitall(int n, lz::coll::Request** creqs) {
+  // Every request handed out by isend/irecv is an engine request.
+  auto req = [creqs](int i) { return static_cast<lz_mpi_request_s*>(creqs[i]); };
   auto& eng = lz::rt::runtime().engine();
   eng.wait_until([&] {
     for (int i = 0; i < n; ++i)
-      if (reqs[i] != nullptr && !reqs[i]->complete) return false;
+      if (creqs[i] != nullptr && !req(i)->complete) return false;
     return true;
   });
   lz::Status first;
   for (int i = 0; i < n; ++i) {
-    if (reqs[i] == nullptr) continue;
-    if (first.ok()) first = status_of(reqs[i]);
-    lz::rt::request_pool().put(reqs[i]);
-    reqs[i] = nullptr;
+    if (creqs[i] == nullptr) continue;
+    if (first.ok()) first = status_of(req(i));
+    lz::rt::request_pool().put(req(i));
+    creqs[i] = nullptr;
   }
   return first;
 }

@@ -6,12 +6,15 @@
 // message. Context ids are agreed collectively when the communicator is
 // created (the maximum of every member's next free id, see comm_factory.h).
 //
-// Collective algorithms (components/coll/*) use only rank(), size(), the
-// coll_* point-to-point calls and coll_table:
+// A communicator is the collective modules' lz::coll::Comm (coll.h): the
+// modules see only rank(), size() and point-to-point on the collective
+// context through that interface; the runtime side below is theirs to ignore.
+// The runtime itself uses the same calls for the context-id agreement of
+// comm_factory (on the parent's collective context, below every module tag):
 //
-//   LZ_RETURN_IF_ERROR(comm.coll_sendrecv(sbuf, n, dt, right, kTag, rbuf, n, dt, left, kTag));
-//   LZ_ASSIGN_OR_RETURN(auto* r, comm.coll_irecv(buf, n, dt, src, kTag));
-//   LZ_RETURN_IF_ERROR(comm.coll_waitall(1, &r));
+//   LZ_RETURN_IF_ERROR(comm.sendrecv(sbuf, n, dt, right, kTag, rbuf, n, dt, left, kTag));
+//   LZ_ASSIGN_OR_RETURN(lz::coll::Request* r, comm.irecv(buf, n, dt, src, kTag));
+//   LZ_RETURN_IF_ERROR(comm.waitall(1, &r));
 //
 // Threading: like every MPI object, used by one thread at a time (the MPI
 // binding provides at most MPI_THREAD_SERIALIZED).
@@ -34,28 +37,28 @@ using Group = ::lz_mpi_group_s;
 using Request = ::lz_mpi_request_s;
 }  // namespace lz::rt
 
-struct lz_mpi_comm_s {
+struct lz_mpi_comm_s final : public lz::coll::Comm {
  public:
-  // ---- what the collective algorithms use -------------------------------
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-
-  // Blocking and non-blocking point-to-point on the collective context.
-  // `dst`/`src` are ranks in this communicator (MPI_PROC_NULL allowed);
-  // counts are in elements of the datatype. Errors: kInvalidArgument for a
-  // bad rank, kDataLoss for a truncated receive, kAborted when a peer failed.
-  lz::Status coll_send(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag);
-  lz::Status coll_recv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag);
-  lz::Status coll_sendrecv(const void* sbuf, int scount, const lz::rt::Datatype& sdt, int dst, int stag, void* rbuf,
-                           int rcount, const lz::rt::Datatype& rdt, int src, int rtag);
-  lz::StatusOr<lz_mpi_request_s*> coll_isend(const void* buf, int count, const lz::rt::Datatype& dt, int dst, int tag);
-  lz::StatusOr<lz_mpi_request_s*> coll_irecv(void* buf, int count, const lz::rt::Datatype& dt, int src, int tag);
-  // Waits for the `n` requests, then frees them (every one, even on error);
-  // returns the first error met.
-  lz::Status coll_waitall(int n, lz_mpi_request_s** reqs);
+  // ---- lz::coll::Comm: what the collective modules use -------------------------
+  // Contracts in coll.h. Point-to-point on coll_context(); `dst`/`src` are
+  // ranks in this communicator (MPI_PROC_NULL allowed, MPI_ANY_SOURCE for
+  // receives); requests are the engine's (lz_mpi_request_s).
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  lz::Status send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag) override;
+  lz::Status recv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag) override;
+  lz::Status sendrecv(const void* sbuf, int scount, const lz::dt::Datatype& sdt, int dst, int stag, void* rbuf,
+                      int rcount, const lz::dt::Datatype& rdt, int src, int rtag) override;
+  lz::StatusOr<lz::coll::Request*> isend(const void* buf, int count, const lz::dt::Datatype& dt, int dst,
+                                         int tag) override;
+  lz::StatusOr<lz::coll::Request*> irecv(void* buf, int count, const lz::dt::Datatype& dt, int src, int tag) override;
+  lz::Status waitall(int n, lz::coll::Request** reqs) override;
 
   // Per-function collective module, filled by lz::rt::coll_enable().
   std::array<lz::coll::Module*, lz::coll::kNumFunctions> coll_table{};
+  // Every module whose enable() was called on this communicator, in order;
+  // teardown() disables them in reverse order (coll.h: Module::disable).
+  std::vector<lz::coll::Module*> coll_enabled;
 
   // ---- runtime side --------------------------------------------------------
   lz_mpi_comm_s() = default;
@@ -66,7 +69,8 @@ struct lz_mpi_comm_s {
   // communicator rank i. `context` is the point-to-point context id; the
   // collective context is context + 1.
   void setup(std::vector<int> world_ranks, int my_rank, uint32_t context, bool predefined);
-  // Releases the communicator's resources (not the object if predefined).
+  // Disables the collective modules enabled on it, then releases the
+  // communicator's resources (not the object if predefined).
   void teardown();
 
   bool valid() const { return magic_ == kMagic; }

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <tuple>
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -28,25 +28,25 @@ struct Record {
 StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
   const int n = parent.size();
   std::vector<Record> all(static_cast<size_t>(n));
-  const Datatype& byte = byte_type();
+  const dt::Datatype& byte = dt::byte_type();
   const int rec = static_cast<int>(sizeof(Record));
   if (parent.rank() == 0) {
     all[0] = mine;
     for (int r = 1; r < n; ++r)
-      LZ_RETURN_IF_ERROR(parent.coll_recv(&all[static_cast<size_t>(r)], rec, byte, r, kTagAgree));
-    std::vector<lz_mpi_request_s*> reqs;
+      LZ_RETURN_IF_ERROR(parent.recv(&all[static_cast<size_t>(r)], rec, byte, r, kTagAgree));
+    std::vector<coll::Request*> reqs;
     for (int r = 1; r < n; ++r) {
-      auto s = parent.coll_isend(all.data(), rec * n, byte, r, kTagAgree);
+      auto s = parent.isend(all.data(), rec * n, byte, r, kTagAgree);
       if (!s.ok()) {
-        parent.coll_waitall(static_cast<int>(reqs.size()), reqs.data()).ignore();
+        parent.waitall(static_cast<int>(reqs.size()), reqs.data()).ignore();
         return s.status();
       }
       reqs.push_back(*s);
     }
-    LZ_RETURN_IF_ERROR(parent.coll_waitall(static_cast<int>(reqs.size()), reqs.data()));
+    LZ_RETURN_IF_ERROR(parent.waitall(static_cast<int>(reqs.size()), reqs.data()));
   } else {
-    LZ_RETURN_IF_ERROR(parent.coll_send(&mine, rec, byte, 0, kTagAgree));
-    LZ_RETURN_IF_ERROR(parent.coll_recv(all.data(), rec * n, byte, 0, kTagAgree));
+    LZ_RETURN_IF_ERROR(parent.send(&mine, rec, byte, 0, kTagAgree));
+    LZ_RETURN_IF_ERROR(parent.recv(all.data(), rec * n, byte, 0, kTagAgree));
   }
   return all;
 }

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "lazarus/datatype/datatype.h"
 #include "lazarus/log.h"
-#include "mpi/datatype/datatype.h"
 #include "p2p/bsend_buffer.h"
 #include "p2p/comm.h"
 
@@ -20,11 +20,11 @@ namespace {
 
 constexpr uint32_t kMaxContext = 1u << 24;
 
-inline bool contiguous(const Datatype* dt) { return dt == nullptr || dt->is_contiguous(); }
-inline uint64_t packed_bytes(const Datatype* dt, int count) {
+inline bool contiguous(const dt::Datatype* dt) { return dt == nullptr || dt->is_contiguous(); }
+inline uint64_t packed_bytes(const dt::Datatype* dt, int count) {
   return dt ? static_cast<uint64_t>(dt->size()) * static_cast<uint64_t>(count) : static_cast<uint64_t>(count);
 }
-inline ptrdiff_t first_byte(const Datatype* dt) { return dt ? dt->true_lb() : 0; }
+inline ptrdiff_t first_byte(const dt::Datatype* dt) { return dt ? dt->true_lb() : 0; }
 
 inline Request* as_request(uint64_t id) {
   Request* r = reinterpret_cast<Request*>(static_cast<uintptr_t>(id));

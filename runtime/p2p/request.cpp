@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "p2p/bsend_buffer.h"
 
 void lz_mpi_request_s::reset() {
@@ -51,7 +51,7 @@ Request* RequestPool::get() {
 
 void RequestPool::put(Request* r) {
   r->free_tmp();
-  lz::rt::Datatype::release(r->dt);
+  lz::dt::Datatype::release(r->dt);
   r->dt = nullptr;
   r->magic = 0;
   if (free_count_ >= 4096) {

@@ -1,7 +1,8 @@
 // Request: the runtime object behind an MPI_Request handle, and the pool that
 // recycles them (no allocation per message on the hot path).
 //
-// A request is created by the binding (or by Comm::coll_isend/irecv), filled
+// A request is created by the binding (or by Comm::isend/irecv, which hand it
+// to collective modules as an opaque lz::coll::Request), filled
 // with its arguments, started by the engine (Engine::start_send/start_recv)
 // and completed by the engine from progress; the binding reads its status
 // fields and releases it (Request::release) unless it is persistent.
@@ -10,12 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lazarus/frameworks/coll.h"
 #include "mpi.h"
 
 struct lz_mpi_comm_s;
-struct lz_mpi_datatype_s;
+struct lz_datatype_s;
 
-struct lz_mpi_request_s {
+struct lz_mpi_request_s : lz::coll::Request {
   enum class Kind : uint8_t { kSend, kRecv };
   enum class Mode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
@@ -25,7 +27,7 @@ struct lz_mpi_request_s {
   bool persistent = false;
   void* buf = nullptr;
   int count = 0;
-  const lz_mpi_datatype_s* dt = nullptr;  // null: raw bytes, count = bytes
+  const lz_datatype_s* dt = nullptr;  // null: raw bytes, count = bytes
   lz_mpi_comm_s* comm = nullptr;
   int peer = 0;          // rank in comm, MPI_ANY_SOURCE, MPI_PROC_NULL
   int tag = 0;

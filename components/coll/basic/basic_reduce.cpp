@@ -1,22 +1,25 @@
 // coll/basic reductions: linear reduce in rank order (the root combines
 // x0 op (x1 op (... op xn-1)), correct for non-commutative ops), and the
 // functions built on it: allreduce, reduce_scatter, reduce_scatter_block.
-#include <numeric>
 #include <vector>
 
+#include "coll_base/reduce_scatter_via_reduce.h"
 #include "coll_basic.h"
-#include "mpi/coll_util.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status BasicModule::reduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
                            Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0) return Status::Ok();
   const bool in_place = is_in_place(sbuf);
-  if (me != root) return comm.coll_send(in_place ? rbuf : sbuf, count, dt, root, basic_tag::kReduce);
+  if (me != root) return comm.send(in_place ? rbuf : sbuf, count, dt, root, basic_tag::kReduce);
 
   // The accumulator is rbuf; with MPI_IN_PLACE it holds the root's own
   // contribution, which is needed later in the chain: keep a copy.
@@ -24,20 +27,20 @@ Status BasicModule::reduce(const void* sbuf, void* rbuf, int count, const Dataty
   TypedBuffer own_copy;
   if (in_place) {
     own_copy.reset(count, dt);
-    rt::copy(rbuf, count, dt, own_copy.data(), count, dt);
+    dt::copy(rbuf, count, dt, own_copy.data(), count, dt);
     own = own_copy.data();
   }
   if (root == n - 1) {
-    if (!in_place) rt::copy(sbuf, count, dt, rbuf, count, dt);
+    if (!in_place) dt::copy(sbuf, count, dt, rbuf, count, dt);
   } else {
-    LZ_RETURN_IF_ERROR(comm.coll_recv(rbuf, count, dt, n - 1, basic_tag::kReduce));
+    LZ_RETURN_IF_ERROR(comm.recv(rbuf, count, dt, n - 1, basic_tag::kReduce));
   }
   TypedBuffer tmp;
   if (n > 1) tmp.reset(count, dt);
   for (int r = n - 2; r >= 0; --r) {
     const void* in = own;
     if (r != root) {
-      LZ_RETURN_IF_ERROR(comm.coll_recv(tmp.data(), count, dt, r, basic_tag::kReduce));
+      LZ_RETURN_IF_ERROR(comm.recv(tmp.data(), count, dt, r, basic_tag::kReduce));
       in = tmp.data();
     }
     op.apply(in, rbuf, count, dt);  // rbuf = x_r op (x_r+1 op ...)
@@ -55,19 +58,10 @@ Status BasicModule::allreduce(const void* sbuf, void* rbuf, int count, const Dat
 
 Status BasicModule::reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
                                    const Op& op, Comm& comm) {
-  const int n = comm.size(), me = comm.rank();
-  std::vector<int> displs(n);
-  int total = 0;
-  for (int r = 0; r < n; ++r) {
-    displs[r] = total;
-    total += rcounts[r];
-  }
-  if (total == 0) return Status::Ok();
-  const void* in = is_in_place(sbuf) ? rbuf : sbuf;  // in place: rbuf holds the whole input
-  TypedBuffer full;
-  if (me == 0) full.reset(total, dt);
-  LZ_RETURN_IF_ERROR(reduce(in, full.data(), total, dt, op, 0, comm));
-  return scatterv(full.data(), rcounts, displs.data(), dt, rbuf, rcounts[me], dt, 0, comm);
+  return base::reduce_scatter_via_reduce(sbuf, rbuf, rcounts, dt, comm, basic_tag::kScatter,
+                                         [&](const void* in, void* out, int total) {
+                                           return reduce(in, out, total, dt, op, 0, comm);
+                                         });
 }
 
 Status BasicModule::reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, const Datatype& dt,

@@ -16,7 +16,9 @@
 //                         reduce + linear scatter (non-commutative)
 //   scan, exscan          recursive doubling (order-preserving)          -
 // Non-power-of-two sizes fold the first 2*(n - pof2) ranks pairwise (MPICH's
-// scheme), which keeps rank order, so non-commutative ops stay correct.
+// scheme, coll_base/pow2_fold.h), which keeps rank order, so non-commutative
+// ops stay correct; the non-commutative reduce-scatter is
+// coll_base/reduce_scatter_via_reduce.h over the binomial reduce.
 // gather(v) and scatter(v) are left to coll/basic (not in enable()).
 #pragma once
 

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/elem.h"
+#include "lazarus/datatype/datatype.h"
 
 namespace lz::coll::tuned {
 
@@ -18,21 +19,21 @@ Status allgather_bruck(const void* sbuf, int scount, const Datatype& sdt, void* 
   const size_t bs = static_cast<size_t>(rcount) * rdt.size();
   std::vector<char> tmp(std::max<size_t>(bs * n, 1));
   if (is_in_place(sbuf)) {
-    rdt.pack(elem(rbuf, ptrdiff_t{me} * rcount, rdt), rcount, tmp.data());
+    rdt.pack(base::elem(rbuf, ptrdiff_t{me} * rcount, rdt), rcount, tmp.data());
   } else {
     sdt.pack_range(sbuf, scount, 0, bs, tmp.data());
   }
-  const Datatype& byte = rt::byte_type();
+  const Datatype& byte = dt::byte_type();
   for (int k = 1; k < n; k <<= 1) {
     const int cnt = std::min(k, n - k);
-    LZ_RETURN_IF_ERROR(comm.coll_sendrecv(tmp.data(), static_cast<int>(cnt * bs), byte, (me - k + n) % n,
+    LZ_RETURN_IF_ERROR(comm.sendrecv(tmp.data(), static_cast<int>(cnt * bs), byte, (me - k + n) % n,
                                           kAllgather, tmp.data() + k * bs, static_cast<int>(cnt * bs), byte,
                                           (me + k) % n, kAllgather));
   }
   for (int i = 0; i < n; ++i) {
     const int owner = (me + i) % n;
     if (owner == me && is_in_place(sbuf)) continue;
-    rdt.unpack(tmp.data() + i * bs, bs, rcount, elem(rbuf, ptrdiff_t{owner} * rcount, rdt));
+    rdt.unpack(tmp.data() + i * bs, bs, rcount, base::elem(rbuf, ptrdiff_t{owner} * rcount, rdt));
   }
   return Status::Ok();
 }

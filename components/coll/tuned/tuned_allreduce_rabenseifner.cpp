@@ -8,39 +8,32 @@
 #include <vector>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/elem.h"
+#include "coll_base/pow2_fold.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm) {
-  const int n = comm.size(), me = comm.rank();
+  const int n = comm.size();
   if (count == 0) return Status::Ok();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, count, dt, rbuf, count, dt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
-  const int pof2 = pow2_floor(n);
-  const int rem = n - pof2;
+  const base::Pow2Fold fold(n);
+  const int pof2 = fold.pof2();
   if (count < pof2 || !op.commutative()) {
     return Internal("allreduce_rabenseifner needs a commutative op and count >= " + std::to_string(pof2));
   }
   TypedBuffer tmp(count, dt);
-  int newrank;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      LZ_RETURN_IF_ERROR(comm.coll_send(rbuf, count, dt, me + 1, kAllreduce));
-      newrank = -1;
-    } else {
-      LZ_RETURN_IF_ERROR(comm.coll_recv(tmp.data(), count, dt, me - 1, kAllreduce));
-      op.apply(tmp.data(), rbuf, count, dt);
-      newrank = me / 2;
-    }
-  } else {
-    newrank = me - rem;
-  }
+  LZ_ASSIGN_OR_RETURN(const int newrank, fold.fold_in(rbuf, tmp.data(), count, dt, op, comm, kAllreduce));
 
-  if (newrank != -1) {
+  if (newrank != base::Pow2Fold::kSitsOut) {
     // The vector is cut into pof2 pieces; each new rank ends the
     // reduce-scatter owning one of them, fully reduced.
     std::vector<int> cnts(pof2), disps(pof2);
@@ -51,12 +44,11 @@ Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Dat
       for (int i = from; i < to; ++i) s += cnts[i];
       return s;
     };
-    auto real = [&](int nr) { return nr < rem ? nr * 2 + 1 : nr + rem; };
 
     int mask = 1, send_idx = 0, recv_idx = 0, last_idx = pof2;
     while (mask < pof2) {
       const int newdst = newrank ^ mask;
-      const int dst = real(newdst);
+      const int dst = fold.old_rank(newdst);
       int send_cnt, recv_cnt;
       if (newrank < newdst) {
         send_idx = recv_idx + pof2 / (mask * 2);
@@ -67,9 +59,9 @@ Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Dat
         send_cnt = sum(send_idx, recv_idx);
         recv_cnt = sum(recv_idx, last_idx);
       }
-      LZ_RETURN_IF_ERROR(comm.coll_sendrecv(elem(rbuf, disps[send_idx], dt), send_cnt, dt, dst, kAllreduce,
-                                            elem(tmp.data(), disps[recv_idx], dt), recv_cnt, dt, dst, kAllreduce));
-      op.apply(elem(tmp.data(), disps[recv_idx], dt), elem(rbuf, disps[recv_idx], dt), recv_cnt, dt);
+      LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(rbuf, disps[send_idx], dt), send_cnt, dt, dst, kAllreduce,
+                                            base::elem(tmp.data(), disps[recv_idx], dt), recv_cnt, dt, dst, kAllreduce));
+      op.apply(base::elem(tmp.data(), disps[recv_idx], dt), base::elem(rbuf, disps[recv_idx], dt), recv_cnt, dt);
       send_idx = recv_idx;
       mask <<= 1;
       if (mask < pof2) last_idx = recv_idx + pof2 / mask;
@@ -78,7 +70,7 @@ Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Dat
     mask >>= 1;
     while (mask > 0) {
       const int newdst = newrank ^ mask;
-      const int dst = real(newdst);
+      const int dst = fold.old_rank(newdst);
       int send_cnt, recv_cnt;
       if (newrank < newdst) {
         if (mask != pof2 / 2) last_idx = last_idx + pof2 / (mask * 2);
@@ -90,18 +82,14 @@ Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Dat
         send_cnt = sum(send_idx, last_idx);
         recv_cnt = sum(recv_idx, send_idx);
       }
-      LZ_RETURN_IF_ERROR(comm.coll_sendrecv(elem(rbuf, disps[send_idx], dt), send_cnt, dt, dst, kAllreduce,
-                                            elem(rbuf, disps[recv_idx], dt), recv_cnt, dt, dst, kAllreduce));
+      LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(rbuf, disps[send_idx], dt), send_cnt, dt, dst, kAllreduce,
+                                            base::elem(rbuf, disps[recv_idx], dt), recv_cnt, dt, dst, kAllreduce));
       if (newrank > newdst) send_idx = recv_idx;
       mask >>= 1;
     }
   }
 
-  if (me < 2 * rem) {
-    if (me % 2 == 1) return comm.coll_send(rbuf, count, dt, me - 1, kAllreduce);
-    return comm.coll_recv(rbuf, count, dt, me + 1, kAllreduce);
-  }
-  return Status::Ok();
+  return fold.unfold(rbuf, count, dt, comm, kAllreduce);
 }
 
 }  // namespace lz::coll::tuned

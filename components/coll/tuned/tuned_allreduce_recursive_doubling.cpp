@@ -5,53 +5,38 @@
 // contiguous range of old ranks in order, and the lower range is always the
 // left operand, so non-commutative ops are correct.
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/pow2_fold.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                     Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0) return Status::Ok();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, count, dt, rbuf, count, dt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
-  const int pof2 = pow2_floor(n);
-  const int rem = n - pof2;
+  const base::Pow2Fold fold(n);
   TypedBuffer tmp(count, dt);
-  int newrank;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      LZ_RETURN_IF_ERROR(comm.coll_send(rbuf, count, dt, me + 1, kAllreduce));
-      newrank = -1;
-    } else {
-      LZ_RETURN_IF_ERROR(comm.coll_recv(tmp.data(), count, dt, me - 1, kAllreduce));
-      op.apply(tmp.data(), rbuf, count, dt);  // rbuf = x(me-1) op x(me)
-      newrank = me / 2;
-    }
-  } else {
-    newrank = me - rem;
-  }
-  if (newrank != -1) {
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-      const int newdst = newrank ^ mask;
-      const int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-      LZ_RETURN_IF_ERROR(
-          comm.coll_sendrecv(rbuf, count, dt, dst, kAllreduce, tmp.data(), count, dt, dst, kAllreduce));
+  LZ_ASSIGN_OR_RETURN(const int newrank, fold.fold_in(rbuf, tmp.data(), count, dt, op, comm, kAllreduce));
+  if (newrank != base::Pow2Fold::kSitsOut) {
+    for (int mask = 1; mask < fold.pof2(); mask <<= 1) {
+      const int dst = fold.old_rank(newrank ^ mask);
+      LZ_RETURN_IF_ERROR(comm.sendrecv(rbuf, count, dt, dst, kAllreduce, tmp.data(), count, dt, dst, kAllreduce));
       if (op.commutative() || dst < me) {
         op.apply(tmp.data(), rbuf, count, dt);  // rbuf = theirs op mine
       } else {
         op.apply(rbuf, tmp.data(), count, dt);  // tmp = mine op theirs
-        rt::copy(tmp.data(), count, dt, rbuf, count, dt);
+        dt::copy(tmp.data(), count, dt, rbuf, count, dt);
       }
     }
   }
-  if (me < 2 * rem) {
-    if (me % 2 == 1) return comm.coll_send(rbuf, count, dt, me - 1, kAllreduce);
-    return comm.coll_recv(rbuf, count, dt, me + 1, kAllreduce);
-  }
-  return Status::Ok();
+  return fold.unfold(rbuf, count, dt, comm, kAllreduce);
 }
 
 }  // namespace lz::coll::tuned

@@ -5,11 +5,15 @@
 #include <algorithm>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/elem.h"
+#include "coll_base/requests.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 namespace {
 // Redirects an in-place call to a saved copy of the receive buffer.
@@ -27,7 +31,7 @@ void resolve_in_place(SendSide& s, void* rbuf, const int* rcounts, const int* rd
   int span = 0;
   for (int r = 0; r < n; ++r) span = std::max(span, rdispls[r] + rcounts[r]);
   s.saved.reset(span, rdt);
-  rt::copy(rbuf, span, rdt, s.saved.data(), span, rdt);
+  dt::copy(rbuf, span, rdt, s.saved.data(), span, rdt);
   s.buf = s.saved.data();
   s.counts = rcounts;
   s.displs = rdispls;
@@ -40,11 +44,11 @@ Status alltoallv_pairwise(const void* sbuf, const int* scounts, const int* sdisp
   const int n = comm.size(), me = comm.rank();
   SendSide s{sbuf, scounts, sdispls, &sdt, {}};
   resolve_in_place(s, rbuf, rcounts, rdispls, rdt, n);
-  rt::copy(elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
+  dt::copy(base::elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, base::elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
   for (int i = 1; i < n; ++i) {
     const int dst = (me + i) % n, src = (me - i + n) % n;
-    LZ_RETURN_IF_ERROR(comm.coll_sendrecv(elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall,
-                                          elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
+    LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall,
+                                          base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
   }
   return Status::Ok();
 }
@@ -54,15 +58,15 @@ Status alltoallv_linear(const void* sbuf, const int* scounts, const int* sdispls
   const int n = comm.size(), me = comm.rank();
   SendSide s{sbuf, scounts, sdispls, &sdt, {}};
   resolve_in_place(s, rbuf, rcounts, rdispls, rdt, n);
-  rt::copy(elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
-  Requests reqs(comm);
+  dt::copy(base::elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, base::elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
+  base::Requests reqs(comm);
   for (int i = 1; i < n; ++i) {
     const int src = (me - i + n) % n;
-    reqs.add(comm.coll_irecv(elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
+    reqs.add(comm.irecv(base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
   }
   for (int i = 1; i < n; ++i) {
     const int dst = (me + i) % n;
-    reqs.add(comm.coll_isend(elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall));
+    reqs.add(comm.isend(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall));
   }
   return reqs.wait();
 }

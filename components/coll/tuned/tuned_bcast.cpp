@@ -2,7 +2,8 @@
 // to the root (v = rank - root mod n); v receives from v minus its lowest set
 // bit, then sends to v + 2^j for every 2^j below that bit.
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/requests.h"
+#include "lazarus/datatype/datatype.h"
 
 namespace lz::coll::tuned {
 
@@ -13,14 +14,14 @@ Status bcast_binomial(void* buf, int count, const Datatype& dt, int root, Comm& 
   int mask = 1;
   while (mask < n) {
     if (v & mask) {
-      LZ_RETURN_IF_ERROR(comm.coll_recv(buf, count, dt, (v - mask + root) % n, kBcast));
+      LZ_RETURN_IF_ERROR(comm.recv(buf, count, dt, (v - mask + root) % n, kBcast));
       break;
     }
     mask <<= 1;
   }
-  Requests children(comm);
+  base::Requests children(comm);
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (v + mask < n) children.add(comm.coll_isend(buf, count, dt, (v + mask + root) % n, kBcast));
+    if (v + mask < n) children.add(comm.isend(buf, count, dt, (v + mask + root) % n, kBcast));
   }
   return children.wait();
 }

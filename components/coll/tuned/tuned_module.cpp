@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/pow2_fold.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
 
 namespace lz::coll {
 
@@ -28,7 +30,7 @@ Status TunedModule::reduce(const void* sbuf, void* rbuf, int count, const Dataty
 Status TunedModule::allreduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm) {
   const int64_t bytes = static_cast<int64_t>(count) * static_cast<int64_t>(dt.size());
-  if (op.commutative() && count >= pow2_floor(comm.size()) && comm.size() > 1 &&
+  if (op.commutative() && count >= base::pow2_floor(comm.size()) && comm.size() > 1 &&
       bytes >= cfg_.allreduce_rabenseifner_min) {
     return tuned::allreduce_rabenseifner(sbuf, rbuf, count, dt, op, comm);
   }

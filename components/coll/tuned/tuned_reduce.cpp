@@ -6,11 +6,14 @@
 #include <utility>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
                        Comm& comm) {
@@ -22,26 +25,26 @@ Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& 
   TypedBuffer a(count, dt), b(count, dt);
   void* acc = a.data();
   void* tmp = b.data();
-  rt::copy(in_place ? rbuf : sbuf, count, dt, acc, count, dt);
+  dt::copy(in_place ? rbuf : sbuf, count, dt, acc, count, dt);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (v & mask) {
-      LZ_RETURN_IF_ERROR(comm.coll_send(acc, count, dt, (v - mask + tree_root) % n, kReduce));
+      LZ_RETURN_IF_ERROR(comm.send(acc, count, dt, (v - mask + tree_root) % n, kReduce));
       break;
     }
     if (v + mask < n) {
-      LZ_RETURN_IF_ERROR(comm.coll_recv(tmp, count, dt, (v + mask + tree_root) % n, kReduce));
+      LZ_RETURN_IF_ERROR(comm.recv(tmp, count, dt, (v + mask + tree_root) % n, kReduce));
       op.apply(acc, tmp, count, dt);  // tmp = acc op child
       std::swap(acc, tmp);
     }
   }
   if (me == tree_root) {
     if (me == root) {
-      rt::copy(acc, count, dt, rbuf, count, dt);
+      dt::copy(acc, count, dt, rbuf, count, dt);
       return Status::Ok();
     }
-    return comm.coll_send(acc, count, dt, root, kReduce);
+    return comm.send(acc, count, dt, root, kReduce);
   }
-  if (me == root) return comm.coll_recv(rbuf, count, dt, tree_root, kReduce);
+  if (me == root) return comm.recv(rbuf, count, dt, tree_root, kReduce);
   return Status::Ok();
 }
 

@@ -6,11 +6,16 @@
 #include <vector>
 
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "coll_base/elem.h"
+#include "coll_base/reduce_scatter_via_reduce.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt, const Op& op,
                                Comm& comm) {
@@ -20,37 +25,24 @@ Status reduce_scatter_pairwise(const void* sbuf, void* rbuf, const int* rcounts,
   const void* in = is_in_place(sbuf) ? rbuf : sbuf;  // in place: rbuf holds the whole input
   const int mine = rcounts[me];
   TypedBuffer acc(mine, dt), tmp(mine, dt);
-  rt::copy(elem(in, displs[me], dt), mine, dt, acc.data(), mine, dt);
+  dt::copy(base::elem(in, displs[me], dt), mine, dt, acc.data(), mine, dt);
   for (int i = 1; i < n; ++i) {
     const int dst = (me + i) % n, src = (me - i + n) % n;
-    LZ_RETURN_IF_ERROR(comm.coll_sendrecv(elem(in, displs[dst], dt), rcounts[dst], dt, dst, kReduceScatter,
+    LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(in, displs[dst], dt), rcounts[dst], dt, dst, kReduceScatter,
                                           tmp.data(), mine, dt, src, kReduceScatter));
     op.apply(tmp.data(), acc.data(), mine, dt);
   }
   // Only now may rbuf be written: in place, it was the send buffer.
-  rt::copy(acc.data(), mine, dt, rbuf, mine, dt);
+  dt::copy(acc.data(), mine, dt, rbuf, mine, dt);
   return Status::Ok();
 }
 
 Status reduce_scatter_reduce_scatterv(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
                                       const Op& op, Comm& comm) {
-  const int n = comm.size(), me = comm.rank();
-  std::vector<int> displs(n);
-  int total = 0;
-  for (int r = 0; r < n; ++r) {
-    displs[r] = total;
-    total += rcounts[r];
-  }
-  if (total == 0) return Status::Ok();
-  const void* in = is_in_place(sbuf) ? rbuf : sbuf;
-  TypedBuffer full;
-  if (me == 0) full.reset(total, dt);
-  LZ_RETURN_IF_ERROR(reduce_binomial(in, full.data(), total, dt, op, 0, comm));
-  if (me != 0) return comm.coll_recv(rbuf, rcounts[me], dt, 0, kReduceScatter);
-  rt::copy(full.data(), rcounts[0], dt, rbuf, rcounts[0], dt);
-  Requests reqs(comm);
-  for (int r = 1; r < n; ++r) reqs.add(comm.coll_isend(elem(full.data(), displs[r], dt), rcounts[r], dt, r, kReduceScatter));
-  return reqs.wait();
+  return base::reduce_scatter_via_reduce(sbuf, rbuf, rcounts, dt, comm, kReduceScatter,
+                                         [&](const void* in, void* out, int total) {
+                                           return reduce_binomial(in, out, total, dt, op, 0, comm);
+                                         });
 }
 
 }  // namespace lz::coll::tuned

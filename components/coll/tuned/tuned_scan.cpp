@@ -3,25 +3,28 @@
 // me ^ 2^k. Data from a lower rank is always the left operand, so
 // non-commutative ops are correct.
 #include "coll_tuned.h"
-#include "mpi/coll_util.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
 
-using rt::TypedBuffer;
+using dt::TypedBuffer;
 
 Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0) return Status::Ok();
-  if (!is_in_place(sbuf)) rt::copy(sbuf, count, dt, rbuf, count, dt);
+  if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
   TypedBuffer partial(count, dt), tmp(count, dt);
-  rt::copy(rbuf, count, dt, partial.data(), count, dt);
+  dt::copy(rbuf, count, dt, partial.data(), count, dt);
   for (int mask = 1; mask < n; mask <<= 1) {
     const int dst = me ^ mask;
     if (dst >= n) continue;
     LZ_RETURN_IF_ERROR(
-        comm.coll_sendrecv(partial.data(), count, dt, dst, kScan, tmp.data(), count, dt, dst, kScan));
+        comm.sendrecv(partial.data(), count, dt, dst, kScan, tmp.data(), count, dt, dst, kScan));
     if (me > dst) {
       op.apply(tmp.data(), partial.data(), count, dt);
       op.apply(tmp.data(), rbuf, count, dt);
@@ -29,7 +32,7 @@ Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Da
       op.apply(tmp.data(), partial.data(), count, dt);
     } else {
       op.apply(partial.data(), tmp.data(), count, dt);  // tmp = partial op higher
-      rt::copy(tmp.data(), count, dt, partial.data(), count, dt);
+      dt::copy(tmp.data(), count, dt, partial.data(), count, dt);
     }
   }
   return Status::Ok();
@@ -40,17 +43,17 @@ Status exscan_recursive_doubling(const void* sbuf, void* rbuf, int count, const 
   const int n = comm.size(), me = comm.rank();
   if (count == 0 || n == 1) return Status::Ok();
   TypedBuffer partial(count, dt), tmp(count, dt);
-  rt::copy(is_in_place(sbuf) ? rbuf : sbuf, count, dt, partial.data(), count, dt);
+  dt::copy(is_in_place(sbuf) ? rbuf : sbuf, count, dt, partial.data(), count, dt);
   bool have_prefix = false;
   for (int mask = 1; mask < n; mask <<= 1) {
     const int dst = me ^ mask;
     if (dst >= n) continue;
     LZ_RETURN_IF_ERROR(
-        comm.coll_sendrecv(partial.data(), count, dt, dst, kExscan, tmp.data(), count, dt, dst, kExscan));
+        comm.sendrecv(partial.data(), count, dt, dst, kExscan, tmp.data(), count, dt, dst, kExscan));
     if (me > dst) {
       op.apply(tmp.data(), partial.data(), count, dt);
       if (!have_prefix) {
-        rt::copy(tmp.data(), count, dt, rbuf, count, dt);
+        dt::copy(tmp.data(), count, dt, rbuf, count, dt);
         have_prefix = true;
       } else {
         op.apply(tmp.data(), rbuf, count, dt);
@@ -59,7 +62,7 @@ Status exscan_recursive_doubling(const void* sbuf, void* rbuf, int count, const 
       op.apply(tmp.data(), partial.data(), count, dt);
     } else {
       op.apply(partial.data(), tmp.data(), count, dt);
-      rt::copy(tmp.data(), count, dt, partial.data(), count, dt);
+      dt::copy(tmp.data(), count, dt, partial.data(), count, dt);
     }
   }
   return Status::Ok();

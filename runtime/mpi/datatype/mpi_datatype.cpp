@@ -6,14 +6,14 @@
 #include <vector>
 
 #include "mpi.h"
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
 
 namespace {
 
-using lz::rt::Datatype;
+using lz::dt::Datatype;
 using lz::rt::mpi_error;
 
 int type_error(const char* fn, const std::string& msg) { return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_TYPE, msg); }

@@ -1,14 +1,14 @@
 // The predefined datatypes and reduction operations of mpi.h (MPI_INT is
 // &lz_mpi_dt_int, MPI_SUM is &lz_mpi_op_sum). Compiled into libmpi, next to the
 // binding, so that a program linked with -lmpi alone finds them.
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
 #include "mpi.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/datatype/op.h"
 
-using B = lz::rt::Basic;
-using K = lz_mpi_op_s::Kind;
+using B = lz::dt::Basic;
+using K = lz_op_s::Kind;
 
-#define LZ_DT(var, basic) struct lz_mpi_datatype_s var(B::basic)
+#define LZ_DT(var, basic) struct lz_datatype_s var(B::basic)
 LZ_DT(lz_mpi_dt_char, kChar);
 LZ_DT(lz_mpi_dt_signed_char, kSignedChar);
 LZ_DT(lz_mpi_dt_unsigned_char, kUnsignedChar);
@@ -46,7 +46,7 @@ LZ_DT(lz_mpi_dt_short_int, kShortInt);
 LZ_DT(lz_mpi_dt_long_double_int, kLongDoubleInt);
 #undef LZ_DT
 
-#define LZ_OP(var, kind) struct lz_mpi_op_s var(K::kind)
+#define LZ_OP(var, kind) struct lz_op_s var(K::kind)
 LZ_OP(lz_mpi_op_max, kMax);
 LZ_OP(lz_mpi_op_min, kMin);
 LZ_OP(lz_mpi_op_sum, kSum);

@@ -21,8 +21,9 @@ extern "C" {
 /* ---- handle types ------------------------------------------------------ */
 typedef struct lz_mpi_comm_s *MPI_Comm;
 typedef struct lz_mpi_group_s *MPI_Group;
-typedef struct lz_mpi_datatype_s *MPI_Datatype;
-typedef struct lz_mpi_op_s *MPI_Op;
+/* The datatype engine's own objects (runtime/datatype): no handle table. */
+typedef struct lz_datatype_s *MPI_Datatype;
+typedef struct lz_op_s *MPI_Op;
 typedef struct lz_mpi_request_s *MPI_Request;
 typedef struct lz_mpi_errhandler_s *MPI_Errhandler;
 typedef ptrdiff_t MPI_Aint;
@@ -57,8 +58,8 @@ extern struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal, lz_mpi_errors_return;
 #define MPI_ERRORS_RETURN (&lz_mpi_errors_return)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 
-/* Datatypes (objects defined in runtime/mpi/datatype*). */
-extern struct lz_mpi_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_unsigned_char, lz_mpi_dt_byte,
+/* Datatypes (objects defined in runtime/mpi/datatype/predefined.cpp). */
+extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_unsigned_char, lz_mpi_dt_byte,
     lz_mpi_dt_wchar, lz_mpi_dt_short, lz_mpi_dt_unsigned_short, lz_mpi_dt_int, lz_mpi_dt_unsigned, lz_mpi_dt_long,
     lz_mpi_dt_unsigned_long, lz_mpi_dt_long_long, lz_mpi_dt_unsigned_long_long, lz_mpi_dt_float, lz_mpi_dt_double,
     lz_mpi_dt_long_double, lz_mpi_dt_packed, lz_mpi_dt_int8, lz_mpi_dt_int16, lz_mpi_dt_int32, lz_mpi_dt_int64,
@@ -103,8 +104,8 @@ extern struct lz_mpi_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt
 #define MPI_SHORT_INT (&lz_mpi_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&lz_mpi_dt_long_double_int)
 
-/* Reduction operations (objects defined in runtime/mpi/op*). */
-extern struct lz_mpi_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_prod, lz_mpi_op_land, lz_mpi_op_band,
+/* Reduction operations (objects defined in runtime/mpi/datatype/predefined.cpp). */
+extern struct lz_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_prod, lz_mpi_op_land, lz_mpi_op_band,
     lz_mpi_op_lor, lz_mpi_op_bor, lz_mpi_op_lxor, lz_mpi_op_bxor, lz_mpi_op_maxloc, lz_mpi_op_minloc;
 #define MPI_OP_NULL ((MPI_Op)0)
 #define MPI_MAX (&lz_mpi_op_max)

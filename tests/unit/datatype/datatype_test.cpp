@@ -1,4 +1,4 @@
-// The datatype engine (runtime/mpi/datatype): constructors, extents as MPI
+// The datatype engine (runtime/datatype): constructors, extents as MPI
 // specifies them, pack/unpack round trips, partial (truncated) unpacks,
 // MPI_Get_elements semantics, and reference counting.
 #include <gtest/gtest.h>
@@ -8,9 +8,10 @@
 #include <numeric>
 #include <vector>
 
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/copy.h"
+#include "lazarus/datatype/datatype.h"
 
-namespace lz::rt {
+namespace lz::dt {
 namespace {
 
 const Datatype& INT() { return internal_type(Basic::kInt); }
@@ -254,4 +255,4 @@ TEST(Datatype, ReferenceCountingKeepsFreedTypeAlive) {
 }
 
 }  // namespace
-}  // namespace lz::rt
+}  // namespace lz::dt

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/datatype/datatype.h"
-#include "mpi/datatype/op.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
 
-namespace lz::rt {
+namespace lz::dt {
 namespace {
 
 using Kind = Op::Kind;
@@ -132,7 +132,7 @@ TEST(Op, PredefinedOnHomogeneousDerivedTypes) {
   Datatype::release(*v);
 }
 
-void concat_digits(void* in, void* inout, int* len, lz_mpi_datatype_s**) {
+void concat_digits(void* in, void* inout, int* len, lz_datatype_s**) {
   auto* a = static_cast<int*>(in);
   auto* b = static_cast<int*>(inout);
   for (int i = 0; i < *len; ++i) b[i] = a[i] * 10 + b[i];  // "a then b"
@@ -153,4 +153,4 @@ TEST(Op, UserOpGetsInThenInout) {
 }
 
 }  // namespace
-}  // namespace lz::rt
+}  // namespace lz::dt

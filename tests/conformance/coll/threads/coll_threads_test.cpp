@@ -1,56 +1,126 @@
-// Collective conformance, in process: every coll module (basic, tuned with its
-// default switch points, tuned forced to each alternative algorithm) runs every
-// function it provides on np = 1..9 and 16 simulated ranks (threads sharing an
-// in-memory network, p2p/comm.h in this folder), for every predefined op and
-// basic type, non-commutative user ops, derived datatypes and MPI_IN_PLACE.
-// Each result is compared byte for byte with the one computed locally in rank
-// order (x0 op x1 op ... op xn-1), which is what MPI specifies and what
-// coll/basic computes; integer inputs are small so that floating sums are
-// exact too. The MPI-level suite (mpi/ next to this folder) checks the same
-// through mpirun and the real p2p engine.
+// Collective conformance, in process: every coll component the Registry
+// knows (built in, or a plugin on component_path), selected through the coll
+// framework as the runtime selects it, runs every function it provides on
+// np = 1..9 and 16 simulated ranks (threads sharing an in-memory network,
+// thread_comm.h), for every predefined op and basic type, non-commutative user
+// ops, derived datatypes and MPI_IN_PLACE. A component with size switch points
+// also runs with a few parameter settings that force each alternative
+// algorithm (kVariants). Each result is compared byte for byte with the one
+// computed locally in rank order (x0 op x1 op ... op xn-1), which is what MPI
+// specifies and what coll/basic, the reference, computes (coll/basic is one of
+// the instances, so the reference itself is checked against the same
+// expectations). The MPI-level suite (mpi/ next to this folder) checks the
+// same through mpirun and the real p2p engine, and compares tuned with basic.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <ostream>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
-#include "coll_basic.h"
-#include "coll_tuned.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/datatype/op.h"
-#include "p2p/comm.h"
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/frameworks/coll.h"
+#include "lazarus/registry.h"
+#include "thread_comm.h"
 
 namespace lz::coll {
 namespace {
 
-using rt::Basic;
-using rt::Datatype;
-using rt::Op;
+using dt::Basic;
+using dt::Datatype;
+using dt::Op;
 using Kind = Op::Kind;
 
 void* kInPlace = reinterpret_cast<void*>(1);
 
+using test::ThreadComm;
+
+// Parameter settings run in addition to a component's defaults. An entry
+// whose component is not registered is dropped; one whose parameters the
+// component does not have fails the configuration (and the test), so a
+// renamed parameter is noticed.
+struct Variant {
+  const char* component;
+  const char* suffix;
+  std::vector<std::pair<std::string, std::string>> mca;
+};
+const std::vector<Variant>& variants() {
+  static const std::vector<Variant> v = {
+      // Every switch point at 0: Rabenseifner, ring, pairwise whenever allowed.
+      {"tuned", "large",
+       {{"coll_tuned_allreduce_rabenseifner_min", "0"},
+        {"coll_tuned_allgather_bruck_max", "0"},
+        {"coll_tuned_alltoall_pairwise_min", "0"}}},
+      // Every switch point far above any message here: recursive doubling,
+      // Bruck, linear.
+      {"tuned", "small",
+       {{"coll_tuned_allreduce_rabenseifner_min", "1T"},
+        {"coll_tuned_allgather_bruck_max", "1T"},
+        {"coll_tuned_alltoall_pairwise_min", "1T"}}},
+  };
+  return v;
+}
+
+// One instance of the suite: a component and the parameters it runs with.
 struct ModuleCase {
-  std::string name;
-  std::function<std::unique_ptr<Module>()> make;
+  std::string name;       // "basic", "tuned", "tuned_large"
+  std::string component;  // as registered
+  std::vector<std::pair<std::string, std::string>> mca;
 };
 
+// gtest prints parameters in failure messages: the case's name says it all.
+void PrintTo(const ModuleCase& mc, std::ostream* os) { *os << mc.name; }
+
+Registry& empty_registry() {
+  static Registry reg;  // built-in components only: never configured
+  return reg;
+}
+
+// Every registered coll component (plugins included), each with its defaults
+// and then its variants.
 std::vector<ModuleCase> module_cases() {
-  return {
-      {"basic", [] { return std::make_unique<BasicModule>(); }},
-      {"tuned", [] { return std::make_unique<TunedModule>(); }},
-      // Every switch point at 0: Rabenseifner, ring, pairwise whenever allowed.
-      {"tuned_large", [] { return std::make_unique<TunedModule>(TunedConfig{0, -1, 0}); }},
-      // Every switch point at its maximum: recursive doubling, Bruck, linear.
-      {"tuned_small", [] {
-         return std::make_unique<TunedModule>(TunedConfig{INT64_MAX, INT64_MAX, INT64_MAX});
-       }},
-  };
+  std::vector<ModuleCase> cases;
+  Registry reg;
+  ConfigOptions o;
+  o.read_user_file = false;
+  std::vector<std::string> names;
+  if (reg.configure(o).ok()) {
+    names = reg.framework("coll")->component_names();
+  } else {
+    // A broken user/environment setting must not hide the built-in list.
+    names = empty_registry().framework("coll")->component_names();
+  }
+  for (const auto& c : names) {
+    cases.push_back({c, c, {}});
+    for (const auto& v : variants()) {
+      if (c == v.component) cases.push_back({c + "_" + v.suffix, c, v.mca});
+    }
+  }
+  return cases;
+}
+
+// A module of the case's component, selected through the coll framework with
+// only that component included (`--mca coll <name>`), as MPI_Init selects.
+std::unique_ptr<Module> make_module(const ModuleCase& mc) {
+  Registry reg;
+  ConfigOptions o;
+  o.read_user_file = false;
+  o.mca = mc.mca;
+  o.mca.push_back({"coll", mc.component});
+  Status s = reg.configure(o);
+  EXPECT_TRUE(s.ok()) << mc.name << ": " << s.to_string();
+  if (!s.ok()) return nullptr;
+  auto sel = reg.framework("coll")->select(reg.query_context());
+  EXPECT_TRUE(sel.ok()) << mc.name << ": " << sel.status().to_string();
+  if (!sel.ok() || sel->empty() || !sel->front().module) return nullptr;
+  return std::unique_ptr<Module>(static_cast<Module*>(sel->front().module.release()));
 }
 
 // Runs body(comm) on n threads, one per rank.
@@ -59,7 +129,7 @@ void run_job(int n, const std::function<void(Comm&)>& body) {
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
-      Comm comm(&world, r, n);
+      ThreadComm comm(&world, r, n);
       body(comm);
     });
   }
@@ -69,7 +139,7 @@ void run_job(int n, const std::function<void(Comm&)>& body) {
 // Deterministic small values, valid for every basic type (0..6; pairs get an
 // index too). Bools are 0/1.
 void fill(Basic b, int seed, void* buf, size_t n) {
-  const auto& info = rt::basic_info(b);
+  const auto& info = dt::basic_info(b);
   std::mt19937 rng(seed * 7919 + 13);
   char* p = static_cast<char*>(buf);
   for (size_t i = 0; i < n; ++i, p += info.extent) {
@@ -114,7 +184,7 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
   Basic t;
   size_t per = 0;
   if (dt.homogeneous(&t, &per) && (t == Basic::kLongDouble || t == Basic::kLongDoubleInt)) {
-    const size_t stride = rt::basic_info(t).size;
+    const size_t stride = dt::basic_info(t).size;
     for (size_t off = 0; off < pa.size(); off += stride) {
       std::memset(pa.data() + off + 10, 0, sizeof(long double) - 10);
       std::memset(pb.data() + off + 10, 0, sizeof(long double) - 10);
@@ -125,7 +195,7 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
 
 // Affine maps x -> m*x + c (mod 2^32) composed left to right: associative,
 // not commutative. The element is a contiguous pair of uint32.
-void affine_compose(void* in, void* inout, int* len, lz_mpi_datatype_s**) {
+void affine_compose(void* in, void* inout, int* len, lz_datatype_s**) {
   auto* a = static_cast<uint32_t*>(in);
   auto* b = static_cast<uint32_t*>(inout);
   for (int i = 0; i < *len; ++i) {
@@ -146,7 +216,7 @@ std::vector<TypeOp> all_valid_pairs() {
   std::vector<TypeOp> v;
   for (int b = 0; b < static_cast<int>(Basic::kNumBasic); ++b) {
     for (int k = 0; k < static_cast<int>(Kind::kUser); ++k) {
-      if (rt::op_defined_on(static_cast<Kind>(k), static_cast<Basic>(b))) {
+      if (dt::op_defined_on(static_cast<Kind>(k), static_cast<Basic>(b))) {
         v.push_back({static_cast<Basic>(b), static_cast<Kind>(k)});
       }
     }
@@ -162,28 +232,39 @@ std::vector<char> expected_reduce(const std::vector<std::vector<char>>& inputs, 
   return acc;
 }
 
-class Coll : public ::testing::TestWithParam<std::tuple<int, int>> {
+class Coll : public ::testing::TestWithParam<std::tuple<ModuleCase, int>> {
  protected:
   void SetUp() override {
-    mc_ = module_cases()[std::get<0>(GetParam())];
+    mc_ = std::get<0>(GetParam());
     np_ = std::get<1>(GetParam());
-  }
-  // Runs body(module, comm) with one module instance per rank; skips when the
-  // module does not provide function f.
-  bool provides(Function f) {
+    // One module per simulated rank, as every process selects its own.
+    for (int r = 0; r < np_; ++r) {
+      modules_.push_back(make_module(mc_));
+      ASSERT_NE(modules_.back(), nullptr);
+    }
     test::World w(1);
-    Comm c(&w, 0, 1);
-    return (mc_.make()->enable(c) & bit(f)) != 0;
+    ThreadComm c(&w, 0, 1);
+    auto probe = make_module(mc_);
+    ASSERT_NE(probe, nullptr);
+    provided_ = probe->enable(c);
+    probe->disable(c);
   }
+  // Whether the module provides function f (tests skip what it does not).
+  bool provides(Function f) const { return (provided_ & bit(f)) != 0; }
+  // Runs body(module, comm) on every rank: enable, body, disable, as the
+  // runtime does for a communicator's lifetime.
   void job(const std::function<void(Module&, Comm&)>& body) {
     run_job(np_, [&](Comm& comm) {
-      auto m = mc_.make();
-      m->enable(comm);
-      body(*m, comm);
+      Module& m = *modules_[static_cast<size_t>(comm.rank())];
+      m.enable(comm);
+      body(m, comm);
+      m.disable(comm);
     });
   }
   ModuleCase mc_;
   int np_ = 1;
+  uint32_t provided_ = 0;
+  std::vector<std::unique_ptr<Module>> modules_;
 };
 
 #define SKIP_UNLESS(f) \
@@ -198,7 +279,7 @@ TEST_P(Coll, Barrier) {
 
 TEST_P(Coll, BcastEveryRootAndSize) {
   SKIP_UNLESS(kBcast);
-  const Datatype& dt = rt::internal_type(Basic::kInt);
+  const Datatype& dt = dt::internal_type(Basic::kInt);
   for (int count : {0, 1, 7, 1000}) {
     for (int root = 0; root < np_; ++root) {
       job([&](Module& m, Comm& comm) {
@@ -214,7 +295,7 @@ TEST_P(Coll, BcastEveryRootAndSize) {
 TEST_P(Coll, BcastDerivedType) {
   SKIP_UNLESS(kBcast);
   // Every other int of a 2*count array.
-  auto col = Datatype::vector(5, 1, 2, rt::internal_type(Basic::kInt));
+  auto col = Datatype::vector(5, 1, 2, dt::internal_type(Basic::kInt));
   ASSERT_TRUE(col.ok());
   (*col)->commit();
   job([&](Module& m, Comm& comm) {
@@ -237,7 +318,7 @@ TEST_P(Coll, BcastDerivedType) {
 TEST_P(Coll, ReductionsEveryTypeAndOp) {
   const int count = 5;
   for (TypeOp p : all_valid_pairs()) {
-    const Datatype& dt = rt::internal_type(p.type);
+    const Datatype& dt = dt::internal_type(p.type);
     Op op(p.op);
     std::vector<std::vector<char>> in(np_);
     for (int r = 0; r < np_; ++r) {
@@ -245,7 +326,7 @@ TEST_P(Coll, ReductionsEveryTypeAndOp) {
       fill(p.type, r + 31 * static_cast<int>(p.op), in[r].data(), count * np_);
     }
     auto all = expected_reduce(in, np_, count * np_, dt, op);
-    const std::string what = std::string(rt::basic_info(p.type).mpi_name) + " " + op.name() + ": ";
+    const std::string what = std::string(dt::basic_info(p.type).mpi_name) + " " + op.name() + ": ";
     const int root = np_ / 2;
     job([&](Module& m, Comm& comm) {
       const int me = comm.rank();
@@ -284,7 +365,7 @@ TEST_P(Coll, ReductionsEveryTypeAndOp) {
 // Non-commutative user op on a derived type, every reduction, with and
 // without MPI_IN_PLACE, counts around the power-of-two thresholds.
 TEST_P(Coll, NonCommutativeUserOp) {
-  auto pair = Datatype::contiguous(2, rt::internal_type(Basic::kUint32));
+  auto pair = Datatype::contiguous(2, dt::internal_type(Basic::kUint32));
   ASSERT_TRUE(pair.ok());
   (*pair)->commit();
   const Datatype& dt = **pair;
@@ -352,7 +433,7 @@ TEST_P(Coll, NonCommutativeUserOp) {
 // Large commutative allreduce (Rabenseifner territory) and in-place.
 TEST_P(Coll, AllreduceLargeInPlace) {
   SKIP_UNLESS(kAllreduce);
-  const Datatype& dt = rt::internal_type(Basic::kLongLong);
+  const Datatype& dt = dt::internal_type(Basic::kLongLong);
   Op sum(Kind::kSum);
   for (int count : {np_, 1000, 20000 + 3}) {
     job([&](Module& m, Comm& comm) {
@@ -368,7 +449,7 @@ TEST_P(Coll, AllreduceLargeInPlace) {
 }
 
 TEST_P(Coll, GatherScatterFamilies) {
-  const Datatype& it = rt::internal_type(Basic::kInt);
+  const Datatype& it = dt::internal_type(Basic::kInt);
   for (int count : {0, 1, 4, 3000}) {
     job([&](Module& m, Comm& comm) {
       const int me = comm.rank(), n = comm.size();
@@ -433,7 +514,7 @@ TEST_P(Coll, GatherScatterFamilies) {
 TEST_P(Coll, AllgatherDerivedTypes) {
   SKIP_UNLESS(kAllgather);
   // Send 4 contiguous ints, receive them as 2 elements of a strided pair type.
-  const Datatype& it = rt::internal_type(Basic::kInt);
+  const Datatype& it = dt::internal_type(Basic::kInt);
   auto strided = Datatype::vector(2, 1, 3, it);  // ints at 0 and 3, extent 4 ints
   ASSERT_TRUE(strided.ok());
   (*strided)->commit();
@@ -456,7 +537,7 @@ TEST_P(Coll, AllgatherDerivedTypes) {
 }
 
 TEST_P(Coll, AlltoallFamilies) {
-  const Datatype& it = rt::internal_type(Basic::kInt);
+  const Datatype& it = dt::internal_type(Basic::kInt);
   for (int count : {0, 1, 5, 600}) {
     job([&](Module& m, Comm& comm) {
       const int me = comm.rank(), n = comm.size();
@@ -494,12 +575,12 @@ TEST_P(Coll, AlltoallFamilies) {
   }
 }
 
-std::string name_of(const ::testing::TestParamInfo<std::tuple<int, int>>& info) {
-  return module_cases()[std::get<0>(info.param)].name + "_np" + std::to_string(std::get<1>(info.param));
+std::string name_of(const ::testing::TestParamInfo<std::tuple<ModuleCase, int>>& info) {
+  return std::get<0>(info.param).name + "_np" + std::to_string(std::get<1>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Coll,
-                         ::testing::Combine(::testing::Range(0, 4),
+                         ::testing::Combine(::testing::ValuesIn(module_cases()),
                                             ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 16)),
                          name_of);
 

@@ -1,29 +1,37 @@
-// MPI datatypes: the datatype engine behind MPI_Datatype.
+// The datatype engine's datatype: where `count` elements live in a buffer and
+// how they travel on the wire. Part of the base layer (runtime/datatype, CMake
+// target lazarus_datatype): it knows nothing of MPI handles, communicators or
+// the p2p engine, so the p2p engine, the MPI binding and collective components
+// (built in or out of tree) all use it through this header.
 //
-// A datatype describes where `count` elements live in a user buffer and how
-// they travel on the wire. The engine keeps, for one element, a flattened list
-// of (offset, length) byte blocks in type-map order, adjacent blocks merged,
-// plus the basic-type signature (runs of one basic type) that reductions and
-// MPI_Get_elements need. Element i of a buffer starts at buf + i * extent().
-// The packed form of `count` elements is exactly size() * count bytes: the
-// blocks of element 0, then of element 1, ... with no padding (the same bytes
-// on both sides; Lazarus is homogeneous).
+// The engine keeps, for one element, a flattened list of (offset, length) byte
+// blocks in type-map order, adjacent blocks merged, plus the basic-type
+// signature (runs of one basic type) that reductions and MPI_Get_elements
+// need. Element i of a buffer starts at buf + i * extent(). The packed form of
+// `count` elements is exactly size() * count bytes: the blocks of element 0,
+// then of element 1, ... with no padding (the same bytes on both sides;
+// Lazarus is homogeneous).
 //
-//   lz::rt::Datatype* column;
-//   LZ_ASSIGN_OR_RETURN(column, lz::rt::Datatype::vector(rows, 1, cols, lz_mpi_dt_double));
+//   lz::dt::Datatype* column;
+//   LZ_ASSIGN_OR_RETURN(column, lz::dt::Datatype::vector(rows, 1, cols, lz::dt::internal_type(lz::dt::Basic::kDouble)));
 //   column->commit();
 //   std::vector<char> wire(column->size() * n);
 //   column->pack(matrix, n, wire.data());          // gather n columns
 //   column->unpack(wire.data(), wire.size(), n, out);
-//   lz::rt::Datatype::release(column);             // MPI_Type_free
+//   lz::dt::Datatype::release(column);             // MPI_Type_free
+//
+// The object is `struct lz_datatype_s`, and mpi.h's MPI_Datatype is a pointer
+// to it: the MPI binding (runtime/mpi) hands the engine its handles as they
+// are, with no translation table, and the predefined MPI_INT ... objects are
+// engine objects defined by the binding (runtime/mpi/datatype/predefined.cpp).
 //
 // Lifetime: derived datatypes are reference counted. MPI_Type_free drops the
 // user's reference; a pending request that uses a datatype holds its own
 // (retain() when posted, release() when completed), so a type freed while a
 // request is in flight stays alive until the request completes. Predefined
-// datatypes (lz_mpi_dt_* in mpi.h) are never freed. A derived datatype does
-// not refer to the types it was built from (it copies their flattened form),
-// so freeing an old type never affects a new one.
+// datatypes are never freed. A derived datatype does not refer to the types it
+// was built from (it copies their flattened form), so freeing an old type never
+// affects a new one.
 //
 // Thread-safety: a committed datatype is immutable; pack/unpack/queries may run
 // concurrently. retain()/release() are atomic.
@@ -35,40 +43,16 @@
 #include <string>
 #include <vector>
 
+#include "lazarus/datatype/basic.h"
 #include "lazarus/status.h"
 
-namespace lz::rt {
+namespace lz::dt {
 
-// The basic (predefined, non-derived) element types. The pair types used by
-// MPI_MAXLOC / MPI_MINLOC are basic for reductions (one element is one pair)
-// but count as two basic elements for MPI_Get_elements, as the standard's
-// type maps say ({(float,0),(int,4)} for MPI_FLOAT_INT).
-enum class Basic : uint8_t {
-  kChar, kSignedChar, kUnsignedChar, kByte, kWchar, kShort, kUnsignedShort, kInt, kUnsigned, kLong,
-  kUnsignedLong, kLongLong, kUnsignedLongLong, kFloat, kDouble, kLongDouble, kPacked, kInt8, kInt16, kInt32,
-  kInt64, kUint8, kUint16, kUint32, kUint64, kCBool, kAint, kOffset, kCount,
-  kFloatInt, kDoubleInt, kLongInt, k2Int, kShortInt, kLongDoubleInt,
-  kNumBasic
-};
 
-// Facts about a basic type: MPI name, size in bytes (packed), extent (in
-// memory: pair types include the C struct's padding), alignment, and how many
-// basic elements one of it counts as for MPI_Get_elements.
-struct BasicInfo {
-  const char* mpi_name;
-  uint32_t size;
-  uint32_t extent;
-  uint32_t align;
-  uint32_t elements;
-  uint32_t first_size;    // pair types: size of the value member; others: size
-  uint32_t second_offset; // pair types: offset of the int index in memory; others: 0
-};
-const BasicInfo& basic_info(Basic b) noexcept;
+}  // namespace lz::dt
 
-}  // namespace lz::rt
-
-struct lz_mpi_datatype_s {
-  using Basic = lz::rt::Basic;
+struct lz_datatype_s {
+  using Basic = lz::dt::Basic;
 
   // One byte range of one element, relative to the element's start.
   struct Block {
@@ -85,24 +69,24 @@ struct lz_mpi_datatype_s {
   static constexpr size_t kUndefinedElements = SIZE_MAX;
 
   // A predefined basic type (used for the lz_mpi_dt_* objects of mpi.h).
-  explicit lz_mpi_datatype_s(Basic b);
-  lz_mpi_datatype_s(const lz_mpi_datatype_s&) = delete;
-  lz_mpi_datatype_s& operator=(const lz_mpi_datatype_s&) = delete;
-  ~lz_mpi_datatype_s();
+  explicit lz_datatype_s(Basic b);
+  lz_datatype_s(const lz_datatype_s&) = delete;
+  lz_datatype_s& operator=(const lz_datatype_s&) = delete;
+  ~lz_datatype_s();
 
   // ---- constructors (MPI_Type_*): a new, uncommitted type with one reference.
   // Errors (kInvalidArgument) name the bad argument; `old` must be valid but
   // need not be committed (MPI allows building from uncommitted types).
-  static lz::StatusOr<lz_mpi_datatype_s*> contiguous(int count, const lz_mpi_datatype_s& old);
-  static lz::StatusOr<lz_mpi_datatype_s*> vector(int count, int blocklength, int stride,
-                                                 const lz_mpi_datatype_s& old);
-  static lz::StatusOr<lz_mpi_datatype_s*> hvector(int count, int blocklength, ptrdiff_t stride_bytes,
-                                                  const lz_mpi_datatype_s& old);
-  static lz::StatusOr<lz_mpi_datatype_s*> indexed(int count, const int* blocklengths, const int* displacements,
-                                                  const lz_mpi_datatype_s& old);
-  static lz::StatusOr<lz_mpi_datatype_s*> create_struct(int count, const int* blocklengths,
+  static lz::StatusOr<lz_datatype_s*> contiguous(int count, const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> vector(int count, int blocklength, int stride,
+                                                 const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> hvector(int count, int blocklength, ptrdiff_t stride_bytes,
+                                                  const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> indexed(int count, const int* blocklengths, const int* displacements,
+                                                  const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> create_struct(int count, const int* blocklengths,
                                                         const ptrdiff_t* displacements,
-                                                        const lz_mpi_datatype_s* const* types);
+                                                        const lz_datatype_s* const* types);
 
   // ---- lifetime
   void commit() { committed_ = true; }
@@ -110,7 +94,7 @@ struct lz_mpi_datatype_s {
   bool is_predefined() const { return predefined_; }
   void retain() { if (!predefined_) refs_.fetch_add(1, std::memory_order_relaxed); }
   // Drops one reference; deletes a derived type when none is left. Null is ok.
-  static void release(const lz_mpi_datatype_s* dt);
+  static void release(const lz_datatype_s* dt);
 
   // ---- queries (MPI_Type_size, MPI_Type_get_extent, MPI_Type_get_true_extent)
   size_t size() const { return size_; }
@@ -155,15 +139,15 @@ struct lz_mpi_datatype_s {
 
  private:
   enum class Combiner : uint8_t { kNamed, kContiguous, kVector, kHvector, kIndexed, kStruct };
-  lz_mpi_datatype_s();  // derived, filled by the constructors
+  lz_datatype_s();  // derived, filled by the constructors
 
   void finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data);
   void append_block(ptrdiff_t offset, size_t length);
   void append_run(Basic type, size_t count);
-  void append_copies(const lz_mpi_datatype_s& old, ptrdiff_t displacement, size_t n);
-  static lz::StatusOr<lz_mpi_datatype_s*> build_hindexed(Combiner combiner, int count, const int* blocklengths,
+  void append_copies(const lz_datatype_s& old, ptrdiff_t displacement, size_t n);
+  static lz::StatusOr<lz_datatype_s*> build_hindexed(Combiner combiner, int count, const int* blocklengths,
                                                          const ptrdiff_t* displacements,
-                                                         const lz_mpi_datatype_s* const* types);
+                                                         const lz_datatype_s* const* types);
 
   // The one place that walks blocks for a packed-byte window.
   template <bool kPack>
@@ -191,37 +175,13 @@ struct lz_mpi_datatype_s {
   Basic name_basic_ = Basic::kByte;  // the basic type derived types are named after
 };
 
-namespace lz::rt {
-using Datatype = ::lz_mpi_datatype_s;
+namespace lz::dt {
+using Datatype = ::lz_datatype_s;
 
-// The engine's own basic types, for runtime-internal transfers (collectives
-// send packed temporaries as bytes). Distinct objects from mpi.h's lz_mpi_dt_*,
-// equal in every property; compare types by basic(), not by address.
+// The engine's own basic types, for transfers that have no user datatype
+// (collectives send packed temporaries as bytes). Distinct objects from mpi.h's
+// MPI_INT ..., equal in every property; compare types by basic(), not by address.
 const Datatype& internal_type(Basic b) noexcept;
 inline const Datatype& byte_type() noexcept { return internal_type(Basic::kByte); }
 
-// Copies `scount` elements of `sdt` at `src` into `rcount` elements of `rdt`
-// at `dst` (local part of gather/scatter/alltoall, MPI_IN_PLACE-free). The type
-// signatures must match; copies min(sizes) bytes of packed data.
-void copy(const void* src, int scount, const Datatype& sdt, void* dst, int rcount, const Datatype& rdt);
-
-// A scratch buffer holding `count` elements of `dt` laid out as in user memory
-// (so it can be passed to p2p and ops with `dt`): allocates count*extent (+
-// true-extent slack) bytes; data() is the address to pass as the buffer, i.e.
-// already shifted by -true_lb.
-class TypedBuffer {
- public:
-  TypedBuffer() = default;
-  TypedBuffer(int count, const Datatype& dt) { reset(count, dt); }
-  void reset(int count, const Datatype& dt);
-  void* data() { return base_; }
-  // Address of element i.
-  void* at(int i) { return static_cast<char*>(base_) + static_cast<ptrdiff_t>(i) * extent_; }
-
- private:
-  std::vector<char> storage_;
-  void* base_ = nullptr;
-  ptrdiff_t extent_ = 0;
-};
-
-}  // namespace lz::rt
+}  // namespace lz::dt

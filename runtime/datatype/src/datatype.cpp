@@ -1,5 +1,5 @@
 // The datatype engine: flattening constructors, extents, pack/unpack.
-#include "mpi/datatype/datatype.h"
+#include "lazarus/datatype/datatype.h"
 
 #include <algorithm>
 #include <array>
@@ -8,64 +8,8 @@
 #include <memory>
 #include <string>
 
-namespace lz::rt {
+namespace lz::dt {
 namespace {
-
-template <typename V>
-struct Pair {
-  V value;
-  int index;
-};
-
-template <typename T>
-constexpr BasicInfo scalar(const char* name) {
-  return {name, sizeof(T), sizeof(T), alignof(T), 1, sizeof(T), 0};
-}
-template <typename V>
-constexpr BasicInfo pair(const char* name) {
-  return {name, sizeof(V) + sizeof(int), sizeof(Pair<V>), alignof(Pair<V>), 2, sizeof(V),
-          static_cast<uint32_t>(offsetof(Pair<V>, index))};
-}
-
-// Indexed by Basic.
-constexpr BasicInfo kBasic[] = {
-    scalar<char>("MPI_CHAR"),
-    scalar<signed char>("MPI_SIGNED_CHAR"),
-    scalar<unsigned char>("MPI_UNSIGNED_CHAR"),
-    scalar<unsigned char>("MPI_BYTE"),
-    scalar<wchar_t>("MPI_WCHAR"),
-    scalar<short>("MPI_SHORT"),
-    scalar<unsigned short>("MPI_UNSIGNED_SHORT"),
-    scalar<int>("MPI_INT"),
-    scalar<unsigned>("MPI_UNSIGNED"),
-    scalar<long>("MPI_LONG"),
-    scalar<unsigned long>("MPI_UNSIGNED_LONG"),
-    scalar<long long>("MPI_LONG_LONG"),
-    scalar<unsigned long long>("MPI_UNSIGNED_LONG_LONG"),
-    scalar<float>("MPI_FLOAT"),
-    scalar<double>("MPI_DOUBLE"),
-    scalar<long double>("MPI_LONG_DOUBLE"),
-    scalar<unsigned char>("MPI_PACKED"),
-    scalar<int8_t>("MPI_INT8_T"),
-    scalar<int16_t>("MPI_INT16_T"),
-    scalar<int32_t>("MPI_INT32_T"),
-    scalar<int64_t>("MPI_INT64_T"),
-    scalar<uint8_t>("MPI_UINT8_T"),
-    scalar<uint16_t>("MPI_UINT16_T"),
-    scalar<uint32_t>("MPI_UINT32_T"),
-    scalar<uint64_t>("MPI_UINT64_T"),
-    scalar<bool>("MPI_C_BOOL"),
-    scalar<ptrdiff_t>("MPI_AINT"),
-    scalar<long long>("MPI_OFFSET"),
-    scalar<long long>("MPI_COUNT"),
-    pair<float>("MPI_FLOAT_INT"),
-    pair<double>("MPI_DOUBLE_INT"),
-    pair<long>("MPI_LONG_INT"),
-    pair<int>("MPI_2INT"),
-    pair<short>("MPI_SHORT_INT"),
-    pair<long double>("MPI_LONG_DOUBLE_INT"),
-};
-static_assert(std::size(kBasic) == static_cast<size_t>(Basic::kNumBasic));
 
 const char* combiner_name(int c) {
   static const char* const kNames[] = {"named", "MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector",
@@ -74,8 +18,6 @@ const char* combiner_name(int c) {
 }
 
 }  // namespace
-
-const BasicInfo& basic_info(Basic b) noexcept { return kBasic[static_cast<size_t>(b)]; }
 
 const Datatype& internal_type(Basic b) noexcept {
   static const auto* types = [] {
@@ -89,40 +31,14 @@ const Datatype& internal_type(Basic b) noexcept {
   return *(*types)[static_cast<size_t>(b)];
 }
 
-void copy(const void* src, int scount, const Datatype& sdt, void* dst, int rcount, const Datatype& rdt) {
-  size_t n = std::min(sdt.size() * static_cast<size_t>(std::max(scount, 0)),
-                      rdt.size() * static_cast<size_t>(std::max(rcount, 0)));
-  if (n == 0) return;
-  const char* s = static_cast<const char*>(src);
-  char* d = static_cast<char*>(dst);
-  if (sdt.is_contiguous() && rdt.is_contiguous()) {
-    std::memmove(d + rdt.true_lb(), s + sdt.true_lb(), n);
-  } else if (sdt.is_contiguous()) {
-    rdt.unpack(s + sdt.true_lb(), n, rcount, d);
-  } else if (rdt.is_contiguous()) {
-    sdt.pack_range(s, scount, 0, n, d + rdt.true_lb());
-  } else {
-    std::vector<char> tmp(n);
-    sdt.pack_range(s, scount, 0, n, tmp.data());
-    rdt.unpack(tmp.data(), n, rcount, d);
-  }
-}
+}  // namespace lz::dt
 
-void TypedBuffer::reset(int count, const Datatype& dt) {
-  extent_ = dt.extent();
-  size_t bytes = count > 0 ? static_cast<size_t>((count - 1) * extent_ + dt.true_extent()) : 0;
-  storage_.assign(std::max<size_t>(bytes, 1), 0);
-  base_ = storage_.data() - dt.true_lb();
-}
+using lz::dt::Basic;
+using lz::dt::basic_info;
 
-}  // namespace lz::rt
+lz_datatype_s::lz_datatype_s() = default;
 
-using lz::rt::Basic;
-using lz::rt::basic_info;
-
-lz_mpi_datatype_s::lz_mpi_datatype_s() = default;
-
-lz_mpi_datatype_s::lz_mpi_datatype_s(Basic b)
+lz_datatype_s::lz_datatype_s(Basic b)
     : basic_(b), predefined_(true), committed_(true), name_basic_(b) {
   const auto& info = basic_info(b);
   size_ = info.size;
@@ -142,15 +58,15 @@ lz_mpi_datatype_s::lz_mpi_datatype_s(Basic b)
   finish(lb_, ub_, true_lb_, true_ub_, true);
 }
 
-lz_mpi_datatype_s::~lz_mpi_datatype_s() = default;
+lz_datatype_s::~lz_datatype_s() = default;
 
-void lz_mpi_datatype_s::release(const lz_mpi_datatype_s* dt) {
+void lz_datatype_s::release(const lz_datatype_s* dt) {
   if (dt == nullptr || dt->predefined_) return;
-  auto* self = const_cast<lz_mpi_datatype_s*>(dt);
+  auto* self = const_cast<lz_datatype_s*>(dt);
   if (self->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete self;
 }
 
-void lz_mpi_datatype_s::append_block(ptrdiff_t offset, size_t length) {
+void lz_datatype_s::append_block(ptrdiff_t offset, size_t length) {
   if (length == 0) return;
   if (!blocks_.empty()) {
     Block& last = blocks_.back();
@@ -162,7 +78,7 @@ void lz_mpi_datatype_s::append_block(ptrdiff_t offset, size_t length) {
   blocks_.push_back({offset, length});
 }
 
-void lz_mpi_datatype_s::append_run(Basic type, size_t count) {
+void lz_datatype_s::append_run(Basic type, size_t count) {
   if (count == 0) return;
   if (!signature_.empty() && signature_.back().type == type) {
     signature_.back().count += count;
@@ -172,7 +88,7 @@ void lz_mpi_datatype_s::append_run(Basic type, size_t count) {
 }
 
 // n consecutive copies of `old`, the first at `displacement`.
-void lz_mpi_datatype_s::append_copies(const lz_mpi_datatype_s& old, ptrdiff_t displacement, size_t n) {
+void lz_datatype_s::append_copies(const lz_datatype_s& old, ptrdiff_t displacement, size_t n) {
   if (n == 0 || old.size_ == 0) return;
   if (old.contiguous_) {
     // The copies abut: one block (merged with the previous one if adjacent).
@@ -194,7 +110,7 @@ void lz_mpi_datatype_s::append_copies(const lz_mpi_datatype_s& old, ptrdiff_t di
   signature_elements_ += old.signature_elements_ * n;
 }
 
-void lz_mpi_datatype_s::finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data) {
+void lz_datatype_s::finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data) {
   if (!has_data) lb = ub = true_lb = true_ub = 0;
   lb_ = lb;
   ub_ = ub;
@@ -230,20 +146,20 @@ void lz_mpi_datatype_s::finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, pt
   }
 }
 
-lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::build_hindexed(Combiner combiner, int count,
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, int count,
                                                                    const int* blocklengths,
                                                                    const ptrdiff_t* displacements,
-                                                                   const lz_mpi_datatype_s* const* types) {
-  const char* fn = lz::rt::combiner_name(static_cast<int>(combiner));
+                                                                   const lz_datatype_s* const* types) {
+  const char* fn = lz::dt::combiner_name(static_cast<int>(combiner));
   if (count < 0) return lz::InvalidArgument(std::string(fn) + ": count " + std::to_string(count) + " is negative");
-  std::unique_ptr<lz_mpi_datatype_s> t(new lz_mpi_datatype_s());
+  std::unique_ptr<lz_datatype_s> t(new lz_datatype_s());
   t->combiner_ = combiner;
   bool has_data = false;
   ptrdiff_t lb = PTRDIFF_MAX, ub = PTRDIFF_MIN, tlb = PTRDIFF_MAX, tub = PTRDIFF_MIN;
   bool name_set = false;
   size_t total_size = 0;
   for (int i = 0; i < count; ++i) {
-    const lz_mpi_datatype_s* old = types[i];
+    const lz_datatype_s* old = types[i];
     if (old == nullptr) {
       return lz::InvalidArgument(std::string(fn) + ": datatype " + std::to_string(i) + " is MPI_DATATYPE_NULL");
     }
@@ -282,16 +198,16 @@ lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::build_hindexed(Combiner comb
   return t.release();
 }
 
-lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::contiguous(int count, const lz_mpi_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::contiguous(int count, const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_contiguous: count " + std::to_string(count) + " is negative");
   int bl = count;
   ptrdiff_t d = 0;
-  const lz_mpi_datatype_s* t = &old;
+  const lz_datatype_s* t = &old;
   return build_hindexed(Combiner::kContiguous, 1, &bl, &d, &t);
 }
 
-lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::hvector(int count, int blocklength, ptrdiff_t stride_bytes,
-                                                            const lz_mpi_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hvector(int count, int blocklength, ptrdiff_t stride_bytes,
+                                                            const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_create_hvector: count " + std::to_string(count) + " is negative");
   if (blocklength < 0) {
     return lz::InvalidArgument("MPI_Type_create_hvector: block length " + std::to_string(blocklength) +
@@ -300,12 +216,12 @@ lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::hvector(int count, int block
   std::vector<int> bl(count, blocklength);
   std::vector<ptrdiff_t> d(count);
   for (int i = 0; i < count; ++i) d[i] = i * stride_bytes;
-  std::vector<const lz_mpi_datatype_s*> types(count, &old);
+  std::vector<const lz_datatype_s*> types(count, &old);
   return build_hindexed(Combiner::kHvector, count, bl.data(), d.data(), types.data());
 }
 
-lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::vector(int count, int blocklength, int stride,
-                                                           const lz_mpi_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector(int count, int blocklength, int stride,
+                                                           const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_vector: count " + std::to_string(count) + " is negative");
   if (blocklength < 0) {
     return lz::InvalidArgument("MPI_Type_vector: block length " + std::to_string(blocklength) + " is negative");
@@ -315,22 +231,22 @@ lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::vector(int count, int blockl
   return t;
 }
 
-lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::indexed(int count, const int* blocklengths,
-                                                            const int* displacements, const lz_mpi_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed(int count, const int* blocklengths,
+                                                            const int* displacements, const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_indexed: count " + std::to_string(count) + " is negative");
   std::vector<ptrdiff_t> d(count);
   for (int i = 0; i < count; ++i) d[i] = static_cast<ptrdiff_t>(displacements[i]) * old.extent();
-  std::vector<const lz_mpi_datatype_s*> types(count, &old);
+  std::vector<const lz_datatype_s*> types(count, &old);
   return build_hindexed(Combiner::kIndexed, count, blocklengths, d.data(), types.data());
 }
 
-lz::StatusOr<lz_mpi_datatype_s*> lz_mpi_datatype_s::create_struct(int count, const int* blocklengths,
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::create_struct(int count, const int* blocklengths,
                                                                   const ptrdiff_t* displacements,
-                                                                  const lz_mpi_datatype_s* const* types) {
+                                                                  const lz_datatype_s* const* types) {
   return build_hindexed(Combiner::kStruct, count, blocklengths, displacements, types);
 }
 
-bool lz_mpi_datatype_s::homogeneous(Basic* type, size_t* per_element) const {
+bool lz_datatype_s::homogeneous(Basic* type, size_t* per_element) const {
   if (signature_.empty()) return false;
   size_t n = 0;
   for (const Run& r : signature_) {
@@ -342,15 +258,15 @@ bool lz_mpi_datatype_s::homogeneous(Basic* type, size_t* per_element) const {
   return true;
 }
 
-std::string lz_mpi_datatype_s::name() const {
+std::string lz_datatype_s::name() const {
   if (predefined_) return basic_info(basic_).mpi_name;
-  std::string s = std::string("derived datatype (") + lz::rt::combiner_name(static_cast<int>(combiner_)) + ")";
+  std::string s = std::string("derived datatype (") + lz::dt::combiner_name(static_cast<int>(combiner_)) + ")";
   Basic b;
   if (homogeneous(&b, nullptr)) s += std::string(" of ") + basic_info(b).mpi_name;
   return s;
 }
 
-void lz_mpi_datatype_s::pack(const void* src, int count, void* dst) const {
+void lz_datatype_s::pack(const void* src, int count, void* dst) const {
   if (count <= 0 || size_ == 0) return;
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dst);
@@ -386,7 +302,7 @@ void lz_mpi_datatype_s::pack(const void* src, int count, void* dst) const {
   }
 }
 
-void lz_mpi_datatype_s::unpack(const void* packed, size_t bytes, int count, void* dst) const {
+void lz_datatype_s::unpack(const void* packed, size_t bytes, int count, void* dst) const {
   if (count <= 0 || size_ == 0) return;
   size_t total = size_ * static_cast<size_t>(count);
   if (bytes > total) bytes = total;
@@ -427,7 +343,7 @@ void lz_mpi_datatype_s::unpack(const void* packed, size_t bytes, int count, void
 }
 
 template <bool kPack>
-size_t lz_mpi_datatype_s::walk_range(char* user, int count, size_t offset, size_t bytes, char* packed) const {
+size_t lz_datatype_s::walk_range(char* user, int count, size_t offset, size_t bytes, char* packed) const {
   if (count <= 0 || size_ == 0) return 0;
   size_t total = size_ * static_cast<size_t>(count);
   if (offset >= total) return 0;
@@ -466,17 +382,17 @@ size_t lz_mpi_datatype_s::walk_range(char* user, int count, size_t offset, size_
   return done;
 }
 
-size_t lz_mpi_datatype_s::pack_range(const void* src, int count, size_t offset, size_t bytes, void* dst) const {
+size_t lz_datatype_s::pack_range(const void* src, int count, size_t offset, size_t bytes, void* dst) const {
   return walk_range<true>(const_cast<char*>(static_cast<const char*>(src)), count, offset, bytes,
                           static_cast<char*>(dst));
 }
 
-size_t lz_mpi_datatype_s::unpack_range(const void* packed, size_t bytes, int count, size_t offset, void* dst) const {
+size_t lz_datatype_s::unpack_range(const void* packed, size_t bytes, int count, size_t offset, void* dst) const {
   return walk_range<false>(static_cast<char*>(dst), count, offset, bytes,
                            const_cast<char*>(static_cast<const char*>(packed)));
 }
 
-size_t lz_mpi_datatype_s::elements_in(size_t bytes) const {
+size_t lz_datatype_s::elements_in(size_t bytes) const {
   if (size_ == 0) return 0;
   size_t n = (bytes / size_) * signature_elements_;
   size_t rem = bytes % size_;

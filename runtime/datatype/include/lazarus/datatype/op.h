@@ -1,12 +1,13 @@
-// MPI reduction operations: the object behind MPI_Op.
+// Reduction operations of the datatype engine: the object behind MPI_Op (mpi.h's
+// MPI_Op is `struct lz_op_s*`, as MPI_Datatype is `struct lz_datatype_s*`).
 //
-// A predefined op (lz_mpi_op_max ... lz_mpi_op_minloc in mpi.h) is applied
-// element by element to the basic type of the datatype's signature: a
-// predefined basic type, or a derived type whose signature is all one basic
-// type (contiguous/vector of MPI_INT, ...). Which (op, type) pairs are valid
-// follows MPI-3.1 section 5.9.2; check() says why a pair is not.
-// A user op (MPI_Op_create) gets the buffers and the user's datatype handle as
-// they are, for any datatype.
+// A predefined op (kMax ... kMinloc; mpi.h's MPI_SUM etc. are objects of this
+// type defined by the binding) is applied element by element to the basic
+// type of the datatype's signature: a predefined basic type, or a derived type
+// whose signature is all one basic type (contiguous/vector of MPI_INT, ...).
+// Which (op, type) pairs are valid follows MPI-3.1 section 5.9.2; check() says
+// why a pair is not. A user op (MPI_Op_create) gets the buffers and the user's
+// datatype handle as they are, for any datatype.
 //
 //   if (auto s = op.check(dt); !s.ok()) return mpi_error(comm, "MPI_Reduce", MPI_ERR_OP, s.message());
 //   op.apply(incoming, accumulator, count, dt);   // accumulator = incoming OP accumulator
@@ -22,22 +23,24 @@
 #include <atomic>
 #include <string>
 
+#include "lazarus/datatype/basic.h"
+#include "lazarus/datatype/datatype.h"
 #include "lazarus/status.h"
-#include "mpi/datatype/datatype.h"
 
+// The C signature of a user reduction function (MPI_User_function).
 extern "C" {
-typedef void(lz_mpi_user_function)(void* invec, void* inoutvec, int* len, struct lz_mpi_datatype_s** datatype);
+typedef void(lz_user_function)(void* invec, void* inoutvec, int* len, struct lz_datatype_s** datatype);
 }
 
-struct lz_mpi_op_s {
+struct lz_op_s {
   enum class Kind : uint8_t { kMax, kMin, kSum, kProd, kLand, kBand, kLor, kBor, kLxor, kBxor, kMaxloc, kMinloc, kUser };
 
   // A predefined op.
-  explicit lz_mpi_op_s(Kind k);
+  explicit lz_op_s(Kind k);
   // A user op (MPI_Op_create): one reference held by the caller.
-  static lz_mpi_op_s* create_user(lz_mpi_user_function* fn, bool commutative);
-  lz_mpi_op_s(const lz_mpi_op_s&) = delete;
-  lz_mpi_op_s& operator=(const lz_mpi_op_s&) = delete;
+  static lz_op_s* create_user(lz_user_function* fn, bool commutative);
+  lz_op_s(const lz_op_s&) = delete;
+  lz_op_s& operator=(const lz_op_s&) = delete;
 
   Kind kind() const { return kind_; }
   bool is_predefined() const { return kind_ != Kind::kUser; }
@@ -48,27 +51,27 @@ struct lz_mpi_op_s {
   // Ok when this op is defined on `dt`; otherwise kInvalidArgument whose
   // message names both ("MPI_BAND is not defined for MPI_FLOAT"); the MPI
   // binding reports it as MPI_ERR_OP.
-  lz::Status check(const lz::rt::Datatype& dt) const;
+  lz::Status check(const lz::dt::Datatype& dt) const;
 
   // inout[i] = in[i] OP inout[i] for `count` elements of `dt`. The pair must
   // have passed check(); both buffers use dt's layout.
-  void apply(const void* in, void* inout, int count, const lz::rt::Datatype& dt) const;
+  void apply(const void* in, void* inout, int count, const lz::dt::Datatype& dt) const;
 
   void retain() { if (!is_predefined()) refs_.fetch_add(1, std::memory_order_relaxed); }
-  static void release(const lz_mpi_op_s* op);
+  static void release(const lz_op_s* op);
 
  private:
   Kind kind_;
   bool commutative_ = true;
-  lz_mpi_user_function* user_fn_ = nullptr;
+  lz_user_function* user_fn_ = nullptr;
   std::atomic<int> refs_{1};
 };
 
-namespace lz::rt {
-using Op = ::lz_mpi_op_s;
+namespace lz::dt {
+using Op = ::lz_op_s;
 
 // Applies predefined op `k` to `n` contiguous elements of basic type `b`.
 // False when the pair is not valid (nothing is written).
 bool apply_basic(Op::Kind k, Basic b, const void* in, void* inout, size_t n);
 bool op_defined_on(Op::Kind k, Basic b);
-}  // namespace lz::rt
+}  // namespace lz::dt

@@ -1,12 +1,12 @@
 // Reduction operations: the (op, basic type) table of MPI-3.1 5.9.2 and their
 // element-wise kernels.
-#include "mpi/datatype/op.h"
+#include "lazarus/datatype/op.h"
 
 #include <cstring>
 #include <type_traits>
 #include <vector>
 
-namespace lz::rt {
+namespace lz::dt {
 namespace {
 
 using Kind = Op::Kind;
@@ -218,33 +218,33 @@ bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
   }
 }
 
-}  // namespace lz::rt
+}  // namespace lz::dt
 
-using lz::rt::Basic;
+using lz::dt::Basic;
 
-lz_mpi_op_s::lz_mpi_op_s(Kind k) : kind_(k), commutative_(true) {}
+lz_op_s::lz_op_s(Kind k) : kind_(k), commutative_(true) {}
 
-lz_mpi_op_s* lz_mpi_op_s::create_user(lz_mpi_user_function* fn, bool commutative) {
-  auto* op = new lz_mpi_op_s(Kind::kUser);
+lz_op_s* lz_op_s::create_user(lz_user_function* fn, bool commutative) {
+  auto* op = new lz_op_s(Kind::kUser);
   op->user_fn_ = fn;
   op->commutative_ = commutative;
   return op;
 }
 
-void lz_mpi_op_s::release(const lz_mpi_op_s* op) {
+void lz_op_s::release(const lz_op_s* op) {
   if (op == nullptr || op->is_predefined()) return;
-  auto* self = const_cast<lz_mpi_op_s*>(op);
+  auto* self = const_cast<lz_op_s*>(op);
   if (self->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete self;
 }
 
-const char* lz_mpi_op_s::name() const {
+const char* lz_op_s::name() const {
   static const char* const kNames[] = {"MPI_MAX", "MPI_MIN", "MPI_SUM",  "MPI_PROD", "MPI_LAND",   "MPI_BAND",
                                        "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
                                        "user-defined op"};
   return kNames[static_cast<int>(kind_)];
 }
 
-lz::Status lz_mpi_op_s::check(const lz::rt::Datatype& dt) const {
+lz::Status lz_op_s::check(const lz::dt::Datatype& dt) const {
   if (!is_predefined()) return lz::Status::Ok();
   Basic b;
   if (!dt.homogeneous(&b, nullptr)) {
@@ -252,32 +252,32 @@ lz::Status lz_mpi_op_s::check(const lz::rt::Datatype& dt) const {
     return lz::InvalidArgument(std::string(name()) + " is not defined for " + dt.name() +
                                ": its elements are not all of one predefined type");
   }
-  if (!lz::rt::op_defined_on(kind_, b)) {
+  if (!lz::dt::op_defined_on(kind_, b)) {
     return lz::InvalidArgument(std::string(name()) + " is not defined for " + dt.name());
   }
   return lz::Status::Ok();
 }
 
-void lz_mpi_op_s::apply(const void* in, void* inout, int count, const lz::rt::Datatype& dt) const {
+void lz_op_s::apply(const void* in, void* inout, int count, const lz::dt::Datatype& dt) const {
   if (count <= 0) return;
   if (!is_predefined()) {
     int len = count;
-    lz_mpi_datatype_s* handle = const_cast<lz_mpi_datatype_s*>(&dt);
+    lz_datatype_s* handle = const_cast<lz_datatype_s*>(&dt);
     user_fn_(const_cast<void*>(in), inout, &len, &handle);
     return;
   }
   if (dt.is_basic()) {
-    lz::rt::apply_basic(kind_, dt.basic(), in, inout, static_cast<size_t>(count));
+    lz::dt::apply_basic(kind_, dt.basic(), in, inout, static_cast<size_t>(count));
     return;
   }
   Basic b;
   size_t per = 0;
   if (!dt.homogeneous(&b, &per)) return;  // only an empty type gets here after check()
-  const auto& info = lz::rt::basic_info(b);
+  const auto& info = lz::dt::basic_info(b);
   size_t n = per * static_cast<size_t>(count);
   bool pair = info.elements == 2;
   if (dt.is_contiguous() && !pair) {
-    lz::rt::apply_basic(kind_, b, static_cast<const char*>(in) + dt.true_lb(),
+    lz::dt::apply_basic(kind_, b, static_cast<const char*>(in) + dt.true_lb(),
                         static_cast<char*>(inout) + dt.true_lb(), n);
     return;
   }
@@ -286,9 +286,9 @@ void lz_mpi_op_s::apply(const void* in, void* inout, int count, const lz::rt::Da
   dt.pack(in, count, a.data());
   dt.pack(inout, count, r.data());
   if (pair) {
-    lz::rt::apply_pair(kind_, b, a.data(), r.data(), n, /*packed=*/true);
+    lz::dt::apply_pair(kind_, b, a.data(), r.data(), n, /*packed=*/true);
   } else {
-    lz::rt::apply_basic(kind_, b, a.data(), r.data(), n);
+    lz::dt::apply_basic(kind_, b, a.data(), r.data(), n);
   }
   dt.unpack(r.data(), r.size(), count, inout);
 }

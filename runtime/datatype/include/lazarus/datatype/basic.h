@@ -1,0 +1,39 @@
+// The basic (predefined) element types of the datatype engine and their facts:
+// what every derived datatype is ultimately made of, and what the reduction
+// kernels dispatch on.
+//
+//   const lz::dt::BasicInfo& info = lz::dt::basic_info(lz::dt::Basic::kDoubleInt);
+//   // info.size == 12 (packed), info.extent == 16 (in memory), info.elements == 2
+#pragma once
+
+#include <cstdint>
+
+namespace lz::dt {
+
+// The basic (predefined, non-derived) element types. The pair types used by
+// MPI_MAXLOC / MPI_MINLOC are basic for reductions (one element is one pair)
+// but count as two basic elements for MPI_Get_elements, as the standard's
+// type maps say ({(float,0),(int,4)} for MPI_FLOAT_INT).
+enum class Basic : uint8_t {
+  kChar, kSignedChar, kUnsignedChar, kByte, kWchar, kShort, kUnsignedShort, kInt, kUnsigned, kLong,
+  kUnsignedLong, kLongLong, kUnsignedLongLong, kFloat, kDouble, kLongDouble, kPacked, kInt8, kInt16, kInt32,
+  kInt64, kUint8, kUint16, kUint32, kUint64, kCBool, kAint, kOffset, kCount,
+  kFloatInt, kDoubleInt, kLongInt, k2Int, kShortInt, kLongDoubleInt,
+  kNumBasic
+};
+
+// Facts about a basic type: MPI name, size in bytes (packed), extent (in
+// memory: pair types include the C struct's padding), alignment, and how many
+// basic elements one of it counts as for MPI_Get_elements.
+struct BasicInfo {
+  const char* mpi_name;
+  uint32_t size;
+  uint32_t extent;
+  uint32_t align;
+  uint32_t elements;
+  uint32_t first_size;    // pair types: size of the value member; others: size
+  uint32_t second_offset; // pair types: offset of the int index in memory; others: 0
+};
+const BasicInfo& basic_info(Basic b) noexcept;
+
+}  // namespace lz::dt
