@@ -49,8 +49,6 @@ ALLOWED = {
 
 # (includer folder, included folder): why it is still there.
 KNOWN = {
-    ("components/coll/basic", "runtime/mpi"): "coll_util.h pulls the communicator in; coll.h interface pending",
-    ("components/coll/tuned", "runtime/mpi"): "coll_util.h pulls the communicator in; coll.h interface pending",
     ("runtime/p2p", "runtime/mpi"): "the datatype engine still lives in runtime/mpi/datatype",
     ("runtime/crsvc", "runtime/mpi"): "the entry lock still lives in runtime/mpi/entry.h",
     ("runtime/p2p", "runtime/crsvc"): "runtime_params.cpp registers the CR service's table (a cycle inside the core)",

@@ -44,10 +44,17 @@ tree_of() {
   done
   echo $out
 }
-still_alive() {  # "pid:starttime"... -> those still running (zombies count)
-  local e
+# "pid:starttime"... -> those still there. A plain zombie (state Z, one
+# thread) has ended and only waits for init to reap it, which is not ours to
+# do; a zombie with live threads (Zl: a rank still held by a criu) counts.
+still_alive() {
+  local e st
   for e in "$@"; do
-    [ "$(awk '{ print $22 }' /proc/${e%%:*}/stat 2>/dev/null)" = "${e#*:}" ] && echo "$e"
+    st=$(sed 's/.*) //' /proc/${e%%:*}/stat 2>/dev/null) || continue
+    set -- $st   # fields from 3 on: $1 state, $18 num_threads, $20 starttime
+    [ "${20}" = "${e#*:}" ] || continue
+    [ "$1" = Z ] && [ "${18}" = 1 ] && continue
+    echo "$e"
   done
 }
 job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
