@@ -9,7 +9,7 @@
 
 #include "shm_address.h"
 #include "shm_doorbell.h"
-#include "shm_fd.h"
+#include "lazarus/unique_fd.h"
 #include "shm_layout.h"
 #include "shm_ring.h"
 #include "shm_segment.h"

@@ -51,7 +51,7 @@
 #include "lazarus/frameworks/transport.h"
 #include "shm_config.h"
 #include "shm_doorbell.h"
-#include "shm_fd.h"
+#include "lazarus/unique_fd.h"
 #include "shm_peer.h"
 #include "shm_segment.h"
 
