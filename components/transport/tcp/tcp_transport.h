@@ -132,7 +132,7 @@ class TcpTransport final : public Module {
   Host* host_ = nullptr;
   std::string secret_;
   ConnectionContext cctx_;
-  std::vector<LocalInterface> interfaces_;
+  std::vector<NetInterface> interfaces_;
   TcpPoller poller_;
   TcpListener listener_;
   std::vector<std::unique_ptr<TcpEndpoint>> endpoints_;  // by rank; null for self

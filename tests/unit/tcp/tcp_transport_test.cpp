@@ -339,7 +339,7 @@ int connect_to_rank0(const std::string& dir) {
     if (text.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (text.empty()) return -1;
-  auto addr = transport::tcp::SockAddr::parse(str::split(text, ',').front());
+  auto addr = SockAddr::parse(str::split(text, ',').front());
   if (!addr.ok()) return -1;
   int fd = ::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (::connect(fd, addr->sa(), addr->len) != 0) {
@@ -543,7 +543,7 @@ namespace {
 
 // Both ranks send 2000 frames to each other and check them; the published
 // addresses must all satisfy `allowed`.
-int exchange_over(Rank& me, bool (*allowed)(const transport::tcp::SockAddr&)) {
+int exchange_over(Rank& me, bool (*allowed)(const SockAddr&)) {
   constexpr uint64_t kFrames = 2000;
   uint64_t next = 0;
   bool acked = false;
@@ -559,7 +559,7 @@ int exchange_over(Rank& me, bool (*allowed)(const transport::tcp::SockAddr&)) {
   auto published = me.host().modex().get(1 - me.rank, transport::tcp::kModexKey);
   TCP_CHECK(published.ok(), "no address");
   for (const auto& item : str::split(*published, ',')) {
-    auto a = transport::tcp::SockAddr::parse(item);
+    auto a = SockAddr::parse(item);
     TCP_CHECK(a.ok() && allowed(*a), "published %s", item.c_str());
   }
   std::vector<unsigned char> buf;
@@ -580,7 +580,7 @@ TEST(TcpJob, WorksWithoutLoopback) {
   JobOptions opt;
   opt.mca = {{"transport_tcp_if_exclude", "lo"}};
   auto r = run_job(2, opt, [](Rank& me) {
-    return exchange_over(me, [](const transport::tcp::SockAddr& a) { return !a.is_loopback(); });
+    return exchange_over(me, [](const SockAddr& a) { return !a.is_loopback(); });
   });
   EXPECT_TRUE(r.ok()) << r.report;
 }
@@ -591,7 +591,7 @@ TEST(TcpJob, WorksOverIpv6) {
   JobOptions opt;
   opt.mca = {{"transport_tcp_if_include", "::1/128"}};
   auto r = run_job(2, opt, [](Rank& me) {
-    return exchange_over(me, [](const transport::tcp::SockAddr& a) { return a.family() == AF_INET6; });
+    return exchange_over(me, [](const SockAddr& a) { return a.family() == AF_INET6; });
   });
   EXPECT_TRUE(r.ok()) << r.report;
 }
