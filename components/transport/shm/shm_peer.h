@@ -7,6 +7,9 @@
 // new) address. Nothing else in the module holds pointers into peer segments.
 #pragma once
 
+#include <string>
+
+#include "lazarus/status.h"
 #include "shm_address.h"
 #include "shm_doorbell.h"
 #include "lazarus/unique_fd.h"
@@ -15,6 +18,11 @@
 #include "shm_segment.h"
 
 namespace lz::transport::shm {
+
+// What send() and get() return for a peer that has exited.
+inline Status peer_gone_status(int rank) {
+  return Status(Code::kAborted, "shm: rank " + std::to_string(rank) + " has exited");
+}
 
 struct ShmPeer {
   int rank = -1;
