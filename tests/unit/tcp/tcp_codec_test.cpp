@@ -186,6 +186,23 @@ TEST(TcpConfig, DefaultsAndValidation) {
   EXPECT_EQ(ok->max_frame, 1u << 20);
 }
 
+// The struct has no defaults of its own: default_config() reads the table.
+TEST(TcpConfig, DefaultConfigIsTheTable) {
+  auto c = config_with({});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const TcpConfig d = default_config();
+  EXPECT_EQ(d.max_frame, c->max_frame);
+  EXPECT_EQ(d.send_queue_limit, c->send_queue_limit);
+  EXPECT_EQ(d.sndbuf, c->sndbuf);
+  EXPECT_EQ(d.rcvbuf, c->rcvbuf);
+  EXPECT_EQ(d.connect_timeout, c->connect_timeout);
+  EXPECT_EQ(d.handshake_timeout, c->handshake_timeout);
+  EXPECT_EQ(d.max_pending_accepts, c->max_pending_accepts);
+  EXPECT_EQ(d.checkpoint_timeout, c->checkpoint_timeout);
+  EXPECT_EQ(d.max_frame, 512u * 1024);
+  EXPECT_EQ(d.send_queue_limit, size_t{8} << 20);
+}
+
 TEST(TcpInterfaces, IncludeByNameAndCidrExclude) {
   auto lo = select_interfaces({"lo"}, {});
   ASSERT_TRUE(lo.ok()) << lo.status().to_string();
@@ -249,7 +266,7 @@ class OneRankHost final : public Host {
 };
 
 TEST(TcpTransportInProcess, OversizedFrameFromAuthenticatedPeerIsReported) {
-  TcpConfig cfg;
+  TcpConfig cfg = default_config();
   cfg.if_include = {"lo"};
   cfg.max_frame = 4096;
   TcpTransport t(cfg);
@@ -368,7 +385,7 @@ TEST(TcpTransportInProcess, SkipsDeadAddressThenReportsVanishedPeerOnce) {
   SharedModex modex;
   const std::string secret = auth::new_secret();
   PairHost h0(&modex, 0, secret), h1(&modex, 1, secret);
-  TcpConfig cfg;
+  TcpConfig cfg = default_config();
   cfg.if_include = {"lo"};
   auto t0 = std::make_unique<TcpTransport>(cfg);
   auto t1 = std::make_unique<TcpTransport>(cfg);
@@ -416,7 +433,7 @@ TEST(TcpTransportInProcess, SkipsDeadAddressThenReportsVanishedPeerOnce) {
 // closes the listener (nothing accepts at the old address), keeps wait_fd();
 // on_continue() publishes a new listener; connect() ends the suspended state.
 TEST(TcpTransportInProcess, CheckpointHooksCloseAndReopenTheListener) {
-  TcpConfig cfg;
+  TcpConfig cfg = default_config();
   cfg.if_include = {"lo"};
   TcpTransport t(cfg);
   OneRankHost host;
