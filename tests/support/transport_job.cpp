@@ -1,4 +1,4 @@
-#include "harness.h"
+#include "transport_job.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,10 +17,12 @@
 #include <set>
 #include <utility>
 
+#include "fake_host.h"
 #include "lazarus/auth.h"
 #include "lazarus/registry.h"
+#include "test_modex.h"
 
-namespace lz::conformance {
+namespace lz::test {
 
 namespace {
 
@@ -154,70 +156,6 @@ std::vector<std::string> JobResult::notes() const {
 }
 
 // ---------------------------------------------------------------------------
-// Child side: the Host and the Modex a transport sees.
-
-class TestHost final : public transport::Host {
- public:
-  TestHost(Child& c, int rank, int size, std::string secret, Modex& modex)
-      : child_(c), rank_(rank), size_(size), secret_(std::move(secret)), modex_(modex) {
-    for (int r = 0; r < size; ++r) {
-      transport::PeerInfo p;
-      p.rank = r;
-      p.host = "localhost";
-      p.node_id = 1;  // every rank on the same host
-      peers_.push_back(p);
-    }
-  }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  const transport::PeerInfo& peer(int rank) const override {
-    if (rank < 0 || rank >= size_) {
-      child_.fail("transport called Host::peer(" + std::to_string(rank) + ") outside [0, " + std::to_string(size_) +
-                  ")");
-      return peers_.at(0);
-    }
-    return peers_[static_cast<size_t>(rank)];
-  }
-  Modex& modex() override { return modex_; }
-  const std::string& job_secret() const override { return secret_; }
-  void deliver(int src, const void* data, size_t len) override { child_.on_deliver(src, data, len); }
-  void peer_failed(int rank, const Status& why) override { child_.on_peer_failed(rank, why); }
-
- private:
-  Child& child_;
-  int rank_, size_;
-  std::string secret_;
-  Modex& modex_;
-  std::vector<transport::PeerInfo> peers_;
-};
-
-class ChannelModex final : public Modex {
- public:
-  explicit ChannelModex(Child& c) : child_(c) {}
-  Status put(std::string_view key, std::string_view value) override {
-    mine_[std::string(key)] = std::string(value);
-    return child_.channel_put(key, value);
-  }
-  Status fence() override { return child_.channel_fence(&entries_); }
-  StatusOr<std::string> get(int rank, std::string_view key) const override {
-    auto r = entries_.find(rank);
-    if (r != entries_.end()) {
-      auto it = r->second.find(std::string(key));
-      if (it != r->second.end()) return it->second;
-    }
-    return NotFound("modex: rank " + std::to_string(rank) + " published no '" + std::string(key) +
-                    "' before the last fence");
-  }
-  const Entries& entries() const { return entries_; }
-  void set_entries(Entries e) { entries_ = std::move(e); }
-
- private:
-  Child& child_;
-  std::map<std::string, std::string> mine_;
-  Entries entries_;
-};
-
-// ---------------------------------------------------------------------------
 // Child
 
 void Failer::operator=(const Msg& m) const {
@@ -239,8 +177,13 @@ Child::Child(const JobSpec& spec, int rank, int channel_fd, int report_fd, std::
       report_fd_(report_fd),
       secret_(std::move(secret)),
       deadline_(deadline) {
-  modex_ = std::make_unique<ChannelModex>(*this);
-  host_ = std::make_unique<TestHost>(*this, rank_, size_, secret_, *modex_);
+  modex_ = std::make_unique<TestModex>(
+      rank_, [this](std::string_view k, std::string_view v) { return channel_put(k, v); },
+      [this](TestModex::Entries* all) { return channel_fence(all); });
+  host_ = std::make_unique<FakeHost>(rank_, size_, *modex_, secret_);
+  host_->on_deliver = [this](int src, const void* data, size_t len) { on_deliver(src, data, len); };
+  host_->on_failed = [this](int rank, const Status& why) { on_peer_failed(rank, why); };
+  host_->on_misuse = [this](const std::string& what) { fail(what); };
 }
 
 Child::~Child() = default;
@@ -854,4 +797,4 @@ JobResult run_job(const JobSpec& spec, const Scenario& scenario) {
   return result;
 }
 
-}  // namespace lz::conformance
+}  // namespace lz::test

@@ -1,5 +1,6 @@
-// Harness of the transport conformance suite: runs one scenario as a small job
-// of forked processes, each holding one transport module, and turns what the
+// The fork-based multi-process job of the transport tests (the conformance
+// suite and the components' own tests): runs one scenario as a small job of
+// forked processes, each holding one transport module, and turns what the
 // processes report into a JobResult the gtest side asserts on.
 //
 // The parent (the gtest process) plays the launcher: it forks `nprocs`
@@ -50,7 +51,7 @@
 #include "lazarus/modex.h"
 #include "lazarus/status.h"
 
-namespace lz::conformance {
+namespace lz::test {
 
 // One frame as delivered to the test Host.
 struct Frame {
@@ -140,7 +141,7 @@ class Failer {
   default:                 \
     if (cond) {            \
     } else                 \
-      return (c).failer(__FILE__, __LINE__, #cond) = ::lz::conformance::Msg()
+      return (c).failer(__FILE__, __LINE__, #cond) = ::lz::test::Msg()
 // Fails and continues.
 #define CT_EXPECT(c, cond) \
   switch (0)               \
@@ -148,10 +149,10 @@ class Failer {
   default:                 \
     if (cond) {            \
     } else                 \
-      (c).failer(__FILE__, __LINE__, #cond) = ::lz::conformance::Msg()
+      (c).failer(__FILE__, __LINE__, #cond) = ::lz::test::Msg()
 
-class TestHost;
-class ChannelModex;
+class FakeHost;
+class TestModex;
 
 struct PeerFailure {
   int rank = -1;
@@ -232,7 +233,7 @@ class Child {
   // returns the process exit code. Called by run_job() in the forked child.
   int main(const Scenario& scenario);
 
-  // Internal, for TestHost/ChannelModex.
+  // Internal, for the FakeHost and TestModex callbacks.
   void on_deliver(int src, const void* data, size_t len);
   void on_peer_failed(int rank, const Status& why);
   Status channel_fence(std::map<int, std::map<std::string, std::string>>* entries);
@@ -254,8 +255,8 @@ class Child {
   int report_fd_;
   std::string secret_;
   std::chrono::steady_clock::time_point deadline_;
-  std::unique_ptr<TestHost> host_;
-  std::unique_ptr<ChannelModex> modex_;
+  std::unique_ptr<TestModex> modex_;
+  std::unique_ptr<FakeHost> host_;
   std::unique_ptr<lz::Module> owned_module_;
   transport::Module* module_ = nullptr;
 
@@ -275,4 +276,4 @@ class Child {
   int failures_reported_ = 0;
 };
 
-}  // namespace lz::conformance
+}  // namespace lz::test
