@@ -1,6 +1,7 @@
 #include "transport_job.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -171,6 +172,8 @@ Child::Child(const JobSpec& spec, int rank, int channel_fd, int report_fd, std::
              Clock::time_point deadline)
     : transport_(spec.transport),
       after_fence_(spec.after_fence),
+      mca_(spec.mca),
+      node_of_rank_(spec.node_of_rank),
       rank_(rank),
       size_(spec.nprocs),
       channel_fd_(channel_fd),
@@ -180,7 +183,7 @@ Child::Child(const JobSpec& spec, int rank, int channel_fd, int report_fd, std::
   modex_ = std::make_unique<TestModex>(
       rank_, [this](std::string_view k, std::string_view v) { return channel_put(k, v); },
       [this](TestModex::Entries* all) { return channel_fence(all); });
-  host_ = std::make_unique<FakeHost>(rank_, size_, *modex_, secret_);
+  host_ = std::make_unique<FakeHost>(rank_, size_, *modex_, secret_, node_of_rank_);
   host_->on_deliver = [this](int src, const void* data, size_t len) { on_deliver(src, data, len); };
   host_->on_failed = [this](int rank, const Status& why) { on_peer_failed(rank, why); };
   host_->on_misuse = [this](const std::string& what) { fail(what); };
@@ -251,6 +254,10 @@ void Child::on_deliver(int src, const void* data, size_t len) {
     return;
   }
   ++delivered_in_call_;
+  if (deliver_fn_) {
+    deliver_fn_(src, data, len);
+    return;
+  }
   inbox_.push_back(Frame{src, std::string(static_cast<const char*>(data), len)});
 }
 
@@ -405,6 +412,7 @@ int Child::main(const Scenario& scenario) {
   Registry reg;
   ConfigOptions o;
   o.mca = {{"transport", transport_}};
+  for (const auto& m : mca_) o.mca.push_back(m);
   o.read_user_file = false;
   if (Status s = reg.configure(o); !s.ok()) {
     fail("Registry::configure: " + s.to_string());
@@ -462,6 +470,7 @@ int Child::main(const Scenario& scenario) {
   }
   for (int r = 0; r < size_; ++r) {
     if (size_ > 1 && r == rank_) continue;  // reaching oneself is the self transport's job
+    if (!same_host(r)) continue;            // another (emulated) host: up to the transport
     if (!module_->reaches(r))
       fail("reaches(" + std::to_string(r) + ") is false after connect() for a rank on the same host");
   }
@@ -469,6 +478,10 @@ int Child::main(const Scenario& scenario) {
   if (!failed_) {
     phase("scenario");
     scenario(*this);
+    // gtest assertions in the scenario (component tests) count too; their
+    // messages are already on this process's output.
+    if (::testing::Test::HasFailure()) fail("a gtest assertion failed in rank " + std::to_string(rank_) + " (above)");
+    if (::testing::Test::IsSkipped()) skip("the scenario called GTEST_SKIP in rank " + std::to_string(rank_));
   }
 
   phase("final sync");
@@ -489,6 +502,88 @@ int Child::main(const Scenario& scenario) {
   module_ = nullptr;
   report('D', "");
   return 0;
+}
+
+bool Child::same_host(int rank) const {
+  auto node = [&](int r) {
+    return static_cast<size_t>(r) < node_of_rank_.size() ? node_of_rank_[static_cast<size_t>(r)] : uint64_t{1};
+  };
+  return node(rank) == node(rank_);
+}
+
+Status Child::send_blocking(int peer, const void* data, size_t len) {
+  struct iovec iov{const_cast<void*>(data), len};
+  return send_blocking(peer, &iov, 1);
+}
+
+Status Child::send_blocking(int peer, const struct iovec* iov, int iovcnt) {
+  for (;;) {
+    Status s = module_->send(peer, iov, iovcnt);
+    if (s.code() != Code::kWouldBlock) return s;
+    if (progress() > 0 || !module_->arm_wait()) continue;
+    // Full and nothing to receive: sleep until the peer makes room (and wakes
+    // us) or sends us something.
+    struct pollfd p{module_->wait_fd(), POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+int Child::wait_until(const std::function<bool()>& pred) {
+  int sleeps = 0;
+  while (!pred()) {
+    if (progress() > 0) continue;
+    if (pred()) break;
+    if (!module_->arm_wait()) continue;
+    struct pollfd p{module_->wait_fd(), POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    ++sleeps;
+  }
+  return sleeps;
+}
+
+namespace {
+Child* g_capturing = nullptr;  // the child whose stderr goes to a file
+}  // namespace
+
+void release_captured_stderr() {
+  if (g_capturing != nullptr) (void)g_capturing->release_stderr();
+}
+
+void Child::capture_stderr() {
+  if (saved_stderr_ >= 0) return;
+  char path[] = "/tmp/lz-test-stderr.XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) {
+    fail(std::string("capture_stderr: mkstemp: ") + std::strerror(errno));
+    return;
+  }
+  std::fflush(stderr);
+  saved_stderr_ = ::dup(2);
+  ::dup2(fd, 2);
+  ::close(fd);
+  stderr_file_ = path;
+  g_capturing = this;
+}
+
+std::string Child::release_stderr() {
+  if (saved_stderr_ < 0) return "";
+  g_capturing = nullptr;
+  std::fflush(stderr);
+  ::dup2(saved_stderr_, 2);
+  ::close(saved_stderr_);
+  saved_stderr_ = -1;
+  std::string text;
+  if (FILE* f = std::fopen(stderr_file_.c_str(), "re")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+  }
+  ::unlink(stderr_file_.c_str());
+  (void)write_all(2, text.data(), text.size());
+  return text;
 }
 
 // ---------------------------------------------------------------------------
