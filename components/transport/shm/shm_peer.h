@@ -10,9 +10,9 @@
 #include <string>
 
 #include "lazarus/status.h"
+#include "lazarus/unique_fd.h"
 #include "shm_address.h"
 #include "shm_doorbell.h"
-#include "lazarus/unique_fd.h"
 #include "shm_layout.h"
 #include "shm_ring.h"
 #include "shm_segment.h"

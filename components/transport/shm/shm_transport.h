@@ -49,9 +49,9 @@
 #include <vector>
 
 #include "lazarus/frameworks/transport.h"
+#include "lazarus/unique_fd.h"
 #include "shm_config.h"
 #include "shm_doorbell.h"
-#include "lazarus/unique_fd.h"
 #include "shm_peer.h"
 #include "shm_segment.h"
 
