@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "shm_clock.h"
 
@@ -75,6 +76,9 @@ int ShmTransport::progress() {
       maybe_unlink();
     }
   }
+  // Frames of peers that exited, delivered by peer_exited() during this call
+  // (from disarm() or check_liveness()), count as work like any other.
+  n += std::exchange(drained_at_exit_, 0);
   return n;
 }
 

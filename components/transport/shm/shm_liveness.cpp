@@ -58,8 +58,7 @@ void ShmTransport::peer_exited(size_t slot) {
   // The peer's finalize() marks its segment before it exits; read that first
   // (acquire) so every frame it published before is visible to the drain.
   const bool clean = p.header != nullptr && p.header->state.load(std::memory_order_acquire) == kOwnerFinalized;
-  while (!inbound_[slot].closed && drain(slot) > 0) {
-  }
+  for (int k; !inbound_[slot].closed && (k = drain(slot)) > 0;) drained_at_exit_ += k;
   p.gone = true;
   inbound_[slot].closed = true;
   if (p.pidfd.valid()) {

@@ -144,6 +144,7 @@ class ShmTransport final : public lz::transport::Module {
   bool armed_ = false;
   bool in_progress_ = false;
   int blocked_senders_ = 0;  // peers with tx_blocked set
+  int drained_at_exit_ = 0;  // frames peer_exited() delivered, not yet counted by progress()
   uint32_t tick_ = 0;
   int64_t last_check_ms_ = 0;
   alignas(8) volatile uint64_t probe_word_ = kProbeMagic;
