@@ -477,11 +477,16 @@ int Child::main(const Scenario& scenario) {
 
   if (!failed_) {
     phase("scenario");
+    // The fork copied the test's gtest state: only what the scenario adds is
+    // this rank's (an earlier job of the same test may have failed already).
+    const bool had_failure = ::testing::Test::HasFailure(), was_skipped = ::testing::Test::IsSkipped();
     scenario(*this);
     // gtest assertions in the scenario (component tests) count too; their
     // messages are already on this process's output.
-    if (::testing::Test::HasFailure()) fail("a gtest assertion failed in rank " + std::to_string(rank_) + " (above)");
-    if (::testing::Test::IsSkipped()) skip("the scenario called GTEST_SKIP in rank " + std::to_string(rank_));
+    if (!had_failure && ::testing::Test::HasFailure())
+      fail("a gtest assertion failed in rank " + std::to_string(rank_) + " (above)");
+    if (!was_skipped && ::testing::Test::IsSkipped())
+      skip("the scenario called GTEST_SKIP in rank " + std::to_string(rank_));
   }
 
   phase("final sync");
