@@ -31,7 +31,6 @@ class EventLoop {
   void watch(int fd, short events, FdHandler handler);
   void set_events(int fd, short events);
   void unwatch(int fd);
-  bool watching(int fd) const { return fds_.count(fd) != 0; }
 
   // Runs `handler` once at `when`; returns an id for cancel_timer().
   uint64_t add_timer(oob::Deadline when, TimerHandler handler);

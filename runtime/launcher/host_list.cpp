@@ -1,6 +1,5 @@
 #include "launcher/host_list.h"
 
-#include <ifaddrs.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "lazarus/net.h"
 #include "lazarus/strings.h"
 #include "oob/socket.h"
 
@@ -116,19 +116,10 @@ bool is_local_host(const std::string& name) {
   if (!addr.ok()) return false;
   const std::string host = addr->host();
   if (host.rfind("127.", 0) == 0 || host == "::1") return true;
-  ifaddrs* ifs = nullptr;
-  if (getifaddrs(&ifs) != 0) return false;
+  auto itfs = local_interfaces();
+  if (!itfs.ok()) return false;
   bool local = false;
-  for (ifaddrs* i = ifs; i != nullptr && !local; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr) continue;
-    int fam = i->ifa_addr->sa_family;
-    if (fam != AF_INET && fam != AF_INET6) continue;
-    oob::SockAddr a;
-    a.len = fam == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
-    std::memcpy(&a.ss, i->ifa_addr, a.len);
-    local = a.host() == host;
-  }
-  freeifaddrs(ifs);
+  for (const NetInterface& i : *itfs) local = local || i.addr.host() == host;
   return local;
 }
 

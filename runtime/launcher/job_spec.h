@@ -26,7 +26,7 @@ struct JobSpec {
   double timeout = 0;                   // seconds; 0: none
   double kill_grace = 3;                // SIGTERM -> SIGKILL
   double handshake_timeout = 5;         // OOB authentication deadline
-  oob::SockAddr bind_address;           // OOB listener
+  SockAddr bind_address;           // OOB listener
   std::string advertised_host;          // host part of LZ_OOB_ADDR given to ranks
   std::vector<std::string> command_line;  // the launcher's own argv, for the job registry
   pid_t registry_pid = 0;               // launcher pid for the job registry (0: getpid()); the outer

@@ -1,7 +1,6 @@
 #include "launcher/launcher.h"
 
 #include <arpa/inet.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include "snapshot/snapshot_params.h"
 #include "snapshot/snapshot_store.h"
 #include "lazarus/auth.h"
+#include "lazarus/net.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
 #include "oob/oob_params.h"
@@ -73,7 +73,7 @@ StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamSto
 
 }  // namespace
 
-StatusOr<oob::SockAddr> bind_address(const ParamStore& params) {
+StatusOr<SockAddr> bind_address(const ParamStore& params) {
   const std::string& where = params.get_string(oob::kParamAddress);
   int64_t port = params.get_int(oob::kParamPort);
   if (port < 0 || port > 65535) return InvalidArgument("oob_port " + std::to_string(port) + " is not a TCP port");
@@ -86,7 +86,7 @@ StatusOr<oob::SockAddr> bind_address(const ParamStore& params) {
 }
 
 namespace {
-bool is_loopback(const oob::SockAddr& a) {
+bool is_loopback(const SockAddr& a) {
   const std::string h = a.host();
   return h.rfind("127.", 0) == 0 || h == "::1";
 }
@@ -95,24 +95,20 @@ bool is_loopback(const oob::SockAddr& a) {
 
 // What ranks connect to. Never a loopback address when a rank may run on
 // another host; for a job on this host alone loopback is the simplest choice.
-std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placement>& placement) {
+std::string advertised_host(const SockAddr& bound, const std::vector<Placement>& placement) {
   if (!bound.is_wildcard()) return bound.host();
   bool all_local = true;
   for (const auto& p : placement) all_local &= is_local_host(p.host);
   if (all_local) return bound.ss.ss_family == AF_INET6 ? "::1" : "127.0.0.1";
   auto self = oob::resolve(local_hostname(), 0);
   if (self.ok() && !is_loopback(*self)) return self->host();
-  ifaddrs* ifs = nullptr;
   std::string best;
-  if (getifaddrs(&ifs) == 0) {
-    for (ifaddrs* i = ifs; i != nullptr && best.empty(); i = i->ifa_next) {
-      if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-      oob::SockAddr a;
-      a.len = sizeof(sockaddr_in);
-      std::memcpy(&a.ss, i->ifa_addr, a.len);
-      if (!is_loopback(a)) best = a.host();
+  if (auto itfs = local_interfaces(); itfs.ok()) {
+    for (const NetInterface& i : *itfs) {
+      if (i.addr.family() != AF_INET || is_loopback(i.addr)) continue;
+      best = i.addr.host();
+      break;
     }
-    freeifaddrs(ifs);
   }
   return best.empty() ? "127.0.0.1" : best;
 }
@@ -120,7 +116,7 @@ std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placem
 Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   spec.kill_grace = params.get_double(oob::kParamKillGrace);
   spec.handshake_timeout = params.get_double(oob::kParamHandshakeTimeout);
-  LZ_ASSIGN_OR_RETURN(oob::SockAddr bind, bind_address(params));
+  LZ_ASSIGN_OR_RETURN(SockAddr bind, bind_address(params));
   spec.bind_address = bind;
   spec.advertised_host = advertised_host(bind, spec.placement);
   return Status::Ok();

@@ -42,8 +42,8 @@ struct RunOptions {
 int run_launcher(const RunOptions& options);
 
 // Pieces `lazarus restart` shares with `lazarus run` (launcher.cpp).
-StatusOr<oob::SockAddr> bind_address(const ParamStore& params);
-std::string advertised_host(const oob::SockAddr& bound, const std::vector<Placement>& placement);
+StatusOr<SockAddr> bind_address(const ParamStore& params);
+std::string advertised_host(const SockAddr& bound, const std::vector<Placement>& placement);
 // The OOB settings of a job spec from the parameters: kill grace, handshake
 // timeout, bind address and the host ranks are told to reach (after
 // spec.placement is set).

@@ -42,7 +42,7 @@ OobServer::~OobServer() {
   if (listener_.valid()) loop_.unwatch(listener_.get());
 }
 
-Status OobServer::listen(const oob::SockAddr& bind_addr) {
+Status OobServer::listen(const SockAddr& bind_addr) {
   LZ_ASSIGN_OR_RETURN(listener_, oob::listen_tcp(bind_addr, 512));
   LZ_ASSIGN_OR_RETURN(bound_, oob::local_address(listener_.get()));
   loop_.watch(listener_.get(), POLLIN, [this](short) { on_accept(); });
@@ -57,7 +57,7 @@ size_t OobServer::pending_handshakes() const {
 
 void OobServer::on_accept() {
   for (int i = 0; i < 64; ++i) {
-    oob::SockAddr peer;
+    SockAddr peer;
     peer.len = sizeof peer.ss;
     int fd = accept4(listener_.get(), reinterpret_cast<sockaddr*>(&peer.ss), &peer.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {

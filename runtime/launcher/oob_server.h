@@ -48,8 +48,8 @@ class OobServer {
   OobServer(const OobServer&) = delete;
   OobServer& operator=(const OobServer&) = delete;
 
-  Status listen(const oob::SockAddr& bind_addr);
-  const oob::SockAddr& bound_address() const { return bound_; }
+  Status listen(const SockAddr& bind_addr);
+  const SockAddr& bound_address() const { return bound_; }
 
   // Queues a frame to `rank` (dropped if the rank is not connected).
   void send(int rank, oob::MsgType type, std::string_view payload);
@@ -94,7 +94,7 @@ class OobServer {
   double handshake_timeout_;
   Callbacks cb_;
   oob::Fd listener_;
-  oob::SockAddr bound_;
+  SockAddr bound_;
   uint64_t next_id_ = 1;
   std::map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::map<int, uint64_t> by_rank_;

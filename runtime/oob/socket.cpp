@@ -2,8 +2,6 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -26,33 +24,6 @@ int poll_timeout_ms(Deadline d) {
   if (d <= now) return 0;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d - now).count() + 1;
   return ms > 1000000000 ? 1000000000 : static_cast<int>(ms);
-}
-
-uint16_t SockAddr::port() const {
-  if (ss.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&ss)->sin_port);
-  if (ss.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_port);
-  return 0;
-}
-
-bool SockAddr::is_wildcard() const {
-  if (ss.ss_family == AF_INET) return reinterpret_cast<const sockaddr_in*>(&ss)->sin_addr.s_addr == htonl(INADDR_ANY);
-  if (ss.ss_family == AF_INET6)
-    return IN6_IS_ADDR_UNSPECIFIED(&reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_addr);
-  return false;
-}
-
-std::string SockAddr::host() const {
-  char buf[INET6_ADDRSTRLEN] = "?";
-  if (ss.ss_family == AF_INET)
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&ss)->sin_addr, buf, sizeof buf);
-  else if (ss.ss_family == AF_INET6)
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&ss)->sin6_addr, buf, sizeof buf);
-  return buf;
-}
-
-std::string SockAddr::to_string() const {
-  if (ss.ss_family == AF_INET6) return "[" + host() + "]:" + std::to_string(port());
-  return host() + ":" + std::to_string(port());
 }
 
 StatusOr<std::pair<std::string, uint16_t>> split_host_port(std::string_view s) {
@@ -102,21 +73,15 @@ StatusOr<SockAddr> resolve(const std::string& host, uint16_t port) {
 }
 
 StatusOr<SockAddr> interface_address(const std::string& ifname, uint16_t port) {
-  ifaddrs* ifs = nullptr;
-  if (getifaddrs(&ifs) != 0) return ErrnoError("getifaddrs", errno);
+  LZ_ASSIGN_OR_RETURN(std::vector<NetInterface> itfs, local_interfaces());
   SockAddr best;
-  for (ifaddrs* i = ifs; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || ifname != i->ifa_name) continue;
-    int fam = i->ifa_addr->sa_family;
-    if (fam != AF_INET && fam != AF_INET6) continue;
-    if (best.len != 0 && !(best.ss.ss_family != AF_INET && fam == AF_INET)) continue;
-    best.len = fam == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
-    std::memcpy(&best.ss, i->ifa_addr, best.len);
+  for (const NetInterface& i : itfs) {
+    if (i.name != ifname) continue;
+    if (best.len != 0 && !(best.family() != AF_INET && i.addr.family() == AF_INET)) continue;
+    best = i.addr;
   }
-  freeifaddrs(ifs);
   if (best.len == 0) return NotFound("no network interface named '" + ifname + "' with an IP address");
-  if (best.ss.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&best.ss)->sin_port = htons(port);
-  else reinterpret_cast<sockaddr_in6*>(&best.ss)->sin6_port = htons(port);
+  best.set_port(port);
   return best;
 }
 

@@ -1,6 +1,7 @@
-// Small socket toolkit for the OOB channel: an owning fd, socket addresses
-// (IPv4 and IPv6), a non-blocking listener, a connect bounded by a deadline,
-// and blocking reads/writes bounded by a deadline (the rank side).
+// Small socket toolkit for the OOB channel: an owning fd, name resolution to
+// an lz::SockAddr (lazarus/net.h), a non-blocking listener, a connect bounded
+// by a deadline, and blocking reads/writes bounded by a deadline (the rank
+// side).
 //
 //   LZ_ASSIGN_OR_RETURN(auto hp, split_host_port("node7:41234"));
 //   LZ_ASSIGN_OR_RETURN(Fd fd, connect_tcp(hp.first, hp.second, deadline_in(30.0)));
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <utility>
 
+#include "lazarus/net.h"
 #include "lazarus/status.h"
 
 namespace lz::oob {
@@ -30,18 +32,6 @@ int poll_timeout_ms(Deadline d);
 
 // Owns a file descriptor; closes it on destruction.
 using Fd = ::lz::UniqueFd;
-
-struct SockAddr {
-  sockaddr_storage ss{};
-  socklen_t len = 0;
-
-  uint16_t port() const;
-  bool is_wildcard() const;  // 0.0.0.0 or ::
-  // "1.2.3.4:5" or "[::1]:5".
-  std::string to_string() const;
-  // Numeric host only: "1.2.3.4" or "::1".
-  std::string host() const;
-};
 
 // "host:port", "[v6addr]:port" -> (host, port).
 StatusOr<std::pair<std::string, uint16_t>> split_host_port(std::string_view s);

@@ -2,21 +2,26 @@
 
 #include <cstring>
 
+#include "lazarus/wire.h"
+
 namespace lz::oob {
 
 void WireWriter::u16(uint16_t v) {
-  u8(static_cast<uint8_t>(v >> 8));
-  u8(static_cast<uint8_t>(v));
+  unsigned char b[2];
+  wire::put_be16(b, v);
+  raw(b, sizeof b);
 }
 
 void WireWriter::u32(uint32_t v) {
-  u16(static_cast<uint16_t>(v >> 16));
-  u16(static_cast<uint16_t>(v));
+  unsigned char b[4];
+  wire::put_be32(b, v);
+  raw(b, sizeof b);
 }
 
 void WireWriter::u64(uint64_t v) {
-  u32(static_cast<uint32_t>(v >> 32));
-  u32(static_cast<uint32_t>(v));
+  unsigned char b[8];
+  wire::put_be64(b, v);
+  raw(b, sizeof b);
 }
 
 void WireWriter::str(std::string_view s) {
@@ -32,26 +37,22 @@ bool WireReader::u8(uint8_t* out) {
 
 bool WireReader::u16(uint16_t* out) {
   if (remaining() < 2) return false;
-  const auto* p = reinterpret_cast<const unsigned char*>(data_.data() + pos_);
-  *out = static_cast<uint16_t>((p[0] << 8) | p[1]);
+  *out = wire::get_be16(reinterpret_cast<const unsigned char*>(data_.data() + pos_));
   pos_ += 2;
   return true;
 }
 
 bool WireReader::u32(uint32_t* out) {
   if (remaining() < 4) return false;
-  const auto* p = reinterpret_cast<const unsigned char*>(data_.data() + pos_);
-  *out = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+  *out = wire::get_be32(reinterpret_cast<const unsigned char*>(data_.data() + pos_));
   pos_ += 4;
   return true;
 }
 
 bool WireReader::u64(uint64_t* out) {
   if (remaining() < 8) return false;
-  uint32_t hi = 0, lo = 0;
-  u32(&hi);
-  u32(&lo);
-  *out = (uint64_t{hi} << 32) | lo;
+  *out = wire::get_be64(reinterpret_cast<const unsigned char*>(data_.data() + pos_));
+  pos_ += 8;
   return true;
 }
 

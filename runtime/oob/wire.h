@@ -1,6 +1,6 @@
 // WireWriter / WireReader: the byte encoding of OOB message payloads.
 //
-// Integers are big-endian (network order); strings and byte blobs carry a u32
+// Integers are big-endian (network order, lazarus/wire.h); strings and byte blobs carry a u32
 // length prefix. Every read is bounds-checked against the bytes that are
 // actually there: a reader never trusts a length it has not compared with the
 // remaining payload, so a hostile or broken peer can make a read fail but

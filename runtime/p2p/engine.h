@@ -118,7 +118,6 @@ class Engine final : public transport::Host {
   // Set from any thread (the CR thread): every wait turn calls the handler.
   std::atomic<bool> interrupt_requested{false};
   void set_interrupt_handler(std::function<void()> h) { interrupt_handler_ = std::move(h); }
-  const std::vector<transport::Module*>& active_transports() const { return active_; }
   // CR on: creates the interrupt eventfd that request_interrupt() rings, so a
   // wait sleeping in poll() wakes at once; the launcher's control fd is then
   // the CR thread's to poll, no longer the waiting thread's.
@@ -144,7 +143,6 @@ class Engine final : public transport::Host {
   // transport again (ranks may have moved). Sends stay held.
   Status reconnect_transports();
 
-  bool peer_failed_flag(int world) const { return peers_[static_cast<size_t>(world)].failed; }
   // True when frames wait for transport room.
   bool has_pending() const { return pending_peers_ != 0; }
 

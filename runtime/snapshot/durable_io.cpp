@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "snapshot/unique_fd.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::snapshot {
 

@@ -14,7 +14,7 @@
 #endif
 
 #include "snapshot/progress.h"
-#include "snapshot/unique_fd.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::snapshot {
 

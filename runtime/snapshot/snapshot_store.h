@@ -71,7 +71,7 @@
 #include "snapshot/manifest.h"
 #include "snapshot/pending_snapshot.h"
 #include "snapshot/progress.h"
-#include "snapshot/unique_fd.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::snapshot {
 

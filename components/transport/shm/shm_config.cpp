@@ -1,24 +1,22 @@
 #include "shm_config.h"
 
+#include "lazarus/param_reader.h"
 #include "lazarus/param_store.h"
 #include "shm_ring.h"
 
 namespace lz::transport::shm {
 
-
 StatusOr<ShmConfig> ShmConfig::from_params(const QueryContext& ctx) {
+  const ParamReader p = ctx.params != nullptr ? ParamReader(*ctx.params, ctx.param_prefix)
+                                              : ParamReader(kParams, "transport_shm_");
   ShmConfig c;
-  if (ctx.params != nullptr) {
-    const ParamStore& ps = *ctx.params;
-    const std::string& p = ctx.param_prefix;
-    c.ring_bytes = static_cast<uint64_t>(ps.get_int(p + "ring_size"));
-    c.max_frame = static_cast<uint64_t>(ps.get_int(p + "max_frame"));
-    c.get_threshold = static_cast<uint64_t>(ps.get_int(p + "get_threshold"));
-    c.single_copy = ps.get_bool(p + "single_copy");
-    c.backing_dir = ps.get_string(p + "backing_dir");
-    c.liveness_ms = ps.get_int(p + "liveness_ms");
-    c.checkpoint_wait_ms = ps.get_int(p + "checkpoint_wait_ms");
-  }
+  c.ring_bytes = static_cast<uint64_t>(p.get_int("ring_size"));
+  c.max_frame = static_cast<uint64_t>(p.get_int("max_frame"));
+  c.get_threshold = static_cast<uint64_t>(p.get_int("get_threshold"));
+  c.single_copy = p.get_bool("single_copy");
+  c.backing_dir = p.get_string("backing_dir");
+  c.liveness_ms = p.get_int("liveness_ms");
+  c.checkpoint_wait_ms = p.get_int("checkpoint_wait_ms");
   LZ_RETURN_IF_ERROR(c.validate());
   return c;
 }

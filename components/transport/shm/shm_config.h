@@ -1,5 +1,8 @@
 // transport/shm parameters: the one table (transport_shm_<name>) and the
 // validated values a module is built with.
+//
+//   LZ_ASSIGN_OR_RETURN(ShmConfig c, ShmConfig::from_params(ctx));
+//   if (c.single_copy) ...
 #pragma once
 
 #include <cstddef>
@@ -36,18 +39,20 @@ inline constexpr ParamSpec kParams[] = {
 };
 inline constexpr size_t kNumParams = std::size(kParams);
 
+// Values come from from_params() only, so the table above is the one place a
+// default is written.
 struct ShmConfig {
-  uint64_t ring_bytes = 128 * 1024;      // each per-sender ring
-  uint64_t max_frame = 32 * 1024;        // largest frame through a ring
-  uint64_t get_threshold = 32 * 1024;    // advice to the p2p engine (rendezvous + get above it)
-  bool single_copy = true;               // offer get() through process_vm_readv
-  std::string backing_dir = "/dev/shm";  // where segments and doorbells live
-  int64_t liveness_ms = 100;             // how often a busy rank checks its peers are alive
-  int64_t checkpoint_wait_ms = 10000;    // on_checkpoint: bound on waiting for peers to consume our frames
+  uint64_t ring_bytes{};          // each per-sender ring
+  uint64_t max_frame{};           // largest frame through a ring
+  uint64_t get_threshold{};       // advice to the p2p engine (rendezvous + get above it)
+  bool single_copy{};             // offer get() through process_vm_readv
+  std::string backing_dir;        // where segments and doorbells live
+  int64_t liveness_ms{};          // how often a busy rank checks its peers are alive
+  int64_t checkpoint_wait_ms{};   // on_checkpoint: bound on waiting for peers to consume our frames
 
   // Reads transport_shm_* through ctx (every parameter is registered, so this
-  // cannot miss) and checks the combination; kInvalidArgument names the
-  // parameter.
+  // cannot miss; without a ParamStore, the table's defaults) and checks the
+  // combination; kInvalidArgument names the parameter.
   static StatusOr<ShmConfig> from_params(const QueryContext& ctx);
   Status validate() const;
 };

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "lazarus/status.h"
-#include "shm_fd.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::transport::shm {
 

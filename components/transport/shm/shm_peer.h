@@ -7,14 +7,22 @@
 // new) address. Nothing else in the module holds pointers into peer segments.
 #pragma once
 
+#include <string>
+
+#include "lazarus/status.h"
+#include "lazarus/unique_fd.h"
 #include "shm_address.h"
 #include "shm_doorbell.h"
-#include "shm_fd.h"
 #include "shm_layout.h"
 #include "shm_ring.h"
 #include "shm_segment.h"
 
 namespace lz::transport::shm {
+
+// What send() and get() return for a peer that has exited.
+inline Status peer_gone_status(int rank) {
+  return Status(Code::kAborted, "shm: rank " + std::to_string(rank) + " has exited");
+}
 
 struct ShmPeer {
   int rank = -1;

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "lazarus/log.h"
-#include "shm_fd.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::transport::shm {
 

@@ -49,9 +49,9 @@
 #include <vector>
 
 #include "lazarus/frameworks/transport.h"
+#include "lazarus/unique_fd.h"
 #include "shm_config.h"
 #include "shm_doorbell.h"
-#include "shm_fd.h"
 #include "shm_peer.h"
 #include "shm_segment.h"
 
@@ -105,10 +105,20 @@ class ShmTransport final : public lz::transport::Module {
   int drain(size_t slot);
   void disarm();
   void service_waitset(bool take_doorbell);
+  void maybe_unlink();
+
+  // Peer liveness (shm_liveness.cpp).
+  void watch_exit(ShmPeer& p);  // adds p's pidfd to the wait set
   void check_liveness();
   void peer_exited(size_t slot);
-  void maybe_unlink();
+
+  // Single-copy get (shm_get.cpp).
+  static int yama_ptrace_scope();  // -1 without Yama
   void probe_get(const ShmPeer& p);
+
+  // epoll data in waitset_: the doorbell, or the pidfd of the peer in a slot.
+  static constexpr uint64_t kDoorbellTag = 0;
+  static constexpr uint64_t peer_tag(size_t slot) { return static_cast<uint64_t>(slot) + 1; }
 
   static constexpr uint64_t kProbeMagic = 0x4c5a53484d50524full;  // "LZSHMPRO"
 
@@ -134,6 +144,7 @@ class ShmTransport final : public lz::transport::Module {
   bool armed_ = false;
   bool in_progress_ = false;
   int blocked_senders_ = 0;  // peers with tx_blocked set
+  int drained_at_exit_ = 0;  // frames peer_exited() delivered, not yet counted by progress()
   uint32_t tick_ = 0;
   int64_t last_check_ms_ = 0;
   alignas(8) volatile uint64_t probe_word_ = kProbeMagic;

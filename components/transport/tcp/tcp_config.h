@@ -2,6 +2,9 @@
 // resolved values a module works with. The descriptor registers kTcpParams;
 // query() turns the current values into a TcpConfig (validated once, so the
 // module never re-reads the ParamStore on a hot path).
+//
+//   LZ_ASSIGN_OR_RETURN(TcpConfig c, load_config(*ctx.params, ctx.param_prefix));
+//   TcpConfig d = default_config();  // what the table declares
 #pragma once
 
 #include <cstddef>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "lazarus/param.h"
+#include "lazarus/param_reader.h"
 #include "lazarus/status.h"
 
 namespace lz {
@@ -46,17 +50,19 @@ inline constexpr ParamSpec kTcpParams[] = {
 };
 inline constexpr size_t kNumTcpParams = std::size(kTcpParams);
 
+// Values come from load_config() only, so the table above is the one place a
+// default is written; default_config() gives the table's defaults (tests).
 struct TcpConfig {
   std::vector<std::string> if_include;  // interface names or CIDR blocks
   std::vector<std::string> if_exclude;
-  int64_t sndbuf = 0;                   // 0: kernel default (keeps autotuning)
-  int64_t rcvbuf = 0;
-  size_t max_frame = 512 * 1024;        // largest frame payload, bytes
-  size_t send_queue_limit = 8 << 20;    // per-peer queued bytes before kWouldBlock
-  double connect_timeout = 30.0;        // seconds, outgoing connect + handshake
-  double handshake_timeout = 10.0;      // seconds an accepted socket may take to authenticate
-  int max_pending_accepts = 64;         // unauthenticated sockets held at once
-  double checkpoint_timeout = 10.0;     // seconds, on_checkpoint flush and orderly close
+  int64_t sndbuf{};                     // 0: kernel default (keeps autotuning)
+  int64_t rcvbuf{};
+  size_t max_frame{};                   // largest frame payload, bytes
+  size_t send_queue_limit{};            // per-peer queued bytes before kWouldBlock
+  double connect_timeout{};             // seconds, outgoing connect + handshake
+  double handshake_timeout{};           // seconds an accepted socket may take to authenticate
+  int max_pending_accepts{};            // unauthenticated sockets held at once
+  double checkpoint_timeout{};          // seconds, on_checkpoint flush and orderly close
 };
 
 // Smallest and largest max_frame accepted (the length field keeps bit 31 for
@@ -64,8 +70,13 @@ struct TcpConfig {
 inline constexpr size_t kMinMaxFrame = 4096;
 inline constexpr size_t kMaxMaxFrame = size_t{1} << 30;
 
-// Reads "<prefix><name>" for every parameter of the table and checks the
-// values together (if_include and if_exclude are mutually exclusive).
+// Reads every parameter of the table and checks the values together
+// (if_include and if_exclude are mutually exclusive); errors name the
+// parameter as the reader does.
+StatusOr<TcpConfig> load_config(const ParamReader& params);
+// The current values of "<prefix><name>" in a resolved store.
 StatusOr<TcpConfig> load_config(const ParamStore& params, const std::string& prefix);
+// The table's defaults.
+TcpConfig default_config();
 
 }  // namespace lz::transport::tcp

@@ -11,10 +11,10 @@
 // newer protocol must have negotiated it in the handshake version first.
 #pragma once
 
-#include <endian.h>
-
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
+
+#include "lazarus/wire.h"
 
 namespace lz::transport::tcp {
 
@@ -23,13 +23,8 @@ inline constexpr uint32_t kControlBit = 1u << 31;
 enum ControlCode : uint32_t { kBye = 1, kCheckpoint = 2 };
 
 inline void encode_frame_header(uint32_t header, unsigned char out[kFrameHeaderBytes]) {
-  const uint32_t le = htole32(header);
-  std::memcpy(out, &le, sizeof le);
+  wire::put_le32(out, header);
 }
-inline uint32_t decode_frame_header(const unsigned char* in) {
-  uint32_t le;
-  std::memcpy(&le, in, sizeof le);
-  return le32toh(le);
-}
+inline uint32_t decode_frame_header(const unsigned char* in) { return wire::get_le32(in); }
 
 }  // namespace lz::transport::tcp

@@ -1,9 +1,9 @@
 #include "tcp_handshake.h"
 
-#include <endian.h>
-
 #include <cstring>
 #include <string>
+
+#include "lazarus/wire.h"
 
 namespace lz::transport::tcp {
 namespace {
@@ -11,24 +11,10 @@ namespace {
 constexpr std::string_view kConnectorContext = "tcp";
 constexpr std::string_view kAcceptorContext = "tcp-verdict";
 
-void put32(unsigned char* p, uint32_t v) {
-  v = htole32(v);
-  std::memcpy(p, &v, 4);
-}
-void put16(unsigned char* p, uint16_t v) {
-  v = htole16(v);
-  std::memcpy(p, &v, 2);
-}
-uint32_t get32(const unsigned char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return le32toh(v);
-}
-
 void put_prefix(unsigned char* p, HsKind kind) {
-  put32(p, kHandshakeMagic);
-  put16(p + 4, kHandshakeVersion);
-  put16(p + 6, static_cast<uint16_t>(kind));
+  wire::put_le32(p, kHandshakeMagic);
+  wire::put_le16(p + 4, kHandshakeVersion);
+  wire::put_le16(p + 6, static_cast<uint16_t>(kind));
 }
 
 std::string verdict_id(uint32_t rank, Verdict v) {
@@ -71,8 +57,8 @@ std::array<unsigned char, kAuthBytes> encode_auth(std::string_view secret, uint3
                                                   const auth::Nonce& client_nonce) {
   std::array<unsigned char, kAuthBytes> m{};
   put_prefix(m.data(), HsKind::kAuth);
-  put32(m.data() + 8, rank);
-  put32(m.data() + 12, target);
+  wire::put_le32(m.data() + 8, rank);
+  wire::put_le32(m.data() + 12, target);
   std::memcpy(m.data() + 16, client_nonce.data(), client_nonce.size());
   const auth::Mac mac = auth::mac(secret, kConnectorContext, server_nonce, std::to_string(rank));
   std::memcpy(m.data() + 16 + auth::kNonceBytes, mac.data(), mac.size());
@@ -82,8 +68,8 @@ std::array<unsigned char, kAuthBytes> encode_auth(std::string_view secret, uint3
 StatusOr<AuthMsg> decode_auth(const unsigned char* p) {
   if (!handshake_prefix_ok(HsKind::kAuth, p, 8)) return ProtocolError("not a lazarus tcp AUTH");
   AuthMsg a;
-  a.rank = get32(p + 8);
-  a.target = get32(p + 12);
+  a.rank = wire::get_le32(p + 8);
+  a.target = wire::get_le32(p + 12);
   std::memcpy(a.client_nonce.data(), p + 16, a.client_nonce.size());
   std::memcpy(a.mac.data(), p + 16 + auth::kNonceBytes, a.mac.size());
   return a;
@@ -97,8 +83,8 @@ std::array<unsigned char, kVerdictBytes> encode_verdict(std::string_view secret,
                                                         const auth::Nonce& client_nonce) {
   std::array<unsigned char, kVerdictBytes> m{};
   put_prefix(m.data(), HsKind::kVerdict);
-  put32(m.data() + 8, static_cast<uint32_t>(v));
-  put32(m.data() + 12, rank);
+  wire::put_le32(m.data() + 8, static_cast<uint32_t>(v));
+  wire::put_le32(m.data() + 12, rank);
   const auth::Mac mac = auth::mac(secret, kAcceptorContext, client_nonce, verdict_id(rank, v));
   std::memcpy(m.data() + 16, mac.data(), mac.size());
   return m;
@@ -107,10 +93,10 @@ std::array<unsigned char, kVerdictBytes> encode_verdict(std::string_view secret,
 StatusOr<VerdictMsg> decode_verdict(const unsigned char* p) {
   if (!handshake_prefix_ok(HsKind::kVerdict, p, 8)) return ProtocolError("not a lazarus tcp VERDICT");
   VerdictMsg v;
-  const uint32_t code = get32(p + 8);
+  const uint32_t code = wire::get_le32(p + 8);
   if (code < 1 || code > 3) return ProtocolError("unknown tcp handshake verdict " + std::to_string(code));
   v.verdict = static_cast<Verdict>(code);
-  v.rank = get32(p + 12);
+  v.rank = wire::get_le32(p + 12);
   std::memcpy(v.mac.data(), p + 16, v.mac.size());
   return v;
 }

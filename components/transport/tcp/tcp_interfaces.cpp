@@ -1,12 +1,9 @@
 #include "tcp_interfaces.h"
 
 #include <arpa/inet.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 
-#include <cerrno>
 #include <cstring>
-#include <memory>
 
 namespace lz::transport::tcp {
 namespace {
@@ -27,24 +24,6 @@ bool prefix_equal(const unsigned char* a, const unsigned char* b, int bits) {
   if (rest == 0) return true;
   const unsigned char mask = static_cast<unsigned char>(0xff << (8 - rest));
   return (a[full] & mask) == (b[full] & mask);
-}
-
-int netmask_bits(const sockaddr* mask) {
-  if (mask == nullptr) return 0;
-  const unsigned char* p;
-  int n;
-  if (mask->sa_family == AF_INET) {
-    p = reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in*>(mask)->sin_addr);
-    n = 4;
-  } else if (mask->sa_family == AF_INET6) {
-    p = reinterpret_cast<const unsigned char*>(&reinterpret_cast<const sockaddr_in6*>(mask)->sin6_addr);
-    n = 16;
-  } else {
-    return 0;
-  }
-  int bits = 0;
-  for (int i = 0; i < n; ++i) bits += __builtin_popcount(p[i]);
-  return bits;
 }
 
 }  // namespace
@@ -83,11 +62,11 @@ bool InterfaceMatcher::contains(const SockAddr& a) const {
   return prefix_equal(b, net_, prefix_len_);
 }
 
-bool InterfaceMatcher::matches(const LocalInterface& itf) const {
+bool InterfaceMatcher::matches(const NetInterface& itf) const {
   return name_.empty() ? contains(itf.addr) : itf.name == name_;
 }
 
-bool same_subnet(const LocalInterface& itf, const SockAddr& a) {
+bool same_subnet(const NetInterface& itf, const SockAddr& a) {
   if (itf.addr.family() != a.family()) return false;
   int n;
   const unsigned char* x = addr_bytes(itf.addr, &n);
@@ -95,7 +74,7 @@ bool same_subnet(const LocalInterface& itf, const SockAddr& a) {
   return prefix_equal(x, y, itf.prefix_len);
 }
 
-StatusOr<std::vector<LocalInterface>> select_interfaces(const std::vector<std::string>& include,
+StatusOr<std::vector<NetInterface>> select_interfaces(const std::vector<std::string>& include,
                                                         const std::vector<std::string>& exclude) {
   std::vector<InterfaceMatcher> inc, exc;
   for (const auto& s : include) {
@@ -106,23 +85,15 @@ StatusOr<std::vector<LocalInterface>> select_interfaces(const std::vector<std::s
     LZ_ASSIGN_OR_RETURN(auto m, InterfaceMatcher::parse(s));
     exc.push_back(m);
   }
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return ErrnoError("tcp: getifaddrs", errno);
-  std::unique_ptr<ifaddrs, void (*)(ifaddrs*)> guard(list, freeifaddrs);
+  auto all = local_interfaces();
+  if (!all.ok()) return all.status().with_context("tcp");
 
-  std::vector<LocalInterface> out;
-  for (ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || !(i->ifa_flags & IFF_UP)) continue;
-    const int fam = i->ifa_addr->sa_family;
-    if (fam != AF_INET && fam != AF_INET6) continue;
-    if (fam == AF_INET6 &&
-        IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(i->ifa_addr)->sin6_addr))
+  std::vector<NetInterface> out;
+  for (NetInterface& itf : *all) {
+    if (!itf.up) continue;
+    if (itf.addr.family() == AF_INET6 &&
+        IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(&itf.addr.ss)->sin6_addr))
       continue;
-    LocalInterface itf;
-    itf.name = i->ifa_name;
-    itf.addr = SockAddr::from(i->ifa_addr, fam == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6));
-    itf.addr.set_port(0);
-    itf.prefix_len = netmask_bits(i->ifa_netmask);
     auto hit = [&](const std::vector<InterfaceMatcher>& ms) {
       for (const auto& m : ms)
         if (m.matches(itf)) return true;

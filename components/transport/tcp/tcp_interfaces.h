@@ -8,21 +8,15 @@
 #include <vector>
 
 #include "lazarus/status.h"
-#include "tcp_socket.h"
+#include "lazarus/net.h"
 
 namespace lz::transport::tcp {
-
-struct LocalInterface {
-  std::string name;  // "eth0"
-  SockAddr addr;     // port 0
-  int prefix_len = 0;
-};
 
 // One parsed if_include/if_exclude item.
 class InterfaceMatcher {
  public:
   static StatusOr<InterfaceMatcher> parse(const std::string& item);
-  bool matches(const LocalInterface& itf) const;
+  bool matches(const NetInterface& itf) const;
   // True if `a` lies in this item's CIDR block (false for a name item).
   bool contains(const SockAddr& a) const;
 
@@ -35,10 +29,10 @@ class InterfaceMatcher {
 
 // The interfaces to use, in the order the system lists them. kUnavailable
 // when the filters leave none; kInvalidArgument for an unparsable item.
-StatusOr<std::vector<LocalInterface>> select_interfaces(const std::vector<std::string>& include,
+StatusOr<std::vector<NetInterface>> select_interfaces(const std::vector<std::string>& include,
                                                         const std::vector<std::string>& exclude);
 
 // True if `a` is in the same subnet as `itf`.
-bool same_subnet(const LocalInterface& itf, const SockAddr& a);
+bool same_subnet(const NetInterface& itf, const SockAddr& a);
 
 }  // namespace lz::transport::tcp

@@ -9,7 +9,7 @@
 
 namespace lz::transport::tcp {
 
-Status TcpListener::open(const std::vector<LocalInterface>& interfaces) {
+Status TcpListener::open(const std::vector<NetInterface>& interfaces) {
   close();
   std::string failures;
   for (const auto& itf : interfaces) {

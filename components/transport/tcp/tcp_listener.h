@@ -23,7 +23,7 @@ class TcpListener {
 
   // Binds and listens on every interface address that accepts it; kUnavailable
   // when none does.
-  Status open(const std::vector<LocalInterface>& interfaces);
+  Status open(const std::vector<NetInterface>& interfaces);
   void close();
   bool is_open() const { return !sockets_.empty(); }
 

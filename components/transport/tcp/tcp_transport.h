@@ -99,28 +99,39 @@ class TcpTransport final : public Module {
   TcpEndpoint::State peer_state(int peer) const;
 
  private:
+  // Lifecycle and shared bookkeeping (tcp_transport.cpp).
   TcpEndpoint* endpoint(int peer) const;
+  std::vector<SockAddr> order_addresses(int peer, const std::string& published, Status* err) const;
+  void fail_endpoint(TcpEndpoint& ep, const Status& why);
+  void bury(std::unique_ptr<TcpConnection> c);
+
+  // Outgoing connections (tcp_send.cpp).
   void start_connect(TcpEndpoint& ep);
   void attempt_failed(TcpEndpoint& ep, const Status& why);
   // A handshake with a live peer failed: schedules a new attempt (true), or
   // leaves the failure to attempt_failed (false).
   bool retry_later(TcpEndpoint& ep, const TcpConnection& c, const Status& why);
-  void fail_endpoint(TcpEndpoint& ep, const Status& why);
-  void bury(std::unique_ptr<TcpConnection> c);
 
+  // Incoming connections (tcp_accept.cpp).
   void on_listener(uint32_t index);
   void on_pending(uint32_t slot, int fd);
-  void on_endpoint(uint32_t rank, int fd, uint32_t events, int* work);
   void decide(std::unique_ptr<TcpConnection> c, uint32_t slot);
   void refuse(uint32_t slot, const std::string& why, bool quiet = false);
+
+  // Progress turn (tcp_progress.cpp).
+  int dispatch_events();
+  void on_endpoint(uint32_t rank, int fd, uint32_t events, int* work);
   void read_endpoint(TcpEndpoint& ep, int* work);
+  void report_failures();
+
+  // Handshake deadlines and retries (tcp_deadlines.cpp).
   void on_timer();
   void arm_deadlines();
-  void report_failures();
-  std::vector<SockAddr> order_addresses(int peer, const std::string& published, Status* err) const;
+
+  // Orderly close at finalize (tcp_finalize.cpp).
   Status finalize_connections();
 
-  int dispatch_events();
+  // Checkpoint hooks (tcp_checkpoint.cpp).
   int deliver_stash();
   void peer_checkpointed(TcpEndpoint& ep);
   std::string unread_from_peers() const;
@@ -132,7 +143,7 @@ class TcpTransport final : public Module {
   Host* host_ = nullptr;
   std::string secret_;
   ConnectionContext cctx_;
-  std::vector<LocalInterface> interfaces_;
+  std::vector<NetInterface> interfaces_;
   TcpPoller poller_;
   TcpListener listener_;
   std::vector<std::unique_ptr<TcpEndpoint>> endpoints_;  // by rank; null for self

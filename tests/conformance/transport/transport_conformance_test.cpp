@@ -1,8 +1,8 @@
 // Transport conformance: one suite, instantiated over every transport component
 // the Registry knows (built-in or plugin), so a new transport is covered the
-// day it is added. Each test runs a small job of forked processes through the
-// harness (harness.h): two ranks on this host, or one rank talking to itself
-// for a kCapSelf transport. A scenario that does not apply to a transport (a
+// day it is added. Each test runs a small job of forked processes
+// (tests/support/transport_job.h): two ranks on this host, or one rank
+// talking to itself for a kCapSelf transport. A scenario that does not apply to a transport (a
 // capability it does not declare, a second process it cannot reach) is a skip
 // with the reason, never a silent pass.
 //
@@ -29,12 +29,14 @@
 
 #include "attacker.h"
 #include "frame_pattern.h"
-#include "harness.h"
 #include "lazarus/frameworks/transport.h"
 #include "lazarus/registry.h"
+#include "transport_job.h"
 
 namespace lz::conformance {
 namespace {
+
+using namespace ::lz::test;  // the multi-process job: run_job, Child, CT_ASSERT
 
 using transport::kCapCheckpoint;
 using transport::kCapGet;

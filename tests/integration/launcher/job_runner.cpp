@@ -34,17 +34,6 @@ std::vector<char*> c_array(const std::vector<std::string>& v) {
 
 }  // namespace
 
-ScratchDir::ScratchDir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "lz-launcher-test-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = tmpl;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 std::vector<std::string> launcher_env(const std::string& home, const std::string& runtime_dir) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -60,12 +49,9 @@ std::vector<std::string> launcher_env(const std::string& home, const std::string
 }
 
 JobRunner::JobRunner(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  char tmpl[] = "/tmp/lz-job-runner-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
-  dir_ = tmpl;
   std::vector<char*> args = c_array(argv);
   std::vector<char*> envp = c_array(env);
-  const std::string out = dir_ + "/out", err = dir_ + "/err";
+  const std::string out = dir_.path() + "/out", err = dir_.path() + "/err";
   int ofd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int efd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -88,12 +74,10 @@ JobRunner::~JobRunner() {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
 }
 
-std::string JobRunner::out() const { return slurp(dir_ + "/out"); }
-std::string JobRunner::err() const { return slurp(dir_ + "/err"); }
+std::string JobRunner::out() const { return slurp(dir_.path() + "/out"); }
+std::string JobRunner::err() const { return slurp(dir_.path() + "/err"); }
 void JobRunner::signal(int sig) const { kill(pid_, sig); }
 
 JobResult JobRunner::wait(double max_seconds) {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace lz::test {
 
 struct JobResult {
@@ -39,23 +41,12 @@ class JobRunner {
 
  private:
   pid_t pid_ = -1;
-  std::string dir_;
+  TempDir dir_;  // the job's stdout and stderr files
   bool done_ = false;
 };
 
 // The environment minus LZ_* and user configuration, plus HOME=<home> and
 // XDG_RUNTIME_DIR=<runtime_dir> (the job registry goes there).
 std::vector<std::string> launcher_env(const std::string& home, const std::string& runtime_dir);
-
-// A fresh directory removed with its contents at destruction.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace lz::test

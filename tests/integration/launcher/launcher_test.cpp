@@ -41,8 +41,8 @@ int count(const std::string& text, const std::string& what) {
 
 class LauncherTest : public ::testing::Test {
  protected:
-  ScratchDir home_;
-  ScratchDir runtime_;
+  TempDir home_;
+  TempDir runtime_;
   std::vector<std::string> env() const { return launcher_env(home_.path(), runtime_.path()); }
   std::string jobs_dir() const { return runtime_.path() + "/lazarus/jobs"; }
 

@@ -12,16 +12,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "shm_test_host.h"
-#include "shm_test_job.h"
+#include "transport_job.h"
 
-using lz::test::shm::RankEnv;
-using lz::test::shm::ShmRank;
+using lz::test::Child;
 
 namespace {
 
@@ -41,25 +40,28 @@ void pin(int rank) {
 
 bool quick = false;
 
-void bench(RankEnv& env) {
-  pin(env.rank);
-  ShmRank r(env);
-  if (!r.start().ok()) std::abort();
-  auto* t = r.t;
-  const int peer = 1 - env.rank;
+void barrier(Child& c) {
+  if (!c.sync(/*progress_module=*/false)) std::abort();
+}
+
+void bench(Child& c) {
+  pin(c.rank());
+  barrier(c);  // after init, fence, connect: every peer mapped our segment
+  lz::transport::Module* t = &c.module();
+  const int peer = c.peer();
   uint64_t got = 0;
   uint64_t last_len = 0;
-  r.host.on_deliver = [&](int, const void*, size_t n) { ++got, last_len = n; };
+  c.deliver_to([&](int, const void*, size_t n) { ++got, last_len = n; });
   std::vector<char> buf(t->max_frame(), 'x');
   auto send = [&](size_t n) {
     struct iovec iov{buf.data(), n};
-    while (t->send(peer, &iov, 1).code() == lz::Code::kWouldBlock) t->progress();
+    while (t->send(peer, &iov, 1).code() == lz::Code::kWouldBlock) c.progress();
   };
   auto wait_for = [&](uint64_t n) {
-    while (got < n) t->progress();
+    while (got < n) c.progress();
   };
 
-  if (env.rank == 0) std::printf("# transport/shm, transport level, busy-poll; pinned to cores 0,1\n");
+  if (c.rank() == 0) std::printf("# transport/shm, transport level, busy-poll; pinned to cores 0,1\n");
   const size_t sizes[] = {0, 8, 64, 256, 1024, 4096, 16384, 32768 - 64};
   for (size_t size : sizes) {
     if (size > t->max_frame()) continue;
@@ -69,11 +71,11 @@ void bench(RankEnv& env) {
     const int nreps = quick ? 11 : 41;
     std::vector<double> reps;
     for (int rep = 0; rep < nreps; ++rep) {
-      if (!env.barrier().ok()) std::abort();
+      barrier(c);
       got = 0;
       const double t0 = now_s();
       for (int i = 0; i < iters; ++i) {
-        if (env.rank == 0) {
+        if (c.rank() == 0) {
           send(size);
           wait_for(static_cast<uint64_t>(i) + 1);
         } else {
@@ -84,7 +86,7 @@ void bench(RankEnv& env) {
       reps.push_back((now_s() - t0) / iters / 2 * 1e6);
     }
     std::sort(reps.begin(), reps.end());
-    if (env.rank == 0)
+    if (c.rank() == 0)
       std::printf("latency size=%zu half_rtt_us(median)=%.3f min_us=%.3f\n", size, reps[reps.size() / 2], reps[0]);
   }
 
@@ -92,10 +94,10 @@ void bench(RankEnv& env) {
   {
     const size_t size = t->max_frame();
     const int frames = quick ? 20000 : 100000;
-    if (!env.barrier().ok()) std::abort();
+    barrier(c);
     got = 0;
     const double t0 = now_s();
-    if (env.rank == 0) {
+    if (c.rank() == 0) {
       for (int i = 0; i < frames; ++i) send(size);
       wait_for(1);
     } else {
@@ -103,7 +105,7 @@ void bench(RankEnv& env) {
       send(0);
     }
     const double dt = now_s() - t0;
-    if (env.rank == 0)
+    if (c.rank() == 0)
       std::printf("stream frame=%zu MBps=%.0f\n", size, static_cast<double>(size) * frames / dt / 1e6);
   }
 
@@ -113,18 +115,18 @@ void bench(RankEnv& env) {
     std::vector<char> big(max, 'a');
     std::vector<char> dst(max, 'b');
     uint64_t addr = reinterpret_cast<uint64_t>(big.data());
-    if (!env.barrier().ok()) std::abort();
+    barrier(c);
     got = 0;
-    if (env.rank == 0) {
+    if (c.rank() == 0) {
       struct iovec iov{&addr, sizeof addr};
-      while (t->send(1, &iov, 1).code() == lz::Code::kWouldBlock) t->progress();
+      while (t->send(1, &iov, 1).code() == lz::Code::kWouldBlock) c.progress();
       wait_for(1);  // rank 1 done
     } else {
       uint64_t remote = 0;
-      r.host.on_deliver = [&](int, const void* p, size_t n) {
+      c.deliver_to([&](int, const void* p, size_t n) {
         if (n == sizeof remote) std::memcpy(&remote, p, n);
         ++got;
-      };
+      });
       wait_for(1);
       for (size_t size = 64 << 10; size <= max; size *= 4) {
         const int iters = std::max<int>(4, static_cast<int>((quick ? 256 : 2048) * (size_t{1} << 20) / size / 64));
@@ -142,17 +144,18 @@ void bench(RankEnv& env) {
       send(0);
     }
   }
-  if (!env.barrier().ok()) std::abort();
-  (void)r.t->finalize();
+  barrier(c);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
-  auto outs = lz::test::shm::run_ranks(2, bench, 600);
-  int rc = 0;
-  for (auto& o : outs)
-    if (!o.exited_ok()) std::fprintf(stderr, "%s\n", o.describe().c_str()), rc = 1;
-  return rc;
+  lz::test::JobSpec spec;
+  spec.transport = "shm";
+  spec.nprocs = 2;
+  spec.timeout = std::chrono::seconds(600);
+  const lz::test::JobResult r = lz::test::run_job(spec, bench);
+  for (const auto& p : r.problems()) std::fprintf(stderr, "%s\n", p.c_str());
+  return r.problems().empty() ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "fake_host.h"
 #include "lazarus/auth.h"
 #include "lazarus/param_store.h"
 #include "lazarus/strings.h"
@@ -22,9 +23,13 @@
 #include "tcp_handshake.h"
 #include "tcp_interfaces.h"
 #include "tcp_transport.h"
+#include "test_modex.h"
 
 namespace lz::transport::tcp {
 namespace {
+
+using lz::test::FakeHost;
+using lz::test::TestModex;
 
 struct SocketPair {
   int a = -1, b = -1;
@@ -186,6 +191,23 @@ TEST(TcpConfig, DefaultsAndValidation) {
   EXPECT_EQ(ok->max_frame, 1u << 20);
 }
 
+// The struct has no defaults of its own: default_config() reads the table.
+TEST(TcpConfig, DefaultConfigIsTheTable) {
+  auto c = config_with({});
+  ASSERT_TRUE(c.ok()) << c.status().to_string();
+  const TcpConfig d = default_config();
+  EXPECT_EQ(d.max_frame, c->max_frame);
+  EXPECT_EQ(d.send_queue_limit, c->send_queue_limit);
+  EXPECT_EQ(d.sndbuf, c->sndbuf);
+  EXPECT_EQ(d.rcvbuf, c->rcvbuf);
+  EXPECT_EQ(d.connect_timeout, c->connect_timeout);
+  EXPECT_EQ(d.handshake_timeout, c->handshake_timeout);
+  EXPECT_EQ(d.max_pending_accepts, c->max_pending_accepts);
+  EXPECT_EQ(d.checkpoint_timeout, c->checkpoint_timeout);
+  EXPECT_EQ(d.max_frame, 512u * 1024);
+  EXPECT_EQ(d.send_queue_limit, size_t{8} << 20);
+}
+
 TEST(TcpInterfaces, IncludeByNameAndCidrExclude) {
   auto lo = select_interfaces({"lo"}, {});
   ASSERT_TRUE(lo.ok()) << lo.status().to_string();
@@ -216,52 +238,30 @@ TEST(TcpSockAddr, ParseAndFormat) {
 
 // ---- an authenticated peer that breaks the framing -----------------------------------
 
-class MemModex final : public Modex {
- public:
-  Status put(std::string_view k, std::string_view v) override {
-    kv_[{0, std::string(k)}] = std::string(v);
-    return Status::Ok();
-  }
-  Status fence() override { return Status::Ok(); }
-  StatusOr<std::string> get(int rank, std::string_view k) const override {
-    auto it = kv_.find({rank, std::string(k)});
-    if (it == kv_.end()) return NotFound(std::string(k));
-    return it->second;
-  }
-  std::map<std::pair<int, std::string>, std::string> kv_;
-};
-
-class OneRankHost final : public Host {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 2; }
-  const PeerInfo& peer(int r) const override { return peers_[r]; }
-  Modex& modex() override { return modex_; }
-  const std::string& job_secret() const override { return secret_; }
-  void deliver(int src, const void*, size_t) override { delivered.push_back(src); }
-  void peer_failed(int r, const Status& why) override { failed.push_back({r, why}); }
-
-  MemModex modex_;
-  std::string secret_ = auth::new_secret();
-  PeerInfo peers_[2] = {{0, "h", 1}, {1, "h", 1}};
+// Rank 0 in this process; rank 1 is played by the test.
+struct OneRank {
+  lz::test::TestModex modex{0};
+  lz::test::FakeHost host{0, 2, modex, auth::new_secret()};
   std::vector<int> delivered;
-  std::vector<std::pair<int, Status>> failed;
+  OneRank() {
+    host.on_deliver = [this](int src, const void*, size_t) { delivered.push_back(src); };
+  }
 };
 
 TEST(TcpTransportInProcess, OversizedFrameFromAuthenticatedPeerIsReported) {
-  TcpConfig cfg;
+  TcpConfig cfg = default_config();
   cfg.if_include = {"lo"};
   cfg.max_frame = 4096;
   TcpTransport t(cfg);
-  OneRankHost host;
-  ASSERT_TRUE(t.init(host).ok());
+  OneRank me;
+  ASSERT_TRUE(t.init(me.host).ok());
   // Rank 1 is played by this test; its address is never used (rank 0 does not send).
-  host.modex_.kv_[{1, kModexKey}] = "127.0.0.1:9";
+  me.modex.set(1, kModexKey, "127.0.0.1:9");
   ASSERT_TRUE(t.connect().ok());
   EXPECT_EQ(t.capabilities() & kCapWaitFd, kCapWaitFd);
   EXPECT_EQ(t.capabilities() & kCapCheckpoint, kCapCheckpoint);
   EXPECT_GE(t.wait_fd(), 0);
-  const std::string published = *host.modex_.get(0, kModexKey);
+  const std::string published = *me.modex.get(0, kModexKey);
   auto addr = SockAddr::parse(str::split(published, ',').front());
   ASSERT_TRUE(addr.ok()) << published;
 
@@ -273,7 +273,7 @@ TEST(TcpTransportInProcess, OversizedFrameFromAuthenticatedPeerIsReported) {
     if (::connect(fd, addr->sa(), addr->len) != 0) return;
     unsigned char hello[kHelloBytes];
     if (::recv(fd, hello, sizeof hello, MSG_WAITALL) != sizeof hello) return;
-    const auto msg = encode_auth(host.secret_, 1, 0, *decode_hello(hello), auth::random_nonce());
+    const auto msg = encode_auth(me.host.job_secret(), 1, 0, *decode_hello(hello), auth::random_nonce());
     (void)::send(fd, msg.data(), msg.size(), 0);
     unsigned char verdict[kVerdictBytes];
     if (::recv(fd, verdict, sizeof verdict, MSG_WAITALL) != sizeof verdict) return;
@@ -290,66 +290,34 @@ TEST(TcpTransportInProcess, OversizedFrameFromAuthenticatedPeerIsReported) {
     ::close(fd);
     stage = 2;
   });
-  for (int i = 0; i < 60000 && host.failed.empty(); ++i) {
+  for (int i = 0; i < 60000 && me.host.failures.empty(); ++i) {
     if (t.progress() == 0) {
       pollfd p{t.wait_fd(), POLLIN, 0};
       ::poll(&p, 1, 10);
     }
   }
   peer.join();
-  ASSERT_EQ(host.failed.size(), 1u);
-  EXPECT_EQ(host.failed[0].first, 1);
-  EXPECT_EQ(host.failed[0].second.code(), Code::kProtocol);
-  EXPECT_EQ(host.delivered, std::vector<int>{1});  // the good frame before it
+  ASSERT_EQ(me.host.failures.size(), 1u);
+  EXPECT_EQ(me.host.failures[0].first, 1);
+  EXPECT_EQ(me.host.failures[0].second.code(), Code::kProtocol);
+  EXPECT_EQ(me.delivered, std::vector<int>{1});  // the good frame before it
   EXPECT_EQ(t.stats().accepted, 1u);
   for (int i = 0; i < 10; ++i) t.progress();
-  EXPECT_EQ(host.failed.size(), 1u);  // reported once
+  EXPECT_EQ(me.host.failures.size(), 1u);  // reported once
   EXPECT_TRUE(t.finalize().ok());
 }
 
 // Two modules in one process, sharing a modex: rank 1's published list starts
 // with a dead address, which rank 0 must skip; then rank 1 vanishes without a
 // bye and rank 0 reports it once.
-class SharedModex {
- public:
-  std::map<std::pair<int, std::string>, std::string> kv;
-};
-class PairHost final : public Host {
- public:
-  class View final : public Modex {
-   public:
-    View(SharedModex* m, int r) : m_(m), r_(r) {}
-    Status put(std::string_view k, std::string_view v) override {
-      m_->kv[{r_, std::string(k)}] = std::string(v);
-      return Status::Ok();
-    }
-    Status fence() override { return Status::Ok(); }
-    StatusOr<std::string> get(int rank, std::string_view k) const override {
-      auto it = m_->kv.find({rank, std::string(k)});
-      if (it == m_->kv.end()) return NotFound(std::string(k));
-      return it->second;
-    }
-    SharedModex* m_;
-    int r_;
-  };
-  PairHost(SharedModex* m, int r, std::string secret) : view_(m, r), rank_(r), secret_(std::move(secret)) {}
-  int rank() const override { return rank_; }
-  int size() const override { return 2; }
-  const PeerInfo& peer(int r) const override { return peers_[r]; }
-  Modex& modex() override { return view_; }
-  const std::string& job_secret() const override { return secret_; }
-  void deliver(int src, const void* d, size_t n) override {
-    frames.emplace_back(static_cast<const char*>(d), n);
-    (void)src;
+// One rank of a two-rank job living in this process; both share one modex table.
+struct PairRank {
+  PairRank(TestModex::Entries* table, int r, const std::string& secret) : modex(r, table), host(r, 2, modex, secret) {
+    host.on_deliver = [this](int, const void* d, size_t n) { frames.emplace_back(static_cast<const char*>(d), n); };
   }
-  void peer_failed(int r, const Status& why) override { failed.push_back({r, why}); }
-
-  View view_;
-  int rank_;
-  std::string secret_;
-  PeerInfo peers_[2] = {{0, "h", 1}, {1, "h", 1}};
+  TestModex modex;
+  FakeHost host;
   std::vector<std::string> frames;
-  std::vector<std::pair<int, Status>> failed;
 };
 
 // A port nothing listens on (bound, never listened: connect is refused).
@@ -365,18 +333,18 @@ int dead_port(int* keep_fd) {
 }
 
 TEST(TcpTransportInProcess, SkipsDeadAddressThenReportsVanishedPeerOnce) {
-  SharedModex modex;
+  TestModex::Entries table;
   const std::string secret = auth::new_secret();
-  PairHost h0(&modex, 0, secret), h1(&modex, 1, secret);
-  TcpConfig cfg;
+  PairRank r0(&table, 0, secret), r1(&table, 1, secret);
+  TcpConfig cfg = default_config();
   cfg.if_include = {"lo"};
   auto t0 = std::make_unique<TcpTransport>(cfg);
   auto t1 = std::make_unique<TcpTransport>(cfg);
-  ASSERT_TRUE(t0->init(h0).ok());
-  ASSERT_TRUE(t1->init(h1).ok());
+  ASSERT_TRUE(t0->init(r0.host).ok());
+  ASSERT_TRUE(t1->init(r1.host).ok());
   int keep = -1;
   const int port = dead_port(&keep);
-  auto& addr1 = modex.kv[{1, kModexKey}];
+  std::string& addr1 = r0.modex.at(1, kModexKey);
   addr1 = "127.0.0.1:" + std::to_string(port) + "," + addr1;
   ASSERT_TRUE(t0->connect().ok());
   ASSERT_TRUE(t1->connect().ok());
@@ -386,27 +354,27 @@ TEST(TcpTransportInProcess, SkipsDeadAddressThenReportsVanishedPeerOnce) {
   const char msg[] = "hello";
   struct iovec v{const_cast<char*>(msg), 5};
   ASSERT_TRUE(t0->send(1, &v, 1).ok());
-  for (int i = 0; i < 200000 && h1.frames.empty(); ++i) {
+  for (int i = 0; i < 200000 && r1.frames.empty(); ++i) {
     t0->progress();
     t1->progress();
   }
-  ASSERT_EQ(h1.frames, std::vector<std::string>{"hello"});
-  EXPECT_TRUE(h0.failed.empty());
+  ASSERT_EQ(r1.frames, std::vector<std::string>{"hello"});
+  EXPECT_TRUE(r0.host.failures.empty());
   EXPECT_EQ(t0->stats().connected, 1u);
 
   // Rank 1 disappears without finalize (destroying the module closes its
   // sockets without a bye, as a crash would).
   t1.reset();
-  for (int i = 0; i < 200000 && h0.failed.empty(); ++i) {
+  for (int i = 0; i < 200000 && r0.host.failures.empty(); ++i) {
     if (t0->progress() == 0) {
       pollfd p{t0->wait_fd(), POLLIN, 0};
       ::poll(&p, 1, 10);
     }
   }
-  ASSERT_EQ(h0.failed.size(), 1u);
-  EXPECT_EQ(h0.failed[0].first, 1);
+  ASSERT_EQ(r0.host.failures.size(), 1u);
+  EXPECT_EQ(r0.host.failures[0].first, 1);
   for (int i = 0; i < 10; ++i) t0->progress();
-  EXPECT_EQ(h0.failed.size(), 1u);
+  EXPECT_EQ(r0.host.failures.size(), 1u);
   EXPECT_FALSE(t0->send(1, &v, 1).ok());
   EXPECT_TRUE(t0->finalize().ok());
   ::close(keep);
@@ -416,16 +384,16 @@ TEST(TcpTransportInProcess, SkipsDeadAddressThenReportsVanishedPeerOnce) {
 // closes the listener (nothing accepts at the old address), keeps wait_fd();
 // on_continue() publishes a new listener; connect() ends the suspended state.
 TEST(TcpTransportInProcess, CheckpointHooksCloseAndReopenTheListener) {
-  TcpConfig cfg;
+  TcpConfig cfg = default_config();
   cfg.if_include = {"lo"};
   TcpTransport t(cfg);
-  OneRankHost host;
-  ASSERT_TRUE(t.init(host).ok());
-  host.modex_.kv_[{1, kModexKey}] = "127.0.0.1:9";
+  OneRank me;
+  ASSERT_TRUE(t.init(me.host).ok());
+  me.modex.set(1, kModexKey, "127.0.0.1:9");
   ASSERT_TRUE(t.connect().ok());
   EXPECT_EQ(t.on_continue().code(), Code::kInternal);
   EXPECT_EQ(t.on_restart().code(), Code::kInternal);
-  const std::string before = *host.modex_.get(0, kModexKey);
+  const std::string before = *me.modex.get(0, kModexKey);
   const int wfd = t.wait_fd();
   ASSERT_TRUE(t.on_checkpoint().ok());
   EXPECT_TRUE(t.checkpointed());
@@ -442,7 +410,7 @@ TEST(TcpTransportInProcess, CheckpointHooksCloseAndReopenTheListener) {
   ::close(fd);
   ASSERT_TRUE(t.on_continue().ok());
   EXPECT_TRUE(t.listener().is_open());
-  const std::string after = *host.modex_.get(0, kModexKey);
+  const std::string after = *me.modex.get(0, kModexKey);
   EXPECT_NE(after, "");
   ASSERT_TRUE(t.connect().ok());
   EXPECT_FALSE(t.checkpointed());

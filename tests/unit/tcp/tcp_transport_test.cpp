@@ -1,38 +1,104 @@
-// transport/tcp in real multi-process jobs: ordering, sizes, bulk data with a
-// checksum, simultaneous connects, back-pressure, strangers on the listener,
-// a peer killed mid-stream, orderly finalize. No wall-clock assertions: the
-// timeouts only keep a broken build from hanging.
+// transport/tcp in real multi-process jobs (tests/support/transport_job.h),
+// for what is tcp's own: one connection per pair when everyone connects at
+// once (the race rule), the send-queue bound, strangers and silent sockets on
+// the listener (counted and logged), a killed peer reported exactly once with
+// the survivors still talking, the peer-finalized state, and interface
+// selection (no loopback, IPv6). Ordering, sizes, bulk data and generic peer
+// death are the transport conformance suite's, for every transport. No
+// wall-clock assertions: the timeouts only keep a broken build from hanging.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <random>
-#include <thread>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "lazarus/auth.h"
+#include "lazarus/net.h"
 #include "lazarus/strings.h"
 #include "tcp_handshake.h"
 #include "tcp_interfaces.h"
-#include "tcp_socket.h"
-#include "tcp_test_job.h"
+#include "tcp_transport.h"
+#include "transport_job.h"
 
 namespace lz::test::tcp {
 namespace {
 
 using transport::tcp::TcpEndpoint;
+using transport::tcp::TcpTransport;
 
-uint64_t fnv1a(uint64_t h, const void* p, size_t n) {
-  const unsigned char* c = static_cast<const unsigned char*>(p);
-  for (size_t i = 0; i < n; ++i) h = (h ^ c[i]) * 1099511628211ull;
-  return h;
+// In a forked rank: print and end the rank with exit status 1 (the job then
+// reports it as a failure).
+#define TCP_CHECK(cond, ...)                                                          \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      ::lz::test::release_captured_stderr();                                          \
+      std::fprintf(stderr, "CHECK failed at %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      std::fprintf(stderr, __VA_ARGS__);                                              \
+      std::fprintf(stderr, "\n");                                                     \
+      std::fflush(stderr);                                                            \
+      std::_Exit(1);                                                                  \
+    }                                                                                 \
+  } while (0)
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-constexpr uint64_t kFnvInit = 1469598103934665603ull;
+
+TcpTransport& tcp_of(Child& c) { return dynamic_cast<TcpTransport&>(c.module()); }
+
+// Sends one frame, progressing while the transport says would-block.
+void send_blocking(Child& c, int peer, const void* p, size_t n) {
+  struct iovec iov{const_cast<void*>(p), n};
+  const double deadline = now_s() + 120;
+  for (;;) {
+    Status s = c.module().send(peer, &iov, 1);
+    if (s.ok()) return;
+    TCP_CHECK(s.code() == Code::kWouldBlock, "send to %d: %s", peer, s.to_string().c_str());
+    c.progress();
+    TCP_CHECK(now_s() < deadline, "send to %d stayed blocked", peer);
+  }
+}
+
+// Progresses until pred() holds (fails the rank after a generous timeout).
+void progress_until(Child& c, const std::function<bool()>& pred, const char* what, double timeout_s = 120) {
+  const double deadline = now_s() + timeout_s;
+  while (!pred()) {
+    if (c.progress() == 0) {
+      // Exercise the wait_fd contract instead of spinning hot.
+      pollfd p{c.module().wait_fd(), POLLIN, 0};
+      if (c.module().arm_wait()) ::poll(&p, 1, 10);
+    }
+    TCP_CHECK(now_s() < deadline, "timed out waiting for %s", what);
+  }
+}
+
+// Barrier with the other live ranks, not progressing meanwhile.
+void barrier(Child& c) { TCP_CHECK(c.sync(/*progress_module=*/false), "barrier failed"); }
+
+JobSpec tcp_job(int nprocs, std::vector<std::pair<std::string, std::string>> mca = {}) {
+  JobSpec spec;
+  spec.transport = "tcp";
+  spec.nprocs = nprocs;
+  spec.timeout = std::chrono::seconds(240);
+  spec.mca = std::move(mca);
+  return spec;
+}
+
+void expect_passed(const JobResult& r) {
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+  if (r.problems().empty())
+    if (auto why = r.skip_reason()) GTEST_SKIP() << *why;
+}
 
 // Deterministic payload byte `i` of frame `seq`.
 inline unsigned char pattern(uint64_t seq, size_t i) { return static_cast<unsigned char>(seq * 131 + i * 7 + (i >> 8)); }
@@ -61,156 +127,17 @@ bool check_frame(const void* data, size_t len, uint64_t seq) {
 const char kAck[] = "ack";
 bool is_ack(const void* d, size_t n) { return n == 3 && std::memcmp(d, kAck, 3) == 0; }
 
-// ---- 100k frames in order, with sequence numbers ------------------------------
-
-TEST(TcpJob, HundredThousandFramesInOrder) {
-  constexpr uint64_t kFrames = 100000;
-  auto r = run_job(2, {}, [](Rank& me) {
-    uint64_t next = 0;
-    bool acked = false;
-    me.host().on_deliver = [&](int src, const void* d, size_t n) {
-      if (me.rank == 0) {
-        TCP_CHECK(src == 1 && is_ack(d, n), "rank 0 expected only an ack");
-        acked = true;
-        return;
-      }
-      TCP_CHECK(src == 0, "frame from %d", src);
-      TCP_CHECK(n == 8 + next % 57, "frame %llu has %zu bytes", (unsigned long long)next, n);
-      uint64_t seq;
-      std::memcpy(&seq, d, 8);
-      TCP_CHECK(seq == next, "expected frame %llu, got %llu", (unsigned long long)next, (unsigned long long)seq);
-      ++next;
-    };
-    me.start();
-    if (me.rank == 0) {
-      std::vector<unsigned char> buf;
-      for (uint64_t s = 0; s < kFrames; ++s) {
-        fill_frame(buf, s, 8 + s % 57);
-        me.send_blocking(1, buf.data(), buf.size());
-        if (s % 64 == 0) me.module().progress();
-      }
-      me.progress_until([&] { return acked; }, "ack");
-    } else {
-      me.progress_until([&] { return next == kFrames; }, "100k frames");
-      me.send_blocking(0, kAck, 3);
-    }
-    me.progress_until([] { return true; }, "nothing");
-    me.finish();
-    return 0;
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
-}
-
-// ---- every size class from 0 to max_frame, multi-piece iovecs ------------------
-
-constexpr size_t kMax = 64 * 1024;
-
-TEST(TcpJob, SizesFromZeroToMaxFrame) {
-  JobOptions opt;
-  opt.mca = {{"transport_tcp_max_frame", "64k"}};
-  auto r = run_job(2, opt, [](Rank& me) {
-    std::vector<size_t> sizes;
-    for (size_t s = 0; s <= 1100; ++s) sizes.push_back(s);
-    for (size_t p = 2048; p <= kMax; p *= 2)
-      for (size_t d : {p - 1, p, p + 1})
-        if (d <= kMax) sizes.push_back(d);
-    for (size_t s = 1200; s < kMax; s += 4093) sizes.push_back(s);
-    sizes.push_back(kMax);
-    size_t got = 0;
-    bool acked = false;
-    me.host().on_deliver = [&](int, const void* d, size_t n) {
-      if (me.rank == 0) {
-        acked = is_ack(d, n);
-        return;
-      }
-      TCP_CHECK(got < sizes.size(), "too many frames");
-      TCP_CHECK(n == sizes[got], "frame %zu: %zu bytes, expected %zu", got, n, sizes[got]);
-      TCP_CHECK(check_frame(d, n, got), "frame %zu (%zu bytes) corrupted", got, n);
-      ++got;
-    };
-    me.start();
-    TCP_CHECK(me.module().max_frame() == kMax, "max_frame() = %zu", me.module().max_frame());
-    if (me.rank == 0) {
-      std::vector<unsigned char> too_big(kMax + 1);
-      struct iovec v{too_big.data(), too_big.size()};
-      Status s = me.module().send(1, &v, 1);
-      TCP_CHECK(s.code() == Code::kInvalidArgument, "oversized frame: %s", s.to_string().c_str());
-      std::vector<unsigned char> buf;
-      for (size_t i = 0; i < sizes.size(); ++i) {
-        fill_frame(buf, i, sizes[i]);
-        // Three pieces (some empty) to exercise the iovec path.
-        const size_t a = buf.size() / 3, b = buf.size() / 2;
-        struct iovec iov[3] = {{buf.data(), a}, {buf.data() + a, b - a}, {buf.data() + b, buf.size() - b}};
-        me.send_blocking(1, iov, 3);
-      }
-      me.progress_until([&] { return acked; }, "ack");
-    } else {
-      me.progress_until([&] { return got == sizes.size(); }, "all sizes");
-      me.send_blocking(0, kAck, 3);
-    }
-    me.finish();
-    return 0;
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
-}
-
-// ---- 16 MiB in max_frame pieces with a checksum -------------------------------------
-
-TEST(TcpJob, SixteenMiBInMaxFramePiecesWithChecksum) {
-  auto r = run_job(2, {}, [](Rank& me) {
-    constexpr size_t kTotal = size_t{16} << 20;
-    uint64_t sum = kFnvInit;
-    size_t received = 0;
-    uint64_t sender_sum = 0;
-    bool have_sum = false, acked = false;
-    me.host().on_deliver = [&](int, const void* d, size_t n) {
-      if (me.rank == 0) {
-        acked = is_ack(d, n);
-        return;
-      }
-      if (received == kTotal) {
-        TCP_CHECK(n == 8, "checksum frame has %zu bytes", n);
-        std::memcpy(&sender_sum, d, 8);
-        have_sum = true;
-        return;
-      }
-      TCP_CHECK(n == me.module().max_frame() || received + n == kTotal, "piece of %zu bytes", n);
-      sum = fnv1a(sum, d, n);
-      received += n;
-    };
-    me.start();
-    if (me.rank == 0) {
-      std::vector<unsigned char> data(kTotal);
-      std::mt19937_64 rng(42);
-      for (auto& b : data) b = static_cast<unsigned char>(rng());
-      const uint64_t total_sum = fnv1a(kFnvInit, data.data(), data.size());
-      const size_t piece = me.module().max_frame();
-      for (size_t off = 0; off < kTotal; off += piece)
-        me.send_blocking(1, data.data() + off, std::min(piece, kTotal - off));
-      me.send_blocking(1, &total_sum, 8);
-      me.progress_until([&] { return acked; }, "ack");
-    } else {
-      me.progress_until([&] { return have_sum; }, "16 MiB");
-      TCP_CHECK(sum == sender_sum, "checksum mismatch: %llx vs %llx", (unsigned long long)sum,
-                (unsigned long long)sender_sum);
-      me.send_blocking(0, kAck, 3);
-    }
-    me.finish();
-    return 0;
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
-}
-
 // ---- everyone sends first to everyone: one connection per pair -------------------
 
 TEST(TcpJob, BothDirectionsAtOnceOneConnectionPerPair) {
   for (int round = 0; round < 3; ++round) {
-    auto r = run_job(4, {}, [](Rank& me) {
+    expect_passed(run_job(tcp_job(4), [](Child& c) {
       constexpr uint64_t kPerPeer = 5000;
-      std::vector<uint64_t> next(me.size, 0);
-      std::vector<bool> acked(me.size, false);
+      const int me = c.rank(), size = c.size();
+      std::vector<uint64_t> next(size, 0);
+      std::vector<bool> acked(size, false);
       uint64_t done_peers = 0;
-      me.host().on_deliver = [&](int src, const void* d, size_t n) {
+      c.deliver_to([&](int src, const void* d, size_t n) {
         if (is_ack(d, n)) {
           acked[src] = true;
           return;
@@ -222,124 +149,108 @@ TEST(TcpJob, BothDirectionsAtOnceOneConnectionPerPair) {
                   (unsigned long long)seq);
         TCP_CHECK(check_frame(d, n, seq), "corrupted frame");
         if (++next[src] == kPerPeer) ++done_peers;
-      };
-      me.start();
-      me.barrier();  // everyone starts sending at the same moment
+      });
+      barrier(c);  // everyone starts sending at the same moment
       std::vector<unsigned char> buf;
       for (uint64_t s = 0; s < kPerPeer; ++s)
-        for (int p = 0; p < me.size; ++p) {
-          if (p == me.rank) continue;
+        for (int p = 0; p < size; ++p) {
+          if (p == me) continue;
           fill_frame(buf, s, 8 + (s * 13 + p) % 300);
-          me.send_blocking(p, buf.data(), buf.size());
+          send_blocking(c, p, buf.data(), buf.size());
         }
-      me.progress_until([&] { return done_peers == static_cast<uint64_t>(me.size - 1); }, "all frames");
-      for (int p = 0; p < me.size; ++p)
-        if (p != me.rank) me.send_blocking(p, kAck, 3);
-      me.progress_until(
+      progress_until(c, [&] { return done_peers == static_cast<uint64_t>(size - 1); }, "all frames");
+      for (int p = 0; p < size; ++p)
+        if (p != me) send_blocking(c, p, kAck, 3);
+      progress_until(
+          c,
           [&] {
-            for (int p = 0; p < me.size; ++p)
-              if (p != me.rank && !acked[p]) return false;
+            for (int p = 0; p < size; ++p)
+              if (p != me && !acked[p]) return false;
             return true;
           },
           "acks");
-      const auto& st = me.tcp().stats();
+      const auto& st = tcp_of(c).stats();
       // Exactly one connection per pair: every peer was reached by exactly
       // one connection, either ours or theirs, and none was ever replaced.
-      TCP_CHECK(st.accepted + st.connected == static_cast<uint64_t>(me.size - 1),
+      TCP_CHECK(st.accepted + st.connected == static_cast<uint64_t>(size - 1),
                 "accepted %llu + connected %llu != %d", (unsigned long long)st.accepted,
-                (unsigned long long)st.connected, me.size - 1);
-      for (int p = 0; p < me.size; ++p)
-        if (p != me.rank)
-          TCP_CHECK(me.tcp().peer_state(p) == TcpEndpoint::State::kConnected, "pair with %d is %s", p,
-                    TcpEndpoint::state_name(me.tcp().peer_state(p)));
-      std::fprintf(stderr, "rank %d: accepted %llu connected %llu races settled %llu\n", me.rank,
+                (unsigned long long)st.connected, size - 1);
+      for (int p = 0; p < size; ++p)
+        if (p != me)
+          TCP_CHECK(tcp_of(c).peer_state(p) == TcpEndpoint::State::kConnected, "pair with %d is %s", p,
+                    TcpEndpoint::state_name(tcp_of(c).peer_state(p)));
+      std::fprintf(stderr, "rank %d: accepted %llu connected %llu races settled %llu\n", me,
                    (unsigned long long)st.accepted, (unsigned long long)st.connected,
                    (unsigned long long)st.duplicates_refused);
-      me.finish();
-      return 0;
-    });
-    EXPECT_TRUE(r.ok()) << r.report;
+    }));
   }
 }
 
 // ---- back-pressure: queue bound -> kWouldBlock, then progress drains it ------------
 
 TEST(TcpJob, QueueBoundGivesWouldBlockThenDrains) {
-  JobOptions opt;
-  opt.mca = {{"transport_tcp_max_frame", "16k"}, {"transport_tcp_send_queue_limit", "64k"}};
-  auto r = run_job(2, opt, [](Rank& me) {
-    constexpr size_t kFrame = 16 * 1024;
-    uint64_t got = 0;
-    uint64_t total = 0;  // frames the sender sent, announced at the end
-    bool have_total = false, acked = false;
-    me.host().on_deliver = [&](int, const void* d, size_t n) {
-      if (me.rank == 0) {
-        acked = is_ack(d, n);
-        return;
-      }
-      if (n == 8 + 1) {  // the announcement
-        std::memcpy(&total, d, 8);
-        have_total = true;
-        return;
-      }
-      TCP_CHECK(n == kFrame && check_frame(d, n, got), "frame %llu bad", (unsigned long long)got);
-      ++got;
-    };
-    me.start();
-    if (me.rank == 0) {
-      std::vector<unsigned char> buf;
-      // Warm up so the connection is established.
-      fill_frame(buf, 0, kFrame);
-      me.send_blocking(1, buf.data(), buf.size());
-      uint64_t sent = 1;
-      // Rank 1 is not progressing (it waits in the barrier below): the
-      // socket buffers fill, then the queue, then send() must say would-block.
-      bool blocked = false;
-      for (int i = 0; i < 1000000 && !blocked; ++i) {
-        fill_frame(buf, sent, kFrame);
-        struct iovec v{buf.data(), buf.size()};
-        Status s = me.module().send(1, &v, 1);
-        if (s.code() == Code::kWouldBlock) {
-          blocked = true;
-          break;
+  expect_passed(run_job(
+      tcp_job(2, {{"transport_tcp_max_frame", "16k"}, {"transport_tcp_send_queue_limit", "64k"}}), [](Child& c) {
+        constexpr size_t kFrame = 16 * 1024;
+        uint64_t got = 0;
+        uint64_t total = 0;  // frames the sender sent, announced at the end
+        bool have_total = false, acked = false;
+        c.deliver_to([&](int, const void* d, size_t n) {
+          if (c.rank() == 0) {
+            acked = is_ack(d, n);
+            return;
+          }
+          if (n == 8 + 1) {  // the announcement
+            std::memcpy(&total, d, 8);
+            have_total = true;
+            return;
+          }
+          TCP_CHECK(n == kFrame && check_frame(d, n, got), "frame %llu bad", (unsigned long long)got);
+          ++got;
+        });
+        if (c.rank() == 0) {
+          std::vector<unsigned char> buf;
+          // Warm up so the connection is established.
+          fill_frame(buf, 0, kFrame);
+          send_blocking(c, 1, buf.data(), buf.size());
+          uint64_t sent = 1;
+          // Rank 1 is not progressing (it waits in the barrier below): the
+          // socket buffers fill, then the queue, then send() must say would-block.
+          bool blocked = false;
+          for (int i = 0; i < 1000000 && !blocked; ++i) {
+            fill_frame(buf, sent, kFrame);
+            struct iovec v{buf.data(), buf.size()};
+            Status s = c.module().send(1, &v, 1);
+            if (s.code() == Code::kWouldBlock) {
+              blocked = true;
+              break;
+            }
+            TCP_CHECK(s.ok(), "send: %s", s.to_string().c_str());
+            ++sent;
+          }
+          TCP_CHECK(blocked, "the queue bound never gave kWouldBlock");
+          barrier(c);
+          for (int i = 0; i < 200; ++i, ++sent) {
+            fill_frame(buf, sent, kFrame);
+            send_blocking(c, 1, buf.data(), buf.size());
+          }
+          unsigned char ann[9] = {};
+          std::memcpy(ann, &sent, 8);
+          send_blocking(c, 1, ann, 9);
+          progress_until(c, [&] { return acked; }, "ack");
+        } else {
+          barrier(c);
+          progress_until(c, [&] { return have_total && got == total; }, "every frame");
+          send_blocking(c, 0, kAck, 3);
         }
-        TCP_CHECK(s.ok(), "send: %s", s.to_string().c_str());
-        ++sent;
-      }
-      TCP_CHECK(blocked, "the queue bound never gave kWouldBlock");
-      me.barrier();
-      for (int i = 0; i < 200; ++i, ++sent) {
-        fill_frame(buf, sent, kFrame);
-        me.send_blocking(1, buf.data(), buf.size());
-      }
-      unsigned char ann[9] = {};
-      std::memcpy(ann, &sent, 8);
-      me.send_blocking(1, ann, 9);
-      me.progress_until([&] { return acked; }, "ack");
-    } else {
-      me.barrier();
-      me.progress_until([&] { return have_total && got == total; }, "every frame");
-      me.send_blocking(0, kAck, 3);
-    }
-    me.finish();
-    return 0;
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
+      }));
 }
 
 // ---- strangers on the listener while two ranks exchange traffic -----------------------
 
-// Connects to the first address rank 0 published (blocking socket).
-int connect_to_rank0(const std::string& dir) {
-  const std::string key = FileModex::path(dir, 0, transport::tcp::kModexKey);
-  std::string text;
-  for (int i = 0; i < 6000 && text.empty(); ++i) {
-    std::ifstream in(key);
-    std::getline(in, text);
-    if (text.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (text.empty()) return -1;
-  auto addr = transport::tcp::SockAddr::parse(str::split(text, ',').front());
+// Connects to `published` (rank 0's first address; blocking socket).
+int connect_to(const std::string& published) {
+  auto addr = SockAddr::parse(str::split(published, ',').front());
   if (!addr.ok()) return -1;
   int fd = ::socket(addr->family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (::connect(fd, addr->sa(), addr->len) != 0) {
@@ -366,234 +277,239 @@ long read_until_closed(int fd) {
   }
 }
 
+// A stranger: an exit status, 0 when the listener treated it as expected.
+using Stranger = int (*)(const std::string& published);
+
+int garbage(const std::string& published) {
+  int fd = connect_to(published);
+  if (fd < 0) return 2;
+  const char junk[] = "GET / HTTP/1.0\r\n\r\n\xff\xfe garbage garbage";
+  if (::send(fd, junk, sizeof junk, MSG_NOSIGNAL) < 0) return 3;
+  long n = read_until_closed(fd);  // HELLO (40 bytes) at most, then closed
+  ::close(fd);
+  return n >= 0 && n <= 40 ? 0 : 4;
+}
+
+int wrong_mac(const std::string& published) {
+  int fd = connect_to(published);
+  if (fd < 0) return 2;
+  unsigned char hello[transport::tcp::kHelloBytes];
+  if (::recv(fd, hello, sizeof hello, MSG_WAITALL) != sizeof hello) return 3;
+  auto nonce = transport::tcp::decode_hello(hello);
+  if (!nonce.ok()) return 4;
+  // Claims to be the real rank 1, with a MAC made from another secret.
+  const auto msg = transport::tcp::encode_auth(auth::new_secret(), 1, 0, *nonce, auth::random_nonce());
+  if (::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(msg.size())) return 5;
+  long n = read_until_closed(fd);  // no verdict: just closed
+  ::close(fd);
+  return n == 0 ? 0 : 6;
+}
+
+int silent(const std::string& published) {
+  int fd = connect_to(published);
+  if (fd < 0) return 2;
+  long n = read_until_closed(fd);  // HELLO, then closed at the handshake deadline
+  ::close(fd);
+  return n == 40 ? 0 : 3;
+}
+
 TEST(TcpJob, StrangersAreRefusedAndLoggedWhileTrafficFlows) {
-  JobOptions opt;
-  opt.mca = {{"transport_tcp_handshake_timeout", "1"}};
-  HelperFn garbage = [](const std::string& dir) {
-    int fd = connect_to_rank0(dir);
-    if (fd < 0) return 2;
-    const char junk[] = "GET / HTTP/1.0\r\n\r\n\xff\xfe garbage garbage";
-    if (::send(fd, junk, sizeof junk, MSG_NOSIGNAL) < 0) return 3;
-    long n = read_until_closed(fd);  // HELLO (40 bytes) at most, then closed
-    ::close(fd);
-    return n >= 0 && n <= 40 ? 0 : 4;
+  // Rank 1 forks the strangers once rank 0's address is known (after the
+  // modex fence), and checks how each of them ended.
+  auto strangers = std::make_shared<std::vector<pid_t>>();
+  JobSpec spec = tcp_job(2, {{"transport_tcp_handshake_timeout", "1"}});
+  spec.after_fence = [strangers](Child& c) {
+    if (c.rank() == 0) {
+      c.capture_stderr();  // the refusals are counted in rank 0's log
+      return;
+    }
+    auto published = c.modex().get(0, transport::tcp::kModexKey);
+    TCP_CHECK(published.ok(), "rank 0 published no address");
+    for (Stranger s : {&garbage, &wrong_mac, &silent}) {
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      TCP_CHECK(pid >= 0, "fork: %s", std::strerror(errno));
+      if (pid == 0) ::_exit(s(*published));
+      strangers->push_back(pid);
+    }
   };
-  HelperFn wrong_mac = [](const std::string& dir) {
-    int fd = connect_to_rank0(dir);
-    if (fd < 0) return 2;
-    unsigned char hello[transport::tcp::kHelloBytes];
-    if (::recv(fd, hello, sizeof hello, MSG_WAITALL) != sizeof hello) return 3;
-    auto nonce = transport::tcp::decode_hello(hello);
-    if (!nonce.ok()) return 4;
-    // Claims to be the real rank 1, with a MAC made from another secret.
-    const auto msg = transport::tcp::encode_auth(auth::new_secret(), 1, 0, *nonce, auth::random_nonce());
-    if (::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(msg.size())) return 5;
-    long n = read_until_closed(fd);  // no verdict: just closed
-    ::close(fd);
-    return n == 0 ? 0 : 6;
-  };
-  HelperFn silent = [](const std::string& dir) {
-    int fd = connect_to_rank0(dir);
-    if (fd < 0) return 2;
-    long n = read_until_closed(fd);  // HELLO, then closed at the handshake deadline
-    ::close(fd);
-    return n == 40 ? 0 : 3;
-  };
-  auto r = run_job(
-      2, opt,
-      [](Rank& me) {
-        constexpr uint64_t kFrames = 30000;
-        uint64_t next = 0;
-        bool acked = false;
-        me.host().on_deliver = [&](int src, const void* d, size_t n) {
-          if (me.rank == 1) {
-            acked = is_ack(d, n);
-            return;
-          }
-          TCP_CHECK(src == 1, "frame from %d", src);
-          TCP_CHECK(check_frame(d, n, next), "frame %llu corrupted", (unsigned long long)next);
-          ++next;
-        };
-        me.start();
-        if (me.rank == 1) {
-          std::vector<unsigned char> buf;
-          for (uint64_t s = 0; s < kFrames; ++s) {
-            fill_frame(buf, s, 8 + s % 700);
-            me.send_blocking(0, buf.data(), buf.size());
-          }
-          me.progress_until([&] { return acked; }, "ack");
-        } else {
-          // The silent one is closed at the deadline without a warning: a
-          // rank busy outside MPI looks the same, and it connects again.
-          me.progress_until(
-              [&] { return next == kFrames && me.tcp().stats().refused >= 2 && me.tcp().stats().silent_closed >= 1; },
-              "traffic, two refusals and a silent connection closed");
-          me.send_blocking(1, kAck, 3);
-          const std::string log = me.stderr_text();
-          size_t count = 0;
-          for (size_t pos = 0; (pos = log.find("refused unauthenticated tcp connection from", pos)) != std::string::npos;
-               ++pos)
-            ++count;
-          TCP_CHECK(count == 2, "expected 2 refusals in the log, found %zu:\n%s", count, log.c_str());
-          TCP_CHECK(me.tcp().stats().accepted + me.tcp().stats().connected == 1, "one real connection");
-        }
-        me.finish();
-        return 0;
-      },
-      {garbage, wrong_mac, silent});
-  EXPECT_TRUE(r.ok()) << r.report;
+  expect_passed(run_job(spec, [strangers](Child& c) {
+    constexpr uint64_t kFrames = 30000;
+    uint64_t next = 0;
+    bool acked = false;
+    c.deliver_to([&](int src, const void* d, size_t n) {
+      if (c.rank() == 1) {
+        acked = is_ack(d, n);
+        return;
+      }
+      TCP_CHECK(src == 1, "frame from %d", src);
+      TCP_CHECK(check_frame(d, n, next), "frame %llu corrupted", (unsigned long long)next);
+      ++next;
+    });
+    if (c.rank() == 1) {
+      std::vector<unsigned char> buf;
+      for (uint64_t s = 0; s < kFrames; ++s) {
+        fill_frame(buf, s, 8 + s % 700);
+        send_blocking(c, 0, buf.data(), buf.size());
+      }
+      progress_until(c, [&] { return acked; }, "ack");
+      for (pid_t pid : *strangers) {
+        int st = 0;
+        TCP_CHECK(::waitpid(pid, &st, 0) == pid, "waitpid: %s", std::strerror(errno));
+        TCP_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "stranger %d ended with status 0x%x", static_cast<int>(pid),
+                  st);
+      }
+    } else {
+      // The silent one is closed at the deadline without a warning: a rank
+      // busy outside MPI looks the same, and it connects again.
+      TcpTransport& t = tcp_of(c);
+      progress_until(
+          c, [&] { return next == kFrames && t.stats().refused >= 2 && t.stats().silent_closed >= 1; },
+          "traffic, two refusals and a silent connection closed");
+      send_blocking(c, 1, kAck, 3);
+      const std::string log = c.release_stderr();
+      size_t count = 0;
+      for (size_t pos = 0; (pos = log.find("refused unauthenticated tcp connection from", pos)) != std::string::npos;
+           ++pos)
+        ++count;
+      TCP_CHECK(count == 2, "expected 2 refusals in the log, found %zu:\n%s", count, log.c_str());
+      TCP_CHECK(t.stats().accepted + t.stats().connected == 1, "one real connection");
+    }
+  }));
 }
 
 // ---- a peer killed with SIGKILL mid-stream ----------------------------------------------
 
 TEST(TcpJob, PeerKilledMidStreamIsReportedOnce) {
-  auto r = run_job(3, {}, [](Rank& me) {
+  expect_passed(run_job(tcp_job(3), [](Child& c) {
     // Rank 1 streams to rank 0 and receives from rank 2; rank 0 has it killed.
-    int failures = 0;
-    Status why;
     uint64_t from1 = 0;
     bool got_hello = false;
-    me.host().on_failed = [&](int rank, const Status& s) {
-      TCP_CHECK(rank == 1, "peer_failed(%d)", rank);
-      ++failures;
-      why = s;
-    };
-    me.host().on_deliver = [&](int src, const void* d, size_t n) {
+    c.deliver_to([&](int src, const void* d, size_t n) {
       if (src == 1) {
         TCP_CHECK(check_frame(d, n, from1), "frame %llu corrupted", (unsigned long long)from1);
         ++from1;
       } else if (is_ack(d, n)) {
         got_hello = true;
       }
-    };
-    me.start();
+    });
     std::vector<unsigned char> buf;
-    if (me.rank == 1) {
-      for (uint64_t s = 0;; ++s) {  // until killed
+    if (c.rank() == 1) {
+      for (uint64_t s = 0;; ++s) {  // until rank 0 says die
         fill_frame(buf, s, 8 + s % 1000);
-        me.send_blocking(0, buf.data(), buf.size());
-        me.module().progress();
+        send_blocking(c, 0, buf.data(), buf.size());
+        c.progress();
+        if (c.take_post()) c.exit_abruptly(/*kill=*/true);
       }
     }
-    if (me.rank == 0) {
-      me.progress_until([&] { return from1 >= 2000; }, "frames from rank 1");
-      me.kill_rank(1);
+    c.expect_peer_failure();
+    auto failures = [&] {
+      for (const auto& pf : c.peer_failures()) TCP_CHECK(pf.rank == 1, "peer_failed(%d)", pf.rank);
+      return static_cast<int>(c.peer_failures().size());
+    };
+    if (c.rank() == 0) {
+      progress_until(c, [&] { return from1 >= 2000; }, "frames from rank 1");
+      TCP_CHECK(c.post(1, "die"), "cannot ask rank 1 to die");
     } else {
       // Rank 2 keeps sending to rank 1 until the failure shows.
-      for (uint64_t s = 0; failures == 0; ++s) {
+      for (uint64_t s = 0; failures() == 0; ++s) {
         fill_frame(buf, s, 512);
         struct iovec v{buf.data(), buf.size()};
-        Status st = me.module().send(1, &v, 1);
-        TCP_CHECK(st.ok() || st.code() == Code::kWouldBlock || failures > 0 || st.code() == Code::kAborted,
+        Status st = c.module().send(1, &v, 1);
+        TCP_CHECK(st.ok() || st.code() == Code::kWouldBlock || failures() > 0 || st.code() == Code::kAborted,
                   "send to the dying rank: %s", st.to_string().c_str());
-        me.module().progress();
+        c.progress();
         if (st.code() == Code::kAborted) break;
       }
     }
-    me.progress_until([&] { return failures > 0; }, "peer_failed(1)");
-    TCP_CHECK(!why.ok(), "failure without a reason");
+    progress_until(c, [&] { return failures() > 0; }, "peer_failed(1)");
+    TCP_CHECK(!c.peer_failures().front().why.ok(), "failure without a reason");
     // A send to the dead rank is now a final error, and nothing more is reported.
     struct iovec v{buf.data(), 8};
-    Status st = me.module().send(1, &v, 1);
+    if (buf.size() < 8) buf.resize(8);
+    v.iov_base = buf.data();
+    Status st = c.module().send(1, &v, 1);
     TCP_CHECK(!st.ok() && st.code() != Code::kWouldBlock, "send to a dead rank: %s", st.to_string().c_str());
     // The survivors still talk.
-    const int other = me.rank == 0 ? 2 : 0;
-    me.send_blocking(other, kAck, 3);
-    me.progress_until([&] { return got_hello; }, "survivor's frame");
-    for (int i = 0; i < 100; ++i) me.module().progress();
-    TCP_CHECK(failures == 1, "peer_failed called %d times", failures);
-    me.finish();
-    return 0;
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
+    const int other = c.rank() == 0 ? 2 : 0;
+    send_blocking(c, other, kAck, 3);
+    progress_until(c, [&] { return got_hello; }, "survivor's frame");
+    for (int i = 0; i < 100; ++i) c.progress();
+    TCP_CHECK(failures() == 1, "peer_failed called %d times", failures());
+  }));
 }
 
 // ---- orderly finalize is not a failure --------------------------------------------------------
 
 TEST(TcpJob, FinalizeOfAPeerIsNotAFailure) {
-  auto r = run_job(2, {}, [](Rank& me) {
+  // Any peer_failed() fails the job (expect_peer_failure() is not called).
+  expect_passed(run_job(tcp_job(2), [](Child& c) {
     bool got = false;
-    me.host().on_deliver = [&](int, const void*, size_t) { got = true; };
-    me.start();
-    me.send_blocking(1 - me.rank, kAck, 3);
-    me.progress_until([&] { return got; }, "frame");
-    me.barrier();
-    if (me.rank == 0) {
-      Status s = me.module().finalize();  // returns once rank 1 closed too
+    c.deliver_to([&](int, const void*, size_t) { got = true; });
+    send_blocking(c, c.peer(), kAck, 3);
+    progress_until(c, [&] { return got; }, "frame");
+    barrier(c);
+    if (c.rank() == 0) {
+      Status s = c.module().finalize();  // returns once rank 1 closed too
       TCP_CHECK(s.ok(), "finalize: %s", s.to_string().c_str());
     } else {
-      me.progress_until([&] { return me.tcp().peer_state(0) == TcpEndpoint::State::kPeerFinalized; },
-                        "rank 0's bye");
+      progress_until(c, [&] { return tcp_of(c).peer_state(0) == TcpEndpoint::State::kPeerFinalized; },
+                     "rank 0's bye");
       struct iovec v{const_cast<char*>(kAck), 3};
-      Status s = me.module().send(0, &v, 1);
+      Status s = c.module().send(0, &v, 1);
       TCP_CHECK(s.code() == Code::kAborted, "send to a finalized rank: %s", s.to_string().c_str());
-      s = me.module().finalize();
+      s = c.module().finalize();
       TCP_CHECK(s.ok(), "finalize: %s", s.to_string().c_str());
     }
-    return 0;  // the default on_failed fails the rank on any peer_failed
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
+  }));
 }
 
-}  // namespace
-}  // namespace lz::test::tcp
-
-namespace lz::test::tcp {
-namespace {
+// ---- interface selection ----------------------------------------------------------------
 
 // Both ranks send 2000 frames to each other and check them; the published
 // addresses must all satisfy `allowed`.
-int exchange_over(Rank& me, bool (*allowed)(const transport::tcp::SockAddr&)) {
+void exchange_over(Child& c, bool (*allowed)(const SockAddr&)) {
   constexpr uint64_t kFrames = 2000;
   uint64_t next = 0;
   bool acked = false;
-  me.host().on_deliver = [&](int, const void* d, size_t n) {
+  c.deliver_to([&](int, const void* d, size_t n) {
     if (is_ack(d, n)) {
       acked = true;
       return;
     }
     TCP_CHECK(check_frame(d, n, next), "frame %llu corrupted", (unsigned long long)next);
     ++next;
-  };
-  me.start();
-  auto published = me.host().modex().get(1 - me.rank, transport::tcp::kModexKey);
+  });
+  auto published = c.modex().get(c.peer(), transport::tcp::kModexKey);
   TCP_CHECK(published.ok(), "no address");
   for (const auto& item : str::split(*published, ',')) {
-    auto a = transport::tcp::SockAddr::parse(item);
+    auto a = SockAddr::parse(item);
     TCP_CHECK(a.ok() && allowed(*a), "published %s", item.c_str());
   }
   std::vector<unsigned char> buf;
   for (uint64_t s = 0; s < kFrames; ++s) {
     fill_frame(buf, s, 8 + s % 2000);
-    me.send_blocking(1 - me.rank, buf.data(), buf.size());
+    send_blocking(c, c.peer(), buf.data(), buf.size());
   }
-  me.progress_until([&] { return next == kFrames; }, "frames");
-  me.send_blocking(1 - me.rank, kAck, 3);
-  me.progress_until([&] { return acked; }, "ack");
-  me.finish();
-  return 0;
+  progress_until(c, [&] { return next == kFrames; }, "frames");
+  send_blocking(c, c.peer(), kAck, 3);
+  progress_until(c, [&] { return acked; }, "ack");
 }
 
 TEST(TcpJob, WorksWithoutLoopback) {
   auto itfs = transport::tcp::select_interfaces({}, {"lo"});
   if (!itfs.ok()) GTEST_SKIP() << "no interface besides loopback here: " << itfs.status().to_string();
-  JobOptions opt;
-  opt.mca = {{"transport_tcp_if_exclude", "lo"}};
-  auto r = run_job(2, opt, [](Rank& me) {
-    return exchange_over(me, [](const transport::tcp::SockAddr& a) { return !a.is_loopback(); });
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
+  expect_passed(run_job(tcp_job(2, {{"transport_tcp_if_exclude", "lo"}}), [](Child& c) {
+    exchange_over(c, [](const SockAddr& a) { return !a.is_loopback(); });
+  }));
 }
 
 TEST(TcpJob, WorksOverIpv6) {
   auto itfs = transport::tcp::select_interfaces({"::1/128"}, {});
   if (!itfs.ok()) GTEST_SKIP() << "no IPv6 loopback here: " << itfs.status().to_string();
-  JobOptions opt;
-  opt.mca = {{"transport_tcp_if_include", "::1/128"}};
-  auto r = run_job(2, opt, [](Rank& me) {
-    return exchange_over(me, [](const transport::tcp::SockAddr& a) { return a.family() == AF_INET6; });
-  });
-  EXPECT_TRUE(r.ok()) << r.report;
+  expect_passed(run_job(tcp_job(2, {{"transport_tcp_if_include", "::1/128"}}), [](Child& c) {
+    exchange_over(c, [](const SockAddr& a) { return a.family() == AF_INET6; });
+  }));
 }
 
 }  // namespace

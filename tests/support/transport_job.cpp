@@ -1,6 +1,7 @@
-#include "harness.h"
+#include "transport_job.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,10 +18,12 @@
 #include <set>
 #include <utility>
 
+#include "fake_host.h"
 #include "lazarus/auth.h"
 #include "lazarus/registry.h"
+#include "test_modex.h"
 
-namespace lz::conformance {
+namespace lz::test {
 
 namespace {
 
@@ -154,70 +157,6 @@ std::vector<std::string> JobResult::notes() const {
 }
 
 // ---------------------------------------------------------------------------
-// Child side: the Host and the Modex a transport sees.
-
-class TestHost final : public transport::Host {
- public:
-  TestHost(Child& c, int rank, int size, std::string secret, Modex& modex)
-      : child_(c), rank_(rank), size_(size), secret_(std::move(secret)), modex_(modex) {
-    for (int r = 0; r < size; ++r) {
-      transport::PeerInfo p;
-      p.rank = r;
-      p.host = "localhost";
-      p.node_id = 1;  // every rank on the same host
-      peers_.push_back(p);
-    }
-  }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  const transport::PeerInfo& peer(int rank) const override {
-    if (rank < 0 || rank >= size_) {
-      child_.fail("transport called Host::peer(" + std::to_string(rank) + ") outside [0, " + std::to_string(size_) +
-                  ")");
-      return peers_.at(0);
-    }
-    return peers_[static_cast<size_t>(rank)];
-  }
-  Modex& modex() override { return modex_; }
-  const std::string& job_secret() const override { return secret_; }
-  void deliver(int src, const void* data, size_t len) override { child_.on_deliver(src, data, len); }
-  void peer_failed(int rank, const Status& why) override { child_.on_peer_failed(rank, why); }
-
- private:
-  Child& child_;
-  int rank_, size_;
-  std::string secret_;
-  Modex& modex_;
-  std::vector<transport::PeerInfo> peers_;
-};
-
-class ChannelModex final : public Modex {
- public:
-  explicit ChannelModex(Child& c) : child_(c) {}
-  Status put(std::string_view key, std::string_view value) override {
-    mine_[std::string(key)] = std::string(value);
-    return child_.channel_put(key, value);
-  }
-  Status fence() override { return child_.channel_fence(&entries_); }
-  StatusOr<std::string> get(int rank, std::string_view key) const override {
-    auto r = entries_.find(rank);
-    if (r != entries_.end()) {
-      auto it = r->second.find(std::string(key));
-      if (it != r->second.end()) return it->second;
-    }
-    return NotFound("modex: rank " + std::to_string(rank) + " published no '" + std::string(key) +
-                    "' before the last fence");
-  }
-  const Entries& entries() const { return entries_; }
-  void set_entries(Entries e) { entries_ = std::move(e); }
-
- private:
-  Child& child_;
-  std::map<std::string, std::string> mine_;
-  Entries entries_;
-};
-
-// ---------------------------------------------------------------------------
 // Child
 
 void Failer::operator=(const Msg& m) const {
@@ -233,14 +172,21 @@ Child::Child(const JobSpec& spec, int rank, int channel_fd, int report_fd, std::
              Clock::time_point deadline)
     : transport_(spec.transport),
       after_fence_(spec.after_fence),
+      mca_(spec.mca),
+      node_of_rank_(spec.node_of_rank),
       rank_(rank),
       size_(spec.nprocs),
       channel_fd_(channel_fd),
       report_fd_(report_fd),
       secret_(std::move(secret)),
       deadline_(deadline) {
-  modex_ = std::make_unique<ChannelModex>(*this);
-  host_ = std::make_unique<TestHost>(*this, rank_, size_, secret_, *modex_);
+  modex_ = std::make_unique<TestModex>(
+      rank_, [this](std::string_view k, std::string_view v) { return channel_put(k, v); },
+      [this](TestModex::Entries* all) { return channel_fence(all); });
+  host_ = std::make_unique<FakeHost>(rank_, size_, *modex_, secret_, node_of_rank_);
+  host_->on_deliver = [this](int src, const void* data, size_t len) { on_deliver(src, data, len); };
+  host_->on_failed = [this](int rank, const Status& why) { on_peer_failed(rank, why); };
+  host_->on_misuse = [this](const std::string& what) { fail(what); };
 }
 
 Child::~Child() = default;
@@ -308,6 +254,10 @@ void Child::on_deliver(int src, const void* data, size_t len) {
     return;
   }
   ++delivered_in_call_;
+  if (deliver_fn_) {
+    deliver_fn_(src, data, len);
+    return;
+  }
   inbox_.push_back(Frame{src, std::string(static_cast<const char*>(data), len)});
 }
 
@@ -462,6 +412,7 @@ int Child::main(const Scenario& scenario) {
   Registry reg;
   ConfigOptions o;
   o.mca = {{"transport", transport_}};
+  for (const auto& m : mca_) o.mca.push_back(m);
   o.read_user_file = false;
   if (Status s = reg.configure(o); !s.ok()) {
     fail("Registry::configure: " + s.to_string());
@@ -519,13 +470,23 @@ int Child::main(const Scenario& scenario) {
   }
   for (int r = 0; r < size_; ++r) {
     if (size_ > 1 && r == rank_) continue;  // reaching oneself is the self transport's job
+    if (!same_host(r)) continue;            // another (emulated) host: up to the transport
     if (!module_->reaches(r))
       fail("reaches(" + std::to_string(r) + ") is false after connect() for a rank on the same host");
   }
 
   if (!failed_) {
     phase("scenario");
+    // The fork copied the test's gtest state: only what the scenario adds is
+    // this rank's (an earlier job of the same test may have failed already).
+    const bool had_failure = ::testing::Test::HasFailure(), was_skipped = ::testing::Test::IsSkipped();
     scenario(*this);
+    // gtest assertions in the scenario (component tests) count too; their
+    // messages are already on this process's output.
+    if (!had_failure && ::testing::Test::HasFailure())
+      fail("a gtest assertion failed in rank " + std::to_string(rank_) + " (above)");
+    if (!was_skipped && ::testing::Test::IsSkipped())
+      skip("the scenario called GTEST_SKIP in rank " + std::to_string(rank_));
   }
 
   phase("final sync");
@@ -546,6 +507,88 @@ int Child::main(const Scenario& scenario) {
   module_ = nullptr;
   report('D', "");
   return 0;
+}
+
+bool Child::same_host(int rank) const {
+  auto node = [&](int r) {
+    return static_cast<size_t>(r) < node_of_rank_.size() ? node_of_rank_[static_cast<size_t>(r)] : uint64_t{1};
+  };
+  return node(rank) == node(rank_);
+}
+
+Status Child::send_blocking(int peer, const void* data, size_t len) {
+  struct iovec iov{const_cast<void*>(data), len};
+  return send_blocking(peer, &iov, 1);
+}
+
+Status Child::send_blocking(int peer, const struct iovec* iov, int iovcnt) {
+  for (;;) {
+    Status s = module_->send(peer, iov, iovcnt);
+    if (s.code() != Code::kWouldBlock) return s;
+    if (progress() > 0 || !module_->arm_wait()) continue;
+    // Full and nothing to receive: sleep until the peer makes room (and wakes
+    // us) or sends us something.
+    struct pollfd p{module_->wait_fd(), POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+int Child::wait_until(const std::function<bool()>& pred) {
+  int sleeps = 0;
+  while (!pred()) {
+    if (progress() > 0) continue;
+    if (pred()) break;
+    if (!module_->arm_wait()) continue;
+    struct pollfd p{module_->wait_fd(), POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    ++sleeps;
+  }
+  return sleeps;
+}
+
+namespace {
+Child* g_capturing = nullptr;  // the child whose stderr goes to a file
+}  // namespace
+
+void release_captured_stderr() {
+  if (g_capturing != nullptr) (void)g_capturing->release_stderr();
+}
+
+void Child::capture_stderr() {
+  if (saved_stderr_ >= 0) return;
+  char path[] = "/tmp/lz-test-stderr.XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) {
+    fail(std::string("capture_stderr: mkstemp: ") + std::strerror(errno));
+    return;
+  }
+  std::fflush(stderr);
+  saved_stderr_ = ::dup(2);
+  ::dup2(fd, 2);
+  ::close(fd);
+  stderr_file_ = path;
+  g_capturing = this;
+}
+
+std::string Child::release_stderr() {
+  if (saved_stderr_ < 0) return "";
+  g_capturing = nullptr;
+  std::fflush(stderr);
+  ::dup2(saved_stderr_, 2);
+  ::close(saved_stderr_);
+  saved_stderr_ = -1;
+  std::string text;
+  if (FILE* f = std::fopen(stderr_file_.c_str(), "re")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+  }
+  ::unlink(stderr_file_.c_str());
+  (void)write_all(2, text.data(), text.size());
+  return text;
 }
 
 // ---------------------------------------------------------------------------
@@ -854,4 +897,4 @@ JobResult run_job(const JobSpec& spec, const Scenario& scenario) {
   return result;
 }
 
-}  // namespace lz::conformance
+}  // namespace lz::test

@@ -1,5 +1,6 @@
-// Harness of the transport conformance suite: runs one scenario as a small job
-// of forked processes, each holding one transport module, and turns what the
+// The fork-based multi-process job of the transport tests (the conformance
+// suite and the components' own tests): runs one scenario as a small job of
+// forked processes, each holding one transport module, and turns what the
 // processes report into a JobResult the gtest side asserts on.
 //
 // The parent (the gtest process) plays the launcher: it forks `nprocs`
@@ -28,6 +29,18 @@
 // channel and the report pipe, so the parent keeps serving it as the same
 // rank; the parent is a child subreaper, so it reaps the copy too.
 //
+// Component tests use the same job with their own parameters (JobSpec::mca),
+// emulated hosts (JobSpec::node_of_rank), gtest assertions inside the
+// scenario (a child whose test recorded a gtest failure or skip reports it as
+// such) and a delivery callback instead of the inbox:
+//
+//   JobSpec spec{.transport = "shm", .nprocs = 2, .mca = {{"transport_shm_ring_size", "16k"}}};
+//   run_job(spec, [](Child& c) {
+//     c.deliver_to([&](int src, const void* p, size_t n) { ... });
+//     ASSERT_TRUE(c.send_blocking(c.peer(), data, len).ok());
+//     c.wait_until([&] { return done; });
+//   });
+//
 // Threading: none. Children are single-threaded; the parent runs one job at a
 // time.
 #pragma once
@@ -50,7 +63,7 @@
 #include "lazarus/modex.h"
 #include "lazarus/status.h"
 
-namespace lz::conformance {
+namespace lz::test {
 
 // One frame as delivered to the test Host.
 struct Frame {
@@ -71,6 +84,11 @@ struct JobSpec {
   // Optional: runs in every child between the modex fence and connect()
   // (attackers connect here, before the real ranks do).
   std::function<void(Child&)> after_fence;
+  // Parameter settings besides transport=<name> (say transport_tcp_max_frame).
+  std::vector<std::pair<std::string, std::string>> mca;
+  // Emulated hosts: node id per rank (ranks with equal ids share a host);
+  // empty: every rank on one host.
+  std::vector<uint64_t> node_of_rank;
 };
 
 // What one child reported and how it ended.
@@ -100,6 +118,11 @@ struct JobResult {
 
 // Runs `scenario` in spec.nprocs forked children; see the banner.
 JobResult run_job(const JobSpec& spec, const Scenario& scenario);
+
+// In a child: ends a Child::capture_stderr() still in force (restoring the
+// real stderr, copying what was captured to it), so a check that is about to
+// end the process prints where it can be seen. Nothing when none is.
+void release_captured_stderr();
 
 // ---------------------------------------------------------------------------
 // Child side.
@@ -140,7 +163,7 @@ class Failer {
   default:                 \
     if (cond) {            \
     } else                 \
-      return (c).failer(__FILE__, __LINE__, #cond) = ::lz::conformance::Msg()
+      return (c).failer(__FILE__, __LINE__, #cond) = ::lz::test::Msg()
 // Fails and continues.
 #define CT_EXPECT(c, cond) \
   switch (0)               \
@@ -148,10 +171,10 @@ class Failer {
   default:                 \
     if (cond) {            \
     } else                 \
-      (c).failer(__FILE__, __LINE__, #cond) = ::lz::conformance::Msg()
+      (c).failer(__FILE__, __LINE__, #cond) = ::lz::test::Msg()
 
-class TestHost;
-class ChannelModex;
+class FakeHost;
+class TestModex;
 
 struct PeerFailure {
   int rank = -1;
@@ -182,6 +205,25 @@ class Child {
   int progress();
   // Frames delivered so far and not yet taken by the scenario.
   std::deque<Frame>& inbox() { return inbox_; }
+  // From now on frames go to `fn` (still only from inside progress()), not
+  // to the inbox.
+  using DeliverFn = std::function<void(int src, const void* data, size_t len)>;
+  void deliver_to(DeliverFn fn) { deliver_fn_ = std::move(fn); }
+  // Sends; while the transport answers kWouldBlock, progresses and, when
+  // arm_wait() allows, sleeps in poll() on wait_fd() without a timeout (a
+  // lost wake-up hangs until the job's timeout). Returns the final status.
+  Status send_blocking(int peer, const struct iovec* iov, int iovcnt);
+  Status send_blocking(int peer, const void* data, size_t len);
+  // Progresses until pred() holds, sleeping the same way; returns the number
+  // of sleeps.
+  int wait_until(const std::function<bool()>& pred);
+  // Sends this process's stderr (the transport's log) to a file from now on;
+  // release_stderr() restores it, copies what was captured to it and returns
+  // that text.
+  void capture_stderr();
+  std::string release_stderr();
+  // Whether `rank` is on this rank's (emulated) host.
+  bool same_host(int rank) const;
   const std::vector<PeerFailure>& peer_failures() const { return peer_failures_; }
 
   Modex& modex();
@@ -232,7 +274,7 @@ class Child {
   // returns the process exit code. Called by run_job() in the forked child.
   int main(const Scenario& scenario);
 
-  // Internal, for TestHost/ChannelModex.
+  // Internal, for the FakeHost and TestModex callbacks.
   void on_deliver(int src, const void* data, size_t len);
   void on_peer_failed(int rank, const Status& why);
   Status channel_fence(std::map<int, std::map<std::string, std::string>>* entries);
@@ -248,14 +290,19 @@ class Child {
 
   std::string transport_;
   std::function<void(Child&)> after_fence_;
+  std::vector<std::pair<std::string, std::string>> mca_;
+  std::vector<uint64_t> node_of_rank_;
+  DeliverFn deliver_fn_;
+  int saved_stderr_ = -1;
+  std::string stderr_file_;
   int rank_;
   int size_;
   int channel_fd_;
   int report_fd_;
   std::string secret_;
   std::chrono::steady_clock::time_point deadline_;
-  std::unique_ptr<TestHost> host_;
-  std::unique_ptr<ChannelModex> modex_;
+  std::unique_ptr<TestModex> modex_;
+  std::unique_ptr<FakeHost> host_;
   std::unique_ptr<lz::Module> owned_module_;
   transport::Module* module_ = nullptr;
 
@@ -275,4 +322,4 @@ class Child {
   int failures_reported_ = 0;
 };
 
-}  // namespace lz::conformance
+}  // namespace lz::test

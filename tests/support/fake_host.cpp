@@ -1,0 +1,36 @@
+#include "fake_host.h"
+
+namespace lz::test {
+
+FakeHost::FakeHost(int rank, int size, Modex& modex, std::string secret, std::vector<uint64_t> node_of_rank)
+    : rank_(rank), size_(size), modex_(modex), secret_(std::move(secret)) {
+  for (int r = 0; r < size; ++r) {
+    transport::PeerInfo p;
+    p.rank = r;
+    p.host = "localhost";
+    p.node_id = static_cast<size_t>(r) < node_of_rank.size() ? node_of_rank[static_cast<size_t>(r)] : 1;
+    peers_.push_back(p);
+  }
+}
+
+const transport::PeerInfo& FakeHost::peer(int rank) const {
+  if (rank < 0 || rank >= size_) {
+    if (on_misuse)
+      on_misuse("transport called Host::peer(" + std::to_string(rank) + ") outside [0, " + std::to_string(size_) +
+                ")");
+    return peers_.at(0);
+  }
+  return peers_[static_cast<size_t>(rank)];
+}
+
+void FakeHost::deliver(int src, const void* data, size_t len) {
+  ++delivered;
+  if (on_deliver) on_deliver(src, data, len);
+}
+
+void FakeHost::peer_failed(int rank, const Status& why) {
+  failures.emplace_back(rank, why);
+  if (on_failed) on_failed(rank, why);
+}
+
+}  // namespace lz::test
