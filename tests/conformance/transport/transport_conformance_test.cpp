@@ -449,6 +449,9 @@ TEST_P(TransportConformance, FlushedFramesSurviveSenderExit) {
   Run([](Child& c) {
     constexpr size_t kFrames = 64;
     const size_t payload = clamp_payload(c, 1000, c.module().max_frame());
+    // Both ranks are connected before rank 0 sends and ends (shm opens the
+    // peer's doorbell in connect(), which a peer already gone cannot answer).
+    CT_ASSERT(c, c.sync()) << "sync before the exchange";
     if (c.rank() == 0) {
       std::string buf;
       std::vector<iovec> iov;
