@@ -3,7 +3,7 @@
 // query() finds CRIU and checks version and privilege, so that `lazarus info`
 // says whether and why the back end can run here, then hands out a CriuModule
 // (criu_module.h): libcriu self-dump with BLCR's contract, restore through
-// `criu restore`. The BLCR-compatible libcr (runtime/cr/libcr) dumps through
+// `criu restore`. The BLCR-compatible libcr (runtime/blcr/libcr) dumps through
 // the same self_dump() (criu_self_dump.h).
 #include <memory>
 

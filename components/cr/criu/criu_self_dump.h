@@ -1,6 +1,6 @@
 // The one place where a process saves itself with CRIU (libcriu self-dump).
 // Used by the cr/criu module (CR thread of an MPI rank) and by the BLCR-style
-// libcr (runtime/cr/libcr), so both give BLCR's cr_checkpoint() contract.
+// libcr (runtime/blcr/libcr), so both give BLCR's cr_checkpoint() contract.
 //
 //   SelfDumpOptions o;
 //   o.dir_fd = open(dir, O_DIRECTORY | O_CLOEXEC);
