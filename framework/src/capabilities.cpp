@@ -27,8 +27,9 @@ std::string capability_names(uint64_t caps) {
 
 namespace cr {
 std::string capability_names(uint64_t caps) {
-  static const char* const kNames[] = {"core-image", "app-level", "needs-privilege", "portable", "change-ranks"};
-  return names_of(caps, kNames, 5);
+  static const char* const kNames[] = {"core-image",   "app-level", "needs-privilege", "portable",
+                                       "change-ranks", "restore",   "single-process"};
+  return names_of(caps, kNames, 7);
 }
 }  // namespace cr
 
