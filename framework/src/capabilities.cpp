@@ -3,6 +3,7 @@
 
 #include "lazarus/frameworks/coll.h"
 #include "lazarus/frameworks/cr.h"
+#include "lazarus/frameworks/crcp.h"
 #include "lazarus/frameworks/transport.h"
 
 namespace lz {
@@ -32,6 +33,13 @@ std::string capability_names(uint64_t caps) {
   return names_of(caps, kNames, 7);
 }
 }  // namespace cr
+
+namespace crcp {
+std::string capability_names(uint64_t caps) {
+  static const char* const kNames[] = {"drain"};
+  return names_of(caps, kNames, 1);
+}
+}  // namespace crcp
 
 namespace coll {
 const char* function_name(Function f) noexcept {

@@ -48,6 +48,7 @@ namespace lz::crcp::bkmrk {
 class BkmrkModule final : public Module {
  public:
   explicit BkmrkModule(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  uint64_t capabilities() const override { return kCapDrain; }
   Status quiesce(Coordinator& c) override;
   Status resume(Coordinator& c, bool restarted) override;
 
