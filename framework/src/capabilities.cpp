@@ -3,6 +3,7 @@
 
 #include "lazarus/frameworks/coll.h"
 #include "lazarus/frameworks/cr.h"
+#include "lazarus/frameworks/crcp.h"
 #include "lazarus/frameworks/transport.h"
 
 namespace lz {
@@ -27,10 +28,18 @@ std::string capability_names(uint64_t caps) {
 
 namespace cr {
 std::string capability_names(uint64_t caps) {
-  static const char* const kNames[] = {"core-image", "app-level", "needs-privilege", "portable", "change-ranks"};
-  return names_of(caps, kNames, 5);
+  static const char* const kNames[] = {"core-image",   "app-level", "needs-privilege", "portable",
+                                       "change-ranks", "restore",   "single-process"};
+  return names_of(caps, kNames, 7);
 }
 }  // namespace cr
+
+namespace crcp {
+std::string capability_names(uint64_t caps) {
+  static const char* const kNames[] = {"drain"};
+  return names_of(caps, kNames, 1);
+}
+}  // namespace crcp
 
 namespace coll {
 const char* function_name(Function f) noexcept {

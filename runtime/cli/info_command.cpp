@@ -8,6 +8,7 @@
 #include "p2p/runtime_params.h"
 #include "common_options.h"
 #include "lazarus/frameworks/cr.h"
+#include "lazarus/frameworks/crcp.h"
 #include "lazarus/frameworks/transport.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
@@ -24,6 +25,7 @@ struct InfoOptions {
 std::string caps_text(const std::string& fw, uint64_t caps) {
   if (fw == "transport") return transport::capability_names(caps);
   if (fw == "cr") return cr::capability_names(caps);
+  if (fw == "crcp") return crcp::capability_names(caps);
   return caps ? std::to_string(caps) : "none";
 }
 

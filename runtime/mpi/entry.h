@@ -1,5 +1,4 @@
-// The MPI entry guard: the first statement of every MPI function, and the
-// checkpoint entry lock (LAM/MPI's thread-serialized MPI entry lock).
+// The MPI entry guard: the first statement of every MPI function.
 //
 //   int MPI_Send(...) {
 //     LZ_MPI_ENTRY("MPI_Send");
@@ -8,45 +7,10 @@
 //
 // Every entry checks, cheaply, that MPI is initialized and not finalized (a
 // call outside that window is a fatal error naming the call) and counts the
-// depth of MPI calls (nested entries, an MPI function calling another, only
-// count). The depth is one process-wide counter, g_mpi_depth, not a
-// per-thread one: MPI here provides at most MPI_THREAD_SERIALIZED, so at most
-// one application thread is inside MPI at a time, and "depth > 0" is the
-// "inside MPI" flag the CR thread reads.
-//
-// Checkpoint entry lock (CR on: a cr component other than none was selected).
-// The application side must be nearly free, so there is no mutex:
-//
-//   application (outermost entry)         CR thread (cr_lock_acquire)
-//   g_mpi_depth.store(1, relaxed)         g_cr_pending.store(1, seq_cst)
-//   compiler barrier                      membarrier(PRIVATE_EXPEDITED)
-//   if (g_cr_pending.load()) slow path    wait for g_mpi_depth == 0 or parked
-//   ... MPI call ...
-//   g_mpi_depth.store(0, release)         ... checkpoint ...
-//                                         g_cr_pending = 0, futex wake
-//
-// Correctness (Dekker with an asymmetric fence): membarrier makes every
-// running thread of the process execute a full memory barrier before it
-// returns, at some point of that thread's execution. If the barrier hit the
-// application thread before its store of the depth, that store and its later
-// load of g_cr_pending come after the barrier, which comes after the CR
-// thread's store of g_cr_pending: the load sees 1 and the entry takes the
-// slow path (depth back to 0, sleep on a futex until the checkpoint ends,
-// retry). If the barrier hit after the store, the store is visible to the CR
-// thread's load after membarrier returns: it sees depth > 0 and waits. The
-// compiler barrier keeps the store before the load in the generated code;
-// the CPU reordering (StoreLoad) is what membarrier covers. Either way the
-// application and the CR thread are never both "in". A thread not running
-// at that moment goes through the scheduler, itself a full barrier.
-// Without membarrier (old kernel, seccomp), the entry path issues a seq_cst
-// fence instead (g_cr_entry_fence), the classic symmetric Dekker.
-//
-// A thread blocked inside MPI (a wait in the p2p engine) is interrupted: the
-// CR thread raises Engine::interrupt_requested, the wait's next turn parks
-// the thread (cr_park: g_cr_parked = 1, sleep until g_cr_pending is 0), the
-// CR thread counts a parked thread as out, and the wait then goes on as if
-// nothing happened (the seed's Figures 7 and 8). Parking happens only at the
-// top of a wait turn, where the engine's state is consistent.
+// depth of MPI calls. With checkpointing on, the outermost entry also takes
+// the checkpoint entry lock, whose application side is inline and costs two
+// plain stores and a load (runtime/cr/entry_lock.h explains why that is
+// enough; the CR thread pays with membarrier).
 //
 // CR off: g_mpi_state is kRunning and the entry is exactly the state check
 // and the depth increment (no atomic read-modify-write, no extra branch).
@@ -54,6 +18,8 @@
 #pragma once
 
 #include <atomic>
+
+#include "cr/entry_lock.h"
 
 namespace lz::rt {
 
@@ -68,19 +34,8 @@ enum class MpiState : int {
 
 // Process-wide MPI life-cycle state.
 extern std::atomic<int> g_mpi_state;
-// Depth of MPI calls of the (one) application thread inside MPI; 0: outside.
-extern std::atomic<int> g_mpi_depth;
-// 1 while the CR thread takes or holds the entry lock.
-extern std::atomic<int> g_cr_pending;
-// 1 while the application thread is parked in an interrupted wait.
-extern std::atomic<int> g_cr_parked;
-// True when membarrier is unavailable: the entry path fences instead.
-extern bool g_cr_entry_fence;
 
 [[noreturn]] void entry_outside_window(const char* function);
-// Outermost entry found a checkpoint pending: steps out, sleeps until it is
-// over, steps in again.
-void cr_slow_enter();
 
 class EntryGuard {
  public:
@@ -88,54 +43,15 @@ class EntryGuard {
     const int st = g_mpi_state.load(std::memory_order_relaxed);
     if (__builtin_expect(st != static_cast<int>(MpiState::kRunning), 0)) {
       if (st != static_cast<int>(MpiState::kRunningCr)) entry_outside_window(function);
-      cr_enter();
+      entry_enter_locked();
       return;
     }
-    g_mpi_depth.store(g_mpi_depth.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    entry_enter_unlocked();
   }
-  ~EntryGuard() { g_mpi_depth.store(g_mpi_depth.load(std::memory_order_relaxed) - 1, std::memory_order_release); }
+  ~EntryGuard() { entry_leave(); }
   EntryGuard(const EntryGuard&) = delete;
   EntryGuard& operator=(const EntryGuard&) = delete;
-
- private:
-  static void cr_enter() {
-    const int d = g_mpi_depth.load(std::memory_order_relaxed);
-    g_mpi_depth.store(d + 1, std::memory_order_relaxed);
-    if (d != 0) return;  // nested: the outermost entry already holds the lock
-    if (__builtin_expect(g_cr_entry_fence, 0)) std::atomic_thread_fence(std::memory_order_seq_cst);
-    else std::atomic_signal_fence(std::memory_order_seq_cst);
-    if (__builtin_expect(g_cr_pending.load(std::memory_order_acquire) != 0, 0)) cr_slow_enter();
-  }
 };
-
-inline bool inside_mpi() { return g_mpi_depth.load(std::memory_order_relaxed) > 0; }
-
-// ---- CR side (runtime/crsvc) ----------------------------------------------------------------
-
-// Registers the process for expedited membarrier; false (and g_cr_entry_fence
-// set) when the kernel does not offer it. Call before g_mpi_state becomes
-// kRunningCr.
-bool cr_lock_init();
-// Takes the entry lock: pending, barrier, then waits until the application
-// thread is outside MPI or parked. `kick` is called once after the barrier
-// (it interrupts a blocked wait). Gives up, releasing, when *stop becomes
-// true (returns false). Only the CR thread calls it.
-template <typename Kick>
-bool cr_lock_acquire(const std::atomic<bool>* stop, Kick kick);
-bool cr_lock_wait_out(const std::atomic<bool>* stop);
-void cr_lock_announce();
-// Releases the entry lock and wakes a blocked entry or a parked thread.
-void cr_lock_release();
-// Application thread, from the engine's interrupt handler: parks until no
-// checkpoint is pending.
-void cr_park();
-
-template <typename Kick>
-bool cr_lock_acquire(const std::atomic<bool>* stop, Kick kick) {
-  cr_lock_announce();
-  kick();
-  return cr_lock_wait_out(stop);
-}
 
 }  // namespace lz::rt
 

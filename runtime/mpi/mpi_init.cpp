@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "crsvc/cr_service.h"
+#include "cr/cr_service.h"
 #include "lazarus/log.h"
 #include "mpi.h"
 #include "mpi/entry.h"
@@ -55,7 +55,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
                                                       : required;
   lz::rt::Runtime& r = lz::rt::runtime();
   if (r.cr_enabled()) {
-    // Checkpointing on: the CR thread and the entry lock (mpi/entry.h). The
+    // Checkpointing on: the CR thread and the entry lock (cr/entry_lock.h). The
     // application may call MPI from any one thread at a time while the CR
     // thread runs: at least MPI_THREAD_SERIALIZED.
     if (!lz::rt::cr_lock_init())

@@ -3,8 +3,9 @@
 // query() finds CRIU and checks version and privilege, so that `lazarus info`
 // says whether and why the back end can run here, then hands out a CriuModule
 // (criu_module.h): libcriu self-dump with BLCR's contract, restore through
-// `criu restore`. The BLCR-compatible libcr (runtime/cr/libcr) dumps through
-// the same self_dump() (criu_self_dump.h).
+// `criu restore`. The BLCR-compatible surface (runtime/blcr) reaches it
+// through the cr framework like any core-image back end: checkpoint_process()
+// and restore() (kCapSingleProcess, kCapRestore).
 #include <memory>
 
 #include "criu_module.h"
@@ -57,7 +58,7 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
 }  // namespace lz::cr::criu
 
 LZ_COMPONENT(cr, criu) = {LZ_COMPONENT_HEADER(cr, criu, lz::cr::kInterfaceVersion),
-                          "0.2.0",
+                          "0.3.0",
                           "Core-image checkpoint/restart with CRIU (libcriu self-dump, BLCR contract)",
                           /*default_priority=*/50,
                           lz::cr::criu::kParams,

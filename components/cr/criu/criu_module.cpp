@@ -31,11 +31,23 @@ StatusOr<Outcome> CriuModule::checkpoint(const LocalSnapshot& snap) {
   return r;
 }
 
+StatusOr<Outcome> CriuModule::checkpoint_process(const ProcessCheckpoint& req) {
+  if (req.dir_fd < 0) return InvalidArgument("checkpoint_process: no images directory (dir_fd is -1)");
+  SelfDumpOptions o;
+  o.dir_fd = req.dir_fd;
+  o.criu_binary = config_.binary;
+  o.log_level = config_.log_level;
+  o.leave_running = true;
+  o.shell_job = config_.shell_job;
+  return self_dump(o);
+}
+
 StatusOr<pid_t> CriuModule::restore(const RestoreRequest& req) {
   RestoreOptions o;
   o.dir = req.dir;
   o.criu_binary = config_.binary;
   o.log_level = config_.log_level;
+  o.stdin_fd = req.stdin_fd;
   o.stdout_fd = req.stdout_fd;
   o.stderr_fd = req.stderr_fd;
   o.restart_fd = req.restart_fd;

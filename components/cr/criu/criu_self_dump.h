@@ -1,6 +1,7 @@
 // The one place where a process saves itself with CRIU (libcriu self-dump).
-// Used by the cr/criu module (CR thread of an MPI rank) and by the BLCR-style
-// libcr (runtime/cr/libcr), so both give BLCR's cr_checkpoint() contract.
+// Used by the cr/criu module for both of its save methods: checkpoint() (CR
+// thread of an MPI rank) and checkpoint_process() (the BLCR library,
+// runtime/blcr), so both give BLCR's cr_checkpoint() contract.
 //
 //   SelfDumpOptions o;
 //   o.dir_fd = open(dir, O_DIRECTORY | O_CLOEXEC);

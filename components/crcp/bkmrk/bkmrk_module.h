@@ -7,7 +7,7 @@
 //                progress receives until c.received_from(p) == theirs[p]
 //   resume(c):   c.hold_sends(false)          held frames leave
 //
-// Exchange is the runtime's job (runtime/crsvc: CHECKPOINT_READY with the
+// Exchange is the runtime's job (runtime/cr: CHECKPOINT_READY with the
 // sent bookmarks, CHECKPOINT_DRAIN with the peers' ones, through the
 // launcher); the drain is bounded by `timeout` and names the peers whose
 // bookmarks never matched, with their counts.
@@ -48,6 +48,7 @@ namespace lz::crcp::bkmrk {
 class BkmrkModule final : public Module {
  public:
   explicit BkmrkModule(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  uint64_t capabilities() const override { return kCapDrain; }
   Status quiesce(Coordinator& c) override;
   Status resume(Coordinator& c, bool restarted) override;
 

@@ -1,7 +1,8 @@
 // One checkpoint of this process, from "requested" to "over": the BLCR
 // sequence described in lazarus/libcr.h (defer while in critical sections,
 // thread-context callbacks nested newest first, then signal-context callbacks
-// in their threads, then the CRIU self-dump, then everybody resumes).
+// in their threads, then the selected cr module's checkpoint_process() (see
+// backend.h), then everybody resumes).
 //
 // Runs on libcr's service thread only:
 //   engine.begin(req);                 // PENDING, waits for critical sections, ACTIVE
@@ -15,6 +16,7 @@
 
 #include <string>
 
+#include "lazarus/frameworks/cr.h"
 #include "lazarus/libcr.h"
 
 namespace lz::libcr {
@@ -30,11 +32,14 @@ class CheckpointEngine {
  public:
   static CheckpointEngine& instance();
 
+  // The checkpointer (from cr_init: Service::ensure_started); not owned.
+  void set_backend(cr::Module* module) { backend_ = module; }
+
   void begin(const CheckpointRequest& req);
   int run();
   void end();
 
-  // Why the last run() failed (CRIU's message, the cancelling callback).
+  // Why the last run() failed (the checkpointer's message, the cancelling callback).
   const std::string& failure() const { return failure_; }
   // The cancellation asked by a callback (CR_CHECKPOINT_PERM_FAILURE kills).
   bool permanent_failure() const { return abort_perm_; }
@@ -56,6 +61,7 @@ class CheckpointEngine {
   int dump();
   void cancel(int flags);
 
+  cr::Module* backend_ = nullptr;
   CheckpointRequest req_;
   std::string failure_;
   int abort_code_ = 0;  // errno-style code of a cancellation, 0 if none

@@ -1,4 +1,4 @@
-#include "crsvc/crsvc_params.h"
+#include "cr/cr_params.h"
 
 #include <iterator>
 
@@ -16,10 +16,10 @@ constexpr ParamSpec kParams[] = {
 };
 }  // namespace
 
-Status register_crsvc_params(Registry& reg) {
+Status register_cr_params(Registry& reg) {
   for (const auto& p : kParams) {
     if (reg.params().is_registered(p.name)) continue;
-    LZ_RETURN_IF_ERROR(reg.register_params(&p, 1, "runtime/crsvc"));
+    LZ_RETURN_IF_ERROR(reg.register_params(&p, 1, "runtime/cr"));
   }
   return Status::Ok();
 }

@@ -1,4 +1,4 @@
-#include "crsvc/cr_service.h"
+#include "cr/cr_service.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,9 +12,9 @@
 #include <system_error>
 #include <vector>
 
-#include "crsvc/crsvc_params.h"
+#include "cr/cr_params.h"
 #include "lazarus/log.h"
-#include "mpi/entry.h"
+#include "cr/entry_lock.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
 #include "p2p/engine.h"

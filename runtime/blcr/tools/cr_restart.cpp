@@ -1,6 +1,8 @@
 // cr_restart IMAGE: brings back a process saved by cr_checkpoint (or by a
 // libcr program's own request), with its stdout/stderr (and a piped stdin)
-// connected to cr_restart's, waits for it and exits with its status.
+// connected to cr_restart's, waits for it and exits with its status. The
+// restore is the selected cr module's (backend.h): any back end with the
+// `restore` capability, cr/criu by default as root.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,12 +16,10 @@
 #include <fstream>
 #include <string>
 
-#include "criu_probe.h"
-#include "criu_restore.h"
+#include <utility>
+#include <vector>
 
-#ifndef LZ_CRIU_BINARY_DEFAULT
-#define LZ_CRIU_BINARY_DEFAULT ""
-#endif
+#include "backend.h"
 
 namespace {
 
@@ -52,37 +52,45 @@ int main(int argc, char** argv) {
       "forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 to it, and exits with\n"
       "its exit status (or dies of the same signal).",
       "cr_restart"};
-  std::string image;
-  const char* env_bin = std::getenv("LZ_MCA_cr_criu_binary");
-  std::string criu = env_bin && *env_bin ? env_bin : LZ_CRIU_BINARY_DEFAULT;
-  int log_level = 4;
+  std::string image, criu;
+  int log_level = -1;
+  std::vector<std::pair<std::string, std::string>> mca;
   app.add_option("image", image, "Image directory (or pointer file)")->required();
-  app.add_option("--criu", criu, "criu binary (default: $LZ_MCA_cr_criu_binary or the one found at build time)");
-  app.add_option("--log-level", log_level, "CRIU log level for IMAGE/restore.log")->check(CLI::Range(0, 4));
+  app.add_option("--mca", mca, "Set parameter NAME to VALUE (highest precedence; repeatable), e.g. --mca cr criu")
+      ->type_name("NAME VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--criu", criu,
+                 "criu binary for the cr/criu back end (--mca cr_criu_binary; default: $LZ_MCA_cr_criu_binary or "
+                 "the one found at build time)");
+  app.add_option("--log-level", log_level, "CRIU log level for IMAGE/restore.log (--mca cr_criu_log_level)")
+      ->check(CLI::Range(0, 4));
   app.footer(
-      "Needs root or CAP_CHECKPOINT_RESTORE. Exit status 1 with a message when the image\n"
-      "is missing, incomplete, truncated, or its pid is in use.");
+      "The back end is the cr component `lazarus run` would select (parameter `cr`);\n"
+      "it must have the `restore` capability. Needs root or CAP_CHECKPOINT_RESTORE\n"
+      "for CRIU. Exit status 1 with a message when the image is missing, incomplete,\n"
+      "truncated, or its pid is in use, or when no back end can restore here.");
   CLI11_PARSE(app, argc, argv);
 
-  lz::Status priv = lz::cr::criu::check_privilege();
-  if (!priv.ok()) {
-    std::fprintf(stderr, "cr_restart: %s\n", priv.message().c_str());
+  // The criu shorthands go first: an explicit --mca of the same name wins.
+  if (!criu.empty()) mca.insert(mca.begin(), {"cr_criu_binary", criu});
+  if (log_level >= 0) mca.insert(mca.begin(), {"cr_criu_log_level", std::to_string(log_level)});
+  auto backend = lz::libcr::Backend::open(lz::cr::kCapRestore, "restore a process", mca);
+  if (!backend.ok()) {
+    std::fprintf(stderr, "cr_restart: %s\n", backend.status().message().c_str());
     return 1;
   }
-  lz::cr::criu::RestoreOptions o;
-  o.dir = image_dir_of(image);
-  o.criu_binary = criu;
-  o.log_level = log_level;
-  o.stdin_fd = 0;
-  o.stdout_fd = 1;
-  o.stderr_fd = 2;
+  lz::cr::RestoreRequest req;
+  req.dir = image_dir_of(image);
+  req.stdin_fd = 0;
+  req.stdout_fd = 1;
+  req.stderr_fd = 2;
 
   // Signals that arrive while criu runs are held and forwarded afterwards.
   sigset_t fwd, old;
   sigemptyset(&fwd);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&fwd, s);
   sigprocmask(SIG_BLOCK, &fwd, &old);
-  auto pid = lz::cr::criu::restore_image(o);
+  auto pid = backend->module().restore(req);
   if (!pid.ok()) {
     std::fprintf(stderr, "cr_restart: %s\n", pid.status().message().c_str());
     return 1;

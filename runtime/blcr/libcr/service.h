@@ -1,4 +1,5 @@
-// libcr's service thread: the "dedicated checkpoint thread" of BLCR. It owns
+// libcr's service thread: the "dedicated checkpoint thread" of BLCR. It selects
+// the checkpointer (backend.h) when it starts, owns
 // the control socket (control_channel.h), queues requests from other
 // processes and from this one, runs each checkpoint with the engine
 // (checkpoint_engine.h) and keeps the results until the requester fetches
@@ -20,6 +21,7 @@
 #include <mutex>
 #include <string>
 
+#include "backend.h"
 #include "checkpoint_engine.h"
 #include "lazarus/status.h"
 
@@ -65,6 +67,7 @@ class Service {
   void record(uint64_t id, RequestResult r);
 
   std::mutex start_mu_;
+  Backend* backend_ = nullptr;
   pid_t started_pid_ = 0;
   std::string socket_path_;
   int listen_fd_ = -1;

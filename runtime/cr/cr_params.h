@@ -1,4 +1,4 @@
-// Parameters of the rank's CR service (runtime/crsvc), registered with the
+// Parameters of the rank's CR service (runtime/cr), registered with the
 // runtime's others so `--mca cr_drain_timeout 30` is known to the launcher,
 // `lazarus info` and the ranks.
 #pragma once
@@ -12,6 +12,6 @@ inline constexpr const char* kParamCrDrainTimeout = "cr_drain_timeout";
 inline constexpr const char* kParamCrHookTimeout = "cr_hook_timeout";
 
 // Idempotent.
-Status register_crsvc_params(Registry& reg);
+Status register_cr_params(Registry& reg);
 
 }  // namespace lz::rt

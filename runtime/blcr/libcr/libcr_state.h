@@ -38,13 +38,4 @@ int fail(int err, const std::string& message);
 const char* last_error();
 void clear_error();
 
-// Settings: the same names as the cr/criu MCA parameters in their
-// environment form (LZ_MCA_cr_criu_binary, LZ_MCA_cr_criu_log_level), with
-// the build's defaults.
-struct Config {
-  std::string criu_binary;
-  int log_level = 4;
-};
-const Config& config();
-
 }  // namespace lz::libcr

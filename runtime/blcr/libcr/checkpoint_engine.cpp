@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "callback_registry.h"
-#include "criu_self_dump.h"
 #include "libcr_state.h"
 
 namespace lz::libcr {
@@ -218,12 +217,13 @@ int CheckpointEngine::after_thread_chain() {
 }
 
 int CheckpointEngine::dump() {
-  lz::cr::criu::SelfDumpOptions o;
-  o.dir_fd = req_.dir_fd;
-  o.criu_binary = config().criu_binary;
-  o.log_level = config().log_level;
-  o.leave_running = true;  // cr_signal is delivered by libcr once the result is known
-  auto r = lz::cr::criu::self_dump(o);
+  if (backend_ == nullptr) {
+    failure_ = "no checkpointer: cr_init() has not succeeded in this process";
+    return -ENOSYS;
+  }
+  // The process keeps running (checkpoint_process()'s contract): cr_signal is
+  // delivered by libcr once the result is known.
+  auto r = backend_->checkpoint_process({req_.dir_fd, req_.dest});
   if (!r.ok()) {
     failure_ = r.status().message();
     return -EIO;

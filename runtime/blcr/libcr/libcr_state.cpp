@@ -9,10 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#ifndef LZ_CRIU_BINARY_DEFAULT
-#define LZ_CRIU_BINARY_DEFAULT ""
-#endif
-
 namespace lz::libcr {
 
 std::atomic<int> g_state{kIdle};
@@ -47,19 +43,5 @@ int fail(int err, const std::string& message) {
 
 const char* last_error() { return tl_error; }
 void clear_error() { tl_error[0] = '\0'; }
-
-const Config& config() {
-  static const Config c = [] {
-    Config k;
-    const char* b = std::getenv("LZ_MCA_cr_criu_binary");
-    k.criu_binary = b && *b ? b : LZ_CRIU_BINARY_DEFAULT;
-    if (const char* l = std::getenv("LZ_MCA_cr_criu_log_level"); l && *l) {
-      int v = std::atoi(l);
-      if (v >= 0 && v <= 4) k.log_level = v;
-    }
-    return k;
-  }();
-  return c;
-}
 
 }  // namespace lz::libcr

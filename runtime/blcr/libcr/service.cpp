@@ -14,8 +14,8 @@
 #include <new>
 #include <thread>
 
+#include "backend.h"
 #include "control_channel.h"
-#include "criu_probe.h"
 #include "lazarus/libcr.h"
 #include "libcr_state.h"
 
@@ -64,11 +64,13 @@ Status Service::ensure_started() {
   std::lock_guard<std::mutex> lock(start_mu_);
   if (started()) return Status::Ok();
 
-  const Config& c = config();
-  if (c.criu_binary.empty() || access(c.criu_binary.c_str(), X_OK) != 0)
-    return Unavailable("no usable criu binary (`" + c.criu_binary +
-                       "`); set LZ_MCA_cr_criu_binary or run scripts/setup");
-  LZ_RETURN_IF_ERROR(lz::cr::criu::check_privilege());
+  if (backend_ == nullptr) {
+    // Selected once per process (a forked child inherits it): the cr module
+    // `lazarus run` would pick, which must save a single process.
+    LZ_ASSIGN_OR_RETURN(Backend b, Backend::open(cr::kCapSingleProcess, "checkpoint a single process"));
+    backend_ = new Backend(std::move(b));  // never destroyed: the thread outlives static destructors
+    CheckpointEngine::instance().set_backend(&backend_->module());
+  }
 
   static bool once = [] {
     CheckpointEngine::install_signal_handler();

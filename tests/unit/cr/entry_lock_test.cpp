@@ -1,6 +1,7 @@
-// The MPI entry lock (runtime/mpi/entry.h): the application side and the CR
-// side are never both in, a thread parked in an interrupted wait resumes,
-// and with CR off the guard only counts depth.
+// The checkpoint entry lock (runtime/cr/entry_lock.h) through the MPI entry
+// guard (runtime/mpi/entry.h): the application side and the CR side are never
+// both in, a thread parked in an interrupted wait resumes, and with CR off the
+// guard only counts depth.
 #include <gtest/gtest.h>
 
 #include <atomic>

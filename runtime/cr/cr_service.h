@@ -8,7 +8,7 @@
 //
 // The thread polls the launcher's control fd (it changes across
 // disconnect/reconnect) and a stop eventfd, with a bounded timeout. When a
-// control message is readable it takes the MPI entry lock (mpi/entry.h:
+// control message is readable it takes the MPI entry lock (cr/entry_lock.h:
 // pending flag, membarrier, waits until the application thread is outside MPI
 // or parked in an interrupted wait), reads it, and runs the coordinated
 // checkpoint of oob/frame.h:

@@ -1,0 +1,219 @@
+// crcp conformance: written once, instantiated over every crcp component the
+// Registry knows (built-in or plugin), crcp/none being the reference. The
+// runtime's side of the protocol is a fake coordinator whose bookmarks and
+// in-flight frames each test sets; what is checked is crcp.h's contract:
+// sends held before the bookmarks are taken, the drain ends exactly when every
+// "received" bookmark matches the peer's "sent" one, a bounded drain names the
+// peers that never matched, resume() releases held sends. A protocol without
+// kCapDrain is skipped with that reason for multi-rank scenarios, and must
+// then refuse them.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cr/cr_params.h"
+#include "lazarus/frameworks/crcp.h"
+#include "lazarus/param_store.h"
+#include "lazarus/registry.h"
+
+namespace lz::conformance {
+namespace {
+
+using crcp::Bookmark;
+
+class FakeCoordinator final : public crcp::Coordinator {
+ public:
+  explicit FakeCoordinator(int n) : sent(n), received(n), theirs(n), arrivals(n) {}
+  int rank() const override { return 0; }
+  int size() const override { return static_cast<int>(sent.size()); }
+  Bookmark sent_to(int p) const override { return sent[static_cast<size_t>(p)]; }
+  Bookmark received_from(int p) const override { return received[static_cast<size_t>(p)]; }
+  StatusOr<std::vector<Bookmark>> exchange(const std::vector<Bookmark>& mine) override {
+    exchanged = mine;
+    held_at_exchange = held;
+    ++exchanges;
+    if (abort) return Status(Code::kAborted, "aborted by the launcher");
+    return theirs;
+  }
+  // Each turn delivers at most one pending frame per peer.
+  Status progress_receives(std::chrono::milliseconds) override {
+    ++turns;
+    for (size_t p = 0; p < arrivals.size(); ++p) {
+      if (arrivals[p].empty()) continue;
+      received[p].messages += 1;
+      received[p].bytes += arrivals[p].back();
+      arrivals[p].pop_back();
+    }
+    return Status::Ok();
+  }
+  void hold_sends(bool h) override { held = h; }
+
+  std::vector<Bookmark> sent, received, theirs, exchanged;
+  std::vector<std::vector<uint64_t>> arrivals;  // per peer: frame sizes still in flight
+  bool held = false, held_at_exchange = false, abort = false;
+  int turns = 0, exchanges = 0;
+};
+
+std::vector<std::string> registered_crcp() {
+  Registry reg;  // built-in components; configure() adds plugins from component_path
+  ConfigOptions o;
+  o.read_user_file = false;
+  if (!reg.configure(o).ok()) {
+    Registry plain;  // a broken user/environment setting must not hide the built-in list
+    return plain.framework("crcp")->component_names();
+  }
+  return reg.framework("crcp")->component_names();
+}
+
+class CrcpConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Selects GetParam() with the runtime's cr_drain_timeout at `drain_seconds`
+  // (the bound quiesce() must keep).
+  void Configure(double drain_seconds) {
+    reg_ = std::make_unique<Registry>();
+    ASSERT_TRUE(rt::register_cr_params(*reg_).ok());
+    ConfigOptions o;
+    o.read_user_file = false;
+    o.mca = {{"crcp", GetParam()}, {rt::kParamCrDrainTimeout, std::to_string(drain_seconds)}};
+    Status s = reg_->configure(o);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    auto picked = reg_->framework("crcp")->select(reg_->query_context());
+    if (!picked.ok()) GTEST_SKIP() << "crcp/" << GetParam() << " cannot run here: " << picked.status().message();
+    ASSERT_FALSE(picked->empty());
+    module_.reset(dynamic_cast<crcp::Module*>(picked->front().module.release()));
+    ASSERT_NE(module_, nullptr) << "crcp/" << GetParam() << "'s module is not a crcp::Module";
+  }
+  void SetUp() override { Configure(60); }
+
+  // Multi-rank scenarios need kCapDrain; without it the protocol must refuse.
+  void RequireDrain() {
+    if (module_->capabilities() & crcp::kCapDrain) return;
+    FakeCoordinator c(2);
+    Status s = module_->quiesce(c);
+    EXPECT_FALSE(s.ok()) << "crcp/" << GetParam() << " lacks kCapDrain but quiesced a 2-rank job";
+    EXPECT_FALSE(s.message().empty());
+    EXPECT_TRUE(module_->resume(c, false).ok());
+    GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `drain` (it refuses multi-rank jobs: "
+                 << s.message() << ")";
+  }
+
+  std::unique_ptr<Registry> reg_;
+  std::unique_ptr<crcp::Module> module_;
+};
+
+TEST_P(CrcpConformance, DescriptorIsSane) {
+  const ComponentEntry* e = reg_->framework("crcp")->find(GetParam());
+  ASSERT_NE(e, nullptr);
+  const ComponentDescriptor* d = e->desc;
+  EXPECT_EQ(d->magic, kComponentMagic);
+  EXPECT_EQ(d->abi_version, kComponentAbiVersion);
+  EXPECT_STREQ(d->framework, "crcp");
+  EXPECT_EQ(GetParam(), d->name);
+  EXPECT_EQ(d->interface_version, crcp::kInterfaceVersion);
+  EXPECT_TRUE(d->version != nullptr && *d->version);
+  EXPECT_TRUE(d->description != nullptr && *d->description);
+  EXPECT_NE(d->query, nullptr);
+  EXPECT_TRUE(reg_->params().is_registered("crcp_" + GetParam() + "_priority"));
+  for (size_t i = 0; i < d->num_params; ++i) {
+    const ParamSpec& p = d->params[i];
+    EXPECT_TRUE(p.help != nullptr && *p.help) << p.name << " has no help";
+    EXPECT_TRUE(reg_->params().is_registered("crcp_" + GetParam() + "_" + p.name)) << p.name;
+  }
+}
+
+TEST_P(CrcpConformance, QueryGivesAModuleOrAReason) {
+  for (const QueryResult& q : reg_->framework("crcp")->query_all(reg_->query_context(true))) {
+    if (GetParam() != q.entry->desc->name) continue;
+    if (q.module) EXPECT_NE(dynamic_cast<crcp::Module*>(q.module.get()), nullptr);
+    else EXPECT_FALSE(q.declined.ok() || q.declined.message().empty()) << "declined without a reason";
+    return;
+  }
+  ADD_FAILURE() << "query_all() did not answer for crcp/" << GetParam();
+}
+
+TEST_P(CrcpConformance, OneRankJobQuiescesAndResumes) {
+  FakeCoordinator c(1);
+  Status s = module_->quiesce(c);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  ASSERT_TRUE(module_->resume(c, false).ok());
+  EXPECT_FALSE(c.held) << "resume() must release held sends";
+}
+
+TEST_P(CrcpConformance, DrainsUntilEveryBookmarkMatches) {
+  RequireDrain();
+  if (IsSkipped()) return;
+  FakeCoordinator c(3);
+  c.sent = {{0, 0}, {2, 100}, {1, 60}};
+  c.theirs = {{0, 0}, {3, 150}, {2, 120}};
+  c.received = {{0, 0}, {1, 50}, {1, 60}};
+  c.arrivals[1] = {50, 50};
+  c.arrivals[2] = {60};
+  ASSERT_TRUE(module_->quiesce(c).ok());
+  EXPECT_TRUE(c.held_at_exchange) << "sends must be held before the bookmarks are taken";
+  EXPECT_TRUE(c.held) << "sends stay held until resume()";
+  EXPECT_EQ(c.exchanged, c.sent);
+  for (size_t p = 0; p < 3; ++p) EXPECT_EQ(c.received[p], c.theirs[p]) << "peer " << p;
+  ASSERT_TRUE(module_->resume(c, true).ok());
+  EXPECT_FALSE(c.held) << "resume() releases held sends";
+}
+
+TEST_P(CrcpConformance, NothingInFlightNeedsNoProgress) {
+  RequireDrain();
+  if (IsSkipped()) return;
+  FakeCoordinator c(2);
+  c.theirs = {{0, 0}, {4, 400}};
+  c.received = {{0, 0}, {4, 400}};
+  ASSERT_TRUE(module_->quiesce(c).ok());
+  EXPECT_EQ(c.turns, 0);
+  ASSERT_TRUE(module_->resume(c, false).ok());
+}
+
+TEST_P(CrcpConformance, BoundedDrainNamesOnlyThePeersBehind) {
+  Configure(0.02);
+  if (IsSkipped()) return;
+  RequireDrain();
+  if (IsSkipped()) return;
+  FakeCoordinator c(4);
+  c.theirs = {{0, 0}, {1, 10}, {5, 500}, {0, 0}};
+  c.received = {{0, 0}, {1, 10}, {3, 300}, {0, 0}};  // rank 2's last two frames never arrive
+  Status s = module_->quiesce(c);
+  ASSERT_EQ(s.code(), Code::kTimeout) << s.to_string();
+  EXPECT_NE(s.message().find("rank 2"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("rank 1"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("rank 3"), std::string::npos) << s.message();
+  ASSERT_TRUE(module_->resume(c, false).ok());
+  EXPECT_FALSE(c.held);
+}
+
+TEST_P(CrcpConformance, MoreReceivedThanSentIsAnErrorNamingThePeer) {
+  RequireDrain();
+  if (IsSkipped()) return;
+  FakeCoordinator c(2);
+  c.theirs = {{0, 0}, {1, 10}};
+  c.received = {{0, 0}, {2, 20}};
+  Status s = module_->quiesce(c);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rank 1"), std::string::npos) << s.message();
+  ASSERT_TRUE(module_->resume(c, false).ok());
+}
+
+TEST_P(CrcpConformance, AbortedExchangeIsReturnedAndResumeReleases) {
+  RequireDrain();
+  if (IsSkipped()) return;
+  FakeCoordinator c(2);
+  c.abort = true;
+  Status s = module_->quiesce(c);
+  EXPECT_EQ(s.code(), Code::kAborted) << s.to_string();
+  EXPECT_TRUE(c.held) << "sends stay held after a failed quiesce(), until resume()";
+  ASSERT_TRUE(module_->resume(c, false).ok());
+  EXPECT_FALSE(c.held);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CrcpConformance, ::testing::ValuesIn(registered_crcp()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace lz::conformance
