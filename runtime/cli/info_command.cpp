@@ -5,7 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "p2p/runtime_params.h"
+#include "cr/runtime_params.h"
 #include "common_options.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/frameworks/crcp.h"

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "p2p/runtime_params.h"
+#include "cr/runtime_params.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/local_starter.h"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "p2p/runtime_params.h"
+#include "cr/runtime_params.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/launcher.h"

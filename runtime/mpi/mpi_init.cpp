@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "cr/runtime_params.h"
 #include "cr/cr_service.h"
 #include "lazarus/log.h"
 #include "mpi.h"
@@ -43,7 +44,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 #ifdef LZ_HAVE_COLL_SELECT
   lz::rt::set_comm_enable_hook(&lz::rt::coll_enable);
 #endif
-  auto rt = lz::rt::Runtime::create();
+  auto rt = lz::rt::Runtime::create(&lz::rt::register_runtime_params);
   if (!rt.ok()) {
     std::fprintf(stderr, "MPI_Init: %s\n", rt.status().message().c_str());
     std::fflush(stderr);

@@ -4,7 +4,6 @@
 
 #include "lazarus/log.h"
 #include "p2p/comm_factory.h"
-#include "p2p/runtime_params.h"
 #include "p2p/engine.h"
 
 namespace lz::rt {
@@ -28,14 +27,14 @@ Runtime::~Runtime() {
   if (g_runtime == this) g_runtime = nullptr;
 }
 
-StatusOr<std::unique_ptr<Runtime>> Runtime::create() {
+StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Registry&)) {
   std::unique_ptr<Runtime> rt(new Runtime());
   LZ_ASSIGN_OR_RETURN(rt->bootstrap_, Bootstrap::from_environment());
   const JobInfo& job = rt->bootstrap_->job();
   if (job.size > 1) log::set_identity("rank " + std::to_string(job.rank));
 
   rt->registry_ = std::make_unique<Registry>();
-  LZ_RETURN_IF_ERROR(register_runtime_params(*rt->registry_));
+  LZ_RETURN_IF_ERROR(register_params(*rt->registry_));
   ConfigOptions opt;  // files + LZ_MCA_* (the launcher forwards --mca as environment)
   LZ_RETURN_IF_ERROR(rt->registry_->configure(opt).with_context("parameters"));
 

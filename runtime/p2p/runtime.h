@@ -27,7 +27,10 @@ class Runtime {
  public:
   // Bootstrap, registry (environment LZ_MCA_* and config files, no --mca),
   // engine (transports), predefined communicators, coll selection.
-  static StatusOr<std::unique_ptr<Runtime>> create();
+  // `register_params` registers every runtime parameter table before the
+  // registry reads its sources (the caller's: MPI_Init passes
+  // cr/runtime_params.h's, which sees the layers this one must not).
+  static StatusOr<std::unique_ptr<Runtime>> create(Status (*register_params)(Registry&));
   ~Runtime();
 
   Registry& registry() { return *registry_; }

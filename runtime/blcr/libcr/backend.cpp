@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "bootstrap/runtime_params.h"
+#include "cr/runtime_params.h"
 #include "lazarus/log.h"
 
 namespace lz::libcr {

@@ -1,4 +1,4 @@
-#include "p2p/runtime_params.h"
+#include "cr/runtime_params.h"
 
 #include "cr/cr_params.h"
 #include "oob/oob_params.h"
