@@ -18,7 +18,7 @@
 // Threading: put/fence/get/barrier/abort/finalize are called by one thread at a
 // time (the runtime serializes them).
 //
-// Checkpoint/restart seams (issue 4): a core-image checkpointer cannot save an
+// Checkpoint/restart seams: a core-image checkpointer cannot save an
 // inet socket, so the CR thread calls disconnect() before the dump and
 // reconnect() after it (continue or restart). While disconnected the launcher
 // knows the rank is alive and expects it back; put() still works, fence(),

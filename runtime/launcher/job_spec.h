@@ -1,6 +1,6 @@
 // JobSpec: everything the launcher decided before starting a job (from the
 // command line, the parameters and the host list), and nothing it learns
-// while the job runs. Kept as plain data so a checkpoint manifest (issue 4)
+// while the job runs. Kept as plain data so a checkpoint manifest
 // can record it and `lazarus restart` can rebuild a job from it.
 #pragma once
 
@@ -32,7 +32,7 @@ struct JobSpec {
   pid_t registry_pid = 0;               // launcher pid for the job registry (0: getpid()); the outer
                                         // pid when the launcher runs in its own PID namespace
 
-  // Checkpoint/restart (issue 4).
+  // Checkpoint/restart.
   snapshot::JobRecord record;           // what the manifest records; record.id names the store
   std::string snapshot_root;            // where the job's store lives
   int64_t cr_keep = 2;

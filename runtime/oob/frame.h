@@ -54,7 +54,7 @@ enum class MsgType : uint16_t {
   kDisconnect = 35,      // rank -> launcher: closing the OOB socket on purpose, will reconnect()
   kDisconnectAck = 36,   // launcher -> rank: recorded; the rank may close
 
-  // Checkpoint/restart (issue 4): the coordinated checkpoint of a job, with the
+  // Checkpoint/restart: the coordinated checkpoint of a job, with the
   // launcher as coordinator (payloads in oob/messages.h, "CR protocol"):
   //
   //   launcher                                   every rank (its CR thread)

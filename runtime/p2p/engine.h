@@ -84,9 +84,10 @@ class Engine final : public transport::Host {
 
   // One turn of progress over the active transports; returns events seen.
   int progress();
-  // Progresses (spin, then sleep) until `done()` is true. Returns kAborted if
-  // a peer this process waits on failed and `done()` can never become true,
-  // kInterrupted never (the interrupt handler runs inside).
+  // Progresses (spin, then sleep) until `done()` is true. A peer that fails
+  // completes the requests waiting on it with an error (peer_failed), so a
+  // `done()` that tests completion becomes true; a checkpoint request runs
+  // the interrupt handler inside, invisibly to the caller.
   template <typename Done>
   void wait_until(Done done) {
     if (done()) return;
@@ -110,7 +111,7 @@ class Engine final : public transport::Host {
     if (next > next_context_) next_context_ = next;
   }
 
-  // ---- checkpoint support (issue 4) ---------------------------------------------------
+  // ---- checkpoint support ---------------------------------------------------------------
   crcp::Bookmark sent_to(int peer) const { return peers_[static_cast<size_t>(peer)].sent; }
   crcp::Bookmark received_from(int peer) const { return peers_[static_cast<size_t>(peer)].received; }
   // While held, new outgoing frames are queued instead of sent.

@@ -5,7 +5,7 @@
 //
 //   lz::rt::Runtime& rt = lz::rt::runtime();
 //   for (lz::coll::Module* m : rt.coll_modules()) m->enable(comm);
-//   rt.engine().wait_for(...);
+//   rt.engine().wait_until([&] { return req->complete; });
 #pragma once
 
 #include <memory>

@@ -1,6 +1,6 @@
 // ShmPeer: what a rank keeps about one other rank of its host.
 //
-// Split in two on purpose (issue 4): `address`, `rank`, `local_index` and the
+// Split in two on purpose (checkpoint/restart): `address`, `rank`, `local_index` and the
 // state flags are module state that survives a checkpoint; everything under
 // "mapped resources" points into or refers to objects shared with the peer,
 // is dropped by release_peers() and rebuilt by attach_peer() from a (possibly

@@ -387,11 +387,6 @@ size_t lz_datatype_s::pack_range(const void* src, int count, size_t offset, size
                           static_cast<char*>(dst));
 }
 
-size_t lz_datatype_s::unpack_range(const void* packed, size_t bytes, int count, size_t offset, void* dst) const {
-  return walk_range<false>(static_cast<char*>(dst), count, offset, bytes,
-                           const_cast<char*>(static_cast<const char*>(packed)));
-}
-
 size_t lz_datatype_s::elements_in(size_t bytes) const {
   if (size_ == 0) return 0;
   size_t n = (bytes / size_) * signature_elements_;

@@ -129,8 +129,6 @@ struct lz_datatype_s {
   // The packed bytes [offset, offset+bytes) of `count` elements at `src`;
   // returns the number written (clipped to size()*count). For pipelined sends.
   size_t pack_range(const void* src, int count, size_t offset, size_t bytes, void* dst) const;
-  // Inverse of pack_range: places packed bytes that start at packed `offset`.
-  size_t unpack_range(const void* packed, size_t bytes, int count, size_t offset, void* dst) const;
 
   // Basic elements in `bytes` of packed data (MPI_Get_elements); elements of a
   // pair type count twice. kUndefinedElements when `bytes` ends inside a
