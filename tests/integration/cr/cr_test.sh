@@ -57,6 +57,21 @@ still_alive() {
     echo "$e"
   done
 }
+# SIGKILLs the launcher ($JOB_PID) and fails unless every process of its
+# tree, recorded just before, is gone within 10 s. $1 says when, for the message.
+kill_launcher_expect_tree_gone() {
+  local tree left i
+  tree=$(tree_of $JOB_PID)
+  echo "$tree" | grep -q . || fail "no process under the launcher"
+  kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
+  for i in $(seq 1 100); do
+    left=$(still_alive $tree)
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  [ -z "$left" ] || fail "10 s after SIGKILL of the launcher $1 these of its processes remain:
+$(for p in $left; do ps -o pid=,ppid=,stat=,nlwp=,args= -p "${p%%:*}"; done)"
+}
 job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
 rank_pids() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }'; }
 store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
@@ -143,17 +158,8 @@ launcher_killed)
     ls "$(store_dir)"/2.partial/rank.*/pages-*.img > /dev/null 2>&1 && break
     sleep 0.01
   done
-  tree=$(tree_of $JOB_PID)   # the ranks and the criu helpers dumping them
-  echo "$tree" | grep -q . || fail "no process under the launcher"
-  kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
-  # Every rank and criu helper goes with the launcher, within seconds.
-  for i in $(seq 1 100); do
-    left=$(still_alive $tree)
-    [ -z "$left" ] && break
-    sleep 0.1
-  done
-  [ -z "$left" ] || fail "10 s after SIGKILL of the launcher during a checkpoint these of its processes remain:
-$(for p in $left; do ps -o pid=,ppid=,stat=,nlwp=,args= -p "${p%%:*}"; done)"
+  # Every rank and criu helper dumping them goes with the launcher.
+  kill_launcher_expect_tree_gone "during a checkpoint"
   [ -d "$(store_dir)"/2 ] && fail "the launcher was killed too late: snapshot 2 was committed"
   [ -d "$(store_dir)"/2.partial ] || fail "the launcher was not killed during the checkpoint (no 2.partial)"
   ls -d "$(store_dir)"/1 > /dev/null || fail "snapshot 1 is gone"
@@ -216,15 +222,7 @@ recover_killed)
   done
   [ "$(echo "$tree" | wc -w)" -ge $((NP + 1)) ] || fail "restarted job not found under the launcher: $tree"
   sleep 1
-  tree=$(tree_of $JOB_PID)
-  kill -9 $JOB_PID; wait $JOB_PID 2>/dev/null
-  for i in $(seq 1 100); do
-    left=$(still_alive $tree)
-    [ -z "$left" ] && break
-    sleep 0.1
-  done
-  [ -z "$left" ] || fail "10 s after SIGKILL of the launcher these of its processes remain:
-$(for p in $left; do ps -o pid=,ppid=,stat=,args= -p "${p%%:*}"; done)"
+  kill_launcher_expect_tree_gone "after an automatic restart"
   ;;
 *) echo "unknown scenario $SCEN"; exit 2 ;;
 esac
