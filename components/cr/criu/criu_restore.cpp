@@ -115,13 +115,15 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
 
   const std::string pidfile = o.dir + "/restore.pid";
   unlink(pidfile.c_str());
-  // --restore-sibling: the restored process is our child, not criu's. Its
-  // parent-death signal (a rank's SIGKILL, saved in the image) then follows
-  // us, the restarter, instead of firing when criu exits.
   std::vector<std::string> args = {o.criu_binary, "restore",     "-D",
-                                   o.dir,         "--shell-job", "--restore-detached", "--restore-sibling",
+                                   o.dir,         "--shell-job", "--restore-detached",
                                    "--pidfile",   pidfile,       "-v" + std::to_string(o.log_level),
                                    "-o",          "restore.log"};
+  // A job rank (it held a restart channel) carries its launcher's
+  // parent-death SIGKILL in the image: restored as criu's child it would die
+  // when criu exits. --restore-sibling makes it our child, so the signal
+  // follows us, the restarter.
+  if (!meta.restart_channel.key.empty()) args.push_back("--restore-sibling");
   for (size_t i = 0; i < inherit.size(); ++i) {
     args.push_back("--inherit-fd");
     args.push_back("fd[" + std::to_string(kFirstInheritFd + i) + "]:" + inherit[i].second);
