@@ -224,6 +224,28 @@ recover_killed)
   sleep 1
   kill_launcher_expect_tree_gone "after an automatic restart"
   ;;
+disk_full)
+  # The store fills up during a checkpoint (a 3 MiB tmpfs: snapshot 1 fits,
+  # snapshot 2 does not): the checkpoint fails naming the cause, the job goes
+  # on to the right result, and snapshot 1 stays restartable.
+  mkdir "$T/small"
+  mount -t tmpfs -o size=3m lz-test-store "$T/small" || skip "cannot mount a tmpfs store here"
+  trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT
+  MCA=(--mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/small")
+  reference
+  store_dir() { ls -d "$T"/small/*/ 2>/dev/null | head -1; }
+  start_job
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 || fail "checkpoint 1 failed: $(cat "$T/ck1.out")"
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck2.out" 2>&1 && fail "checkpoint 2 succeeded on a full store: $(cat "$T/ck2.out")"
+  grep -q "No space left on device" "$T/ck2.out" || fail "the failed checkpoint does not name the cause: $(cat "$T/ck2.out")"
+  wait $JOB_PID || fail "the job failed after the failed checkpoint (status $?)"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result after a failed checkpoint $(result_of "$T/job.out") != reference $REF"
+  [ -d "$(store_dir)"/1 ] || fail "snapshot 1 is gone"
+  ls -d "$(store_dir)"/2* > /dev/null 2>&1 && fail "the failed snapshot 2 was left in the store: $(ls "$(store_dir)")"
+  "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart from snapshot 1 failed"
+  grep -q "from snapshot 1 " "$T/rs.err" || fail "did not restart from snapshot 1: $(cat "$T/rs.err")"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result differs"
+  ;;
 *) echo "unknown scenario $SCEN"; exit 2 ;;
 esac
 echo "PASS: $SCEN over $TRANSPORT"
