@@ -4,6 +4,7 @@
 #include <criu/criu.h>
 #endif
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,6 +89,15 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   std::string why = criu_log_errors(log);
   std::string msg = "criu dump of pid " + std::to_string(getpid()) + " into " + dir + " failed (libcriu " +
                     std::to_string(ret) + ": " + std::strerror(ret < 0 ? -ret : err) + ")";
+  // A full store is the likeliest cause and CRIU may not even manage to log
+  // it (its log lives there too): say it from what the file system reports.
+  struct statvfs fs;
+  if (fstatvfs(o.dir_fd, &fs) == 0) {
+    const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+    if (free_bytes < (1ull << 20))
+      msg += "; No space left on device: the file system of " + dir + " has " + std::to_string(free_bytes) +
+             " bytes free";
+  }
   if (!why.empty())
     msg += "; " + log + " says:\n" + why;
   else
