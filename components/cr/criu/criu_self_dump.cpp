@@ -65,7 +65,9 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   const std::string dir = dir_path_of(o.dir_fd);
 
   LZ_RETURN_IF_ERROR(write_meta(o.dir_fd, current_process_meta(o.dir_fd, o.leave_running, o.restart_fd)).with_context(dir));
-  LZ_ASSIGN_OR_RETURN(Swrk swrk, Swrk::start(o.criu_binary));
+  // A job rank (it has a restart channel) is the child of a launcher that
+  // adopts the criu service and must take it along if it dies.
+  LZ_ASSIGN_OR_RETURN(Swrk swrk, Swrk::start(o.criu_binary, /*die_with_reaper=*/o.restart_fd >= 0));
 
   if (criu_init_opts() != 0) return Internal("criu_init_opts failed");
   criu_set_service_fd(swrk.fd());

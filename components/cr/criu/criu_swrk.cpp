@@ -22,7 +22,8 @@ namespace {
 // The child keeps the service socket at this number; nothing else but 0-2.
 constexpr int kServiceFd = 3;
 
-[[noreturn]] void exec_service(int sk, const char* binary, char* const argv[], char* const envp[], pid_t middle) {
+[[noreturn]] void exec_service(int sk, const char* binary, char* const argv[], char* const envp[], pid_t middle,
+                               bool die_with_reaper) {
   // Only async-signal-safe calls from here on: the parent may be multi-threaded.
   setsid();
   // Die with whoever reaps us once the middle process has gone: the rank's
@@ -30,11 +31,16 @@ constexpr int kServiceFd = 3;
   // the rank it had frozen, so the rank's own parent-death SIGKILL can end
   // it; a criu left alive would hold it frozen (a zombie with live threads)
   // for ever. Armed after the reparenting, which would fire it otherwise.
-  for (int i = 0; getppid() == middle && i < 100000; ++i) {
-    struct timespec pause = {0, 100000};
-    nanosleep(&pause, nullptr);
+  // Only for job ranks: a single process's criu may be adopted by a
+  // restarter that ends when the dumped process does (cr_restart), and must
+  // finish its dump then.
+  if (die_with_reaper) {
+    for (int i = 0; getppid() == middle && i < 100000; ++i) {
+      struct timespec pause = {0, 100000};
+      nanosleep(&pause, nullptr);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
   }
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -66,7 +72,7 @@ Swrk::~Swrk() {
   if (fd_ >= 0) close(fd_);
 }
 
-StatusOr<Swrk> Swrk::start(const std::string& binary) {
+StatusOr<Swrk> Swrk::start(const std::string& binary, bool die_with_reaper) {
   if (binary.empty()) return Unavailable("no criu binary configured (cr_criu_binary)");
   int sk[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk) != 0)
@@ -95,7 +101,7 @@ StatusOr<Swrk> Swrk::start(const std::string& binary) {
     pid_t service = _Fork();
     if (service < 0) _exit(1);
     if (service > 0) _exit(0);  // the middle process: gone before the dump begins
-    exec_service(sk[1], binary.c_str(), argv.data(), envp.data(), self);
+    exec_service(sk[1], binary.c_str(), argv.data(), envp.data(), self, die_with_reaper);
   }
   close(sk[1]);
   int status = 0;

@@ -10,7 +10,7 @@
 // process, so outside the dumped tree) execs `criu swrk <fd>`, and libcriu
 // talks to it through criu_set_service_fd() (CRIU_COMM_FD).
 //
-//   LZ_ASSIGN_OR_RETURN(auto swrk, Swrk::start(binary));
+//   LZ_ASSIGN_OR_RETURN(auto swrk, Swrk::start(binary, /*die_with_reaper=*/false));
 //   criu_set_service_fd(swrk.fd());   // ... criu_dump() ...
 //
 // Thread-safety: one Swrk per request; start() is safe to call from any
@@ -30,7 +30,10 @@ class Swrk {
   // inherited by criu makes the dump fail with -EBADE), no other descriptor of
   // this process, and an environment without LD_PRELOAD (cr_run's library must
   // not load into criu).
-  static StatusOr<Swrk> start(const std::string& binary);
+  // With `die_with_reaper` (a job rank, whose launcher is a subreaper) the
+  // service gets SIGKILL when the process that adopts it dies, so a launcher
+  // killed mid-dump takes its criu along.
+  static StatusOr<Swrk> start(const std::string& binary, bool die_with_reaper);
 
   Swrk(Swrk&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
   Swrk& operator=(Swrk&& o) noexcept;
