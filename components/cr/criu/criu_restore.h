@@ -1,5 +1,6 @@
 // Bringing one process back from a CRIU image directory (CriuModule::restore:
-// the launcher, cr_restart). Runs `criu restore -D dir --shell-job --restore-detached` and
+// the launcher, cr_restart). Runs `criu restore -D dir --shell-job --restore-detached
+// --leave-stopped`, resumes the restored tree with SIGCONT once criu is done, and
 // hands the restored process the caller's descriptors for stdin/stdout/stderr
 // through --inherit-fd, using the keys the dumping process recorded
 // (criu_image_meta.h): the pipe to a launcher that no longer exists, or a log
