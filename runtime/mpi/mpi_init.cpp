@@ -16,10 +16,6 @@
 #include "mpi/errors.h"
 #include "p2p/comm_factory.h"
 #include "p2p/runtime.h"
-#if __has_include("mpi/coll_select.h")
-#include "mpi/coll_select.h"
-#define LZ_HAVE_COLL_SELECT 1
-#endif
 
 using lz::rt::MpiState;
 using lz::rt::g_mpi_state;
@@ -41,9 +37,6 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
                  expected == static_cast<int>(MpiState::kFinalized) ? "finalized" : "initialized");
     return MPI_ERR_OTHER;
   }
-#ifdef LZ_HAVE_COLL_SELECT
-  lz::rt::set_comm_enable_hook(&lz::rt::coll_enable);
-#endif
   auto rt = lz::rt::Runtime::create(&lz::rt::register_runtime_params);
   if (!rt.ok()) {
     std::fprintf(stderr, "MPI_Init: %s\n", rt.status().message().c_str());

@@ -5,13 +5,12 @@
 #include <tuple>
 
 #include "lazarus/datatype/datatype.h"
+#include "p2p/coll_select.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt {
 namespace {
-
-CommEnableHook g_enable_hook = nullptr;
 
 // Reserved tag on the parent's collective context: below every tag a
 // collective algorithm may use (MPI tags are >= 0; negative ones are ours).
@@ -67,7 +66,7 @@ StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t c
   c->setup(std::move(world_ranks), my_rank, ctx, false);
   c->errhandler = parent.errhandler;
   (void)eng;
-  Status s = enable_collectives(*c);
+  Status s = coll_enable(*c);
   if (!s.ok()) {
     c->teardown();
     delete c;
@@ -77,10 +76,6 @@ StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t c
 }
 
 }  // namespace
-
-void set_comm_enable_hook(CommEnableHook hook) { g_enable_hook = hook; }
-
-Status enable_collectives(Comm& comm) { return g_enable_hook ? g_enable_hook(comm) : Status::Ok(); }
 
 Status init_predefined_comms(int world_rank, int world_size) {
   std::vector<int> all(static_cast<size_t>(world_size));

@@ -15,12 +15,6 @@
 
 namespace lz::rt {
 
-// Set by the MPI binding at init: enables collectives on a new communicator
-// (lz::rt::coll_enable). Null: no collectives.
-using CommEnableHook = Status (*)(Comm& comm);
-void set_comm_enable_hook(CommEnableHook hook);
-Status enable_collectives(Comm& comm);
-
 // Sets up lz_mpi_comm_world and lz_mpi_comm_self (after the engine is up).
 Status init_predefined_comms(int world_rank, int world_size);
 void teardown_predefined_comms();

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "lazarus/log.h"
+#include "p2p/coll_select.h"
 #include "p2p/comm_factory.h"
 #include "p2p/engine.h"
 
@@ -85,8 +86,8 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Reg
   // Communicators need runtime() from here on.
   g_runtime = rt.get();
   Status s = init_predefined_comms(job.rank, job.size);
-  if (s.ok()) s = enable_collectives(lz_mpi_comm_world);
-  if (s.ok()) s = enable_collectives(lz_mpi_comm_self);
+  if (s.ok()) s = coll_enable(lz_mpi_comm_world);
+  if (s.ok()) s = coll_enable(lz_mpi_comm_self);
   if (!s.ok()) {
     g_runtime = nullptr;
     return s;

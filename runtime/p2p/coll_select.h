@@ -2,7 +2,7 @@
 // "stacking"): each of the sixteen functions is taken from the
 // highest-priority selected module that provides it on this communicator.
 //
-//   LZ_RETURN_IF_ERROR(lz::rt::coll_enable(*newcomm));   // p2p side, for every new communicator
+//   LZ_RETURN_IF_ERROR(lz::rt::coll_enable(*newcomm));   // comm_factory, for every new communicator
 //   comm->coll_table[lz::coll::kAllreduce]->allreduce(...);
 //
 // With `--mca coll tuned,basic`, tuned (priority 30) provides what it

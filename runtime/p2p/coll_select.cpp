@@ -1,5 +1,5 @@
 // Per-communicator collective selection (see coll_select.h).
-#include "mpi/coll_select.h"
+#include "p2p/coll_select.h"
 
 #include <string>
 
