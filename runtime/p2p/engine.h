@@ -20,6 +20,12 @@
 //                   frames of max_frame.
 // Threading: one thread at a time (MPI_THREAD_SERIALIZED at most); the
 // interrupt flag may be set from any thread.
+//
+// Where each part is: engine.cpp (transports per peer, flush at finalize,
+// contexts), engine_send.cpp (frames, per-peer send queue, sender side of the
+// protocols), engine_recv.cpp (posted receives, matching, incoming frames),
+// engine_completion.cpp (completion, peer failure), engine_progress.cpp
+// (progress and waiting), engine_cr.cpp (interrupts, transports' CR hooks).
 #pragma once
 
 #include <poll.h>

@@ -1,0 +1,105 @@
+// Checkpoint support: the interrupt that wakes a blocked progress wait for
+// the CR thread, and the transports' checkpoint / continue / restart hooks.
+#include "p2p/engine.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "lazarus/log.h"
+#include "p2p/engine_detail.h"
+
+namespace lz::rt {
+
+using namespace engine_detail;
+
+Status Engine::enable_interrupts() {
+  if (interrupt_fd_ >= 0) return Status::Ok();
+  interrupt_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (interrupt_fd_ < 0) return ErrnoError("eventfd for the CR interrupt", errno);
+  return Status::Ok();
+}
+
+void Engine::request_interrupt() {
+  interrupt_requested.store(true, std::memory_order_release);
+  if (interrupt_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t n = write(interrupt_fd_, &one, sizeof one);
+    (void)n;  // EAGAIN: already rung
+  }
+}
+
+int Engine::progress_wait(int timeout_ms, int extra_fd) {
+  int n = progress();
+  if (n > 0 || self_dirty_) return n;
+  if (!arm_waits() || self_dirty_) return progress();
+  pollfd fds[kMaxWaitFds];
+  nfds_t nfds = wait_fds(fds);
+  if (extra_fd >= 0 && nfds < kMaxWaitFds) fds[nfds++] = {extra_fd, POLLIN, 0};
+  int timeout = (pending_peers_ != 0 || any_without_fd_) ? std::min(timeout_ms, 1) : timeout_ms;
+  poll(fds, nfds, timeout);
+  return progress();
+}
+
+std::string Engine::transports_without_checkpoint() const {
+  std::string out;
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (!(modules_[i]->capabilities() & transport::kCapCheckpoint))
+      out += (out.empty() ? "" : ",") + module_names_[i];
+  return out;
+}
+
+Status Engine::checkpoint_transports(int timeout_ms) {
+  live_ = false;  // the bootstrap's waits block until reconnect_transports()
+  const double t0 = now_seconds();
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (cr_released_[i]) continue;
+    for (;;) {
+      Status s = modules_[i]->on_checkpoint();
+      if (s.ok()) {
+        cr_released_[i] = true;
+        break;
+      }
+      if (s.code() != Code::kWouldBlock) return s.with_context("transport " + module_names_[i] + ": on_checkpoint");
+      const long ms = static_cast<long>(1000 * (now_seconds() - t0));
+      if (ms > timeout_ms)
+        return Timeout("transport " + module_names_[i] + ": on_checkpoint still refused after " + std::to_string(ms) +
+                       " ms: " + s.message());
+      progress_wait(1);
+    }
+  }
+  return Status::Ok();
+}
+
+Status Engine::resume_transports(bool restarted) {
+  if (restarted) refresh_peer_info();
+  Status first;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (!cr_released_[i]) continue;
+    Status s = restarted ? modules_[i]->on_restart() : modules_[i]->on_continue();
+    if (!s.ok() && first.ok())
+      first = s.with_context("transport " + module_names_[i] + (restarted ? ": on_restart" : ": on_continue"));
+  }
+  return first;
+}
+
+Status Engine::reconnect_transports() {
+  LZ_RETURN_IF_ERROR(boot_->fence().with_context("modex fence after the checkpoint"));
+  Status first;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (!cr_released_[i]) continue;
+    cr_released_[i] = false;
+    Status s = modules_[i]->connect();
+    if (!s.ok() && first.ok()) first = s.with_context("transport " + module_names_[i] + ": connect after the checkpoint");
+  }
+  control_dead_ = false;
+  LZ_RETURN_IF_ERROR(first);
+  LZ_RETURN_IF_ERROR(choose_transports());
+  live_ = true;
+  return Status::Ok();
+}
+
+}  // namespace lz::rt

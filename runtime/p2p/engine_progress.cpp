@@ -1,0 +1,80 @@
+// Progress and waiting: one pass over the transports, and the blocking wait
+// that sleeps on their descriptors (never a busy spin when oversubscribed).
+#include "p2p/engine.h"
+
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "lazarus/log.h"
+#include "p2p/engine_detail.h"
+
+namespace lz::rt {
+
+using namespace engine_detail;
+
+int Engine::progress() {
+  int n = 0;
+  self_dirty_ = false;
+  for (auto* t : active_) n += t->progress();
+  if (__builtin_expect(!idle_.empty(), 0) && (++idle_turn_ & 63) == 0)
+    for (auto* t : idle_) n += t->progress();
+  if (__builtin_expect(!deferred_.empty(), 0)) run_deferred();
+  if (__builtin_expect(pending_peers_ != 0, 0)) flush_all();
+  return n;
+}
+
+bool Engine::arm_waits() {
+  bool can_sleep = true;
+  for (auto* t : active_) can_sleep &= t->arm_wait();
+  for (auto* t : idle_) can_sleep &= t->arm_wait();
+  return can_sleep;
+}
+
+nfds_t Engine::wait_fds(pollfd* fds) const {
+  nfds_t n = 0;
+  for (const auto* list : {&active_, &idle_})
+    for (auto* t : *list)
+      if (int fd = t->wait_fd(); fd >= 0 && n < kMaxWaitFds - 2) fds[n++] = {fd, POLLIN, 0};
+  return n;
+}
+
+void Engine::sleep_turn() {
+  if (interrupt_requested.load(std::memory_order_acquire)) {
+    if (interrupt_fd_ >= 0) {
+      uint64_t v;
+      ssize_t n = read(interrupt_fd_, &v, sizeof v);  // non-blocking: clears a pending wake-up
+      (void)n;
+    }
+    // A consistent point: not inside a transport's progress(), no deferred
+    // work half done. The handler may park this thread while the CR thread
+    // progresses the engine and checkpoints.
+    if (interrupt_handler_) interrupt_handler_();
+    else interrupt_requested.store(false, std::memory_order_relaxed);
+  }
+  if (progress() > 0 || self_dirty_) return;
+  if (!arm_waits() || self_dirty_) {
+    progress();
+    return;
+  }
+  pollfd fds[kMaxWaitFds];
+  nfds_t nfds = wait_fds(fds);
+  auto add = [&](int fd) {
+    if (fd >= 0 && nfds < kMaxWaitFds) fds[nfds++] = {fd, POLLIN, 0};
+  };
+  add(interrupt_fd_);
+  // With CR on, the CR thread polls the control fd; polling it here too would
+  // turn this wait into a spin while a control message waits to be read.
+  const bool control = boot_ != nullptr && !control_dead_ && interrupt_fd_ < 0;
+  const nfds_t control_index = nfds;
+  if (control) add(boot_->control_fd());
+  int timeout = (pending_peers_ != 0 || any_without_fd_) ? 1 : wait_timeout_ms_;
+  int rc = poll(fds, nfds, timeout);
+  if (rc > 0 && control && control_index < nfds && (fds[control_index].revents & (POLLHUP | POLLERR | POLLNVAL)))
+    control_dead_ = true;  // the launcher is gone; do not spin on the dead fd
+  progress();
+}
+
+}  // namespace lz::rt

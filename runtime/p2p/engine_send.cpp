@@ -1,0 +1,216 @@
+// Sending: frames to a peer through its transport, the per-peer queue of
+// frames a transport could not take yet (and held sends during a checkpoint),
+// and the sender side of the eager and rendezvous protocols.
+#include "p2p/engine.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "lazarus/log.h"
+#include "p2p/comm.h"
+#include "p2p/engine_detail.h"
+#include "p2p/bsend_buffer.h"
+
+namespace lz::rt {
+
+using namespace engine_detail;
+
+Status Engine::send_frame(int world, const wire::Header& h, const void* payload, size_t len) {
+  Peer& p = peers_[static_cast<size_t>(world)];
+  if (__builtin_expect(p.pending.empty() && !hold_, 1)) {
+    struct iovec iov[2];
+    iov[0].iov_base = const_cast<wire::Header*>(&h);
+    iov[0].iov_len = sizeof h;
+    iov[1].iov_base = const_cast<void*>(payload);
+    iov[1].iov_len = len;
+    Status s = p.transport->send(world, iov, len ? 2 : 1);
+    if (__builtin_expect(s.ok(), 1)) {
+      ++p.sent.messages;
+      p.sent.bytes += sizeof h + len;
+      if (world == rank_) self_dirty_ = true;
+      return s;
+    }
+    if (s.code() != Code::kWouldBlock) {
+      log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
+      return s;
+    }
+  }
+  if (p.failed) return Status(Code::kAborted, "rank " + std::to_string(world) + " has failed");
+  enqueue(world, h, payload, len);
+  return Status::Ok();
+}
+
+void Engine::enqueue(int world, const wire::Header& h, const void* payload, size_t len) {
+  Peer& p = peers_[static_cast<size_t>(world)];
+  if (p.pending.empty()) ++pending_peers_;
+  PendingFrame f;
+  f.bytes.reserve(sizeof h + len);
+  f.bytes.append(reinterpret_cast<const char*>(&h), sizeof h);
+  if (len) f.bytes.append(static_cast<const char*>(payload), len);
+  p.pending.push_back(std::move(f));
+}
+
+void Engine::flush_peer(int world) {
+  Peer& p = peers_[static_cast<size_t>(world)];
+  if (hold_ || p.pending.empty()) return;
+  while (!p.pending.empty()) {
+    PendingFrame& f = p.pending.front();
+    if (f.stream != nullptr) {
+      Request* r = f.stream;
+      while (r->rndv_done < r->bytes) {
+        uint64_t n = std::min<uint64_t>(p.max_payload, r->bytes - r->rndv_done);
+        wire::Header h = make_header(wire::kFrag, r->context, r->comm ? r->comm->rank() : 0, r->tag, n);
+        h.sreq = reinterpret_cast<uintptr_t>(r);
+        h.rreq = r->remote_req;
+        h.addr = r->rndv_done;
+        struct iovec iov[2];
+        iov[0].iov_base = &h;
+        iov[0].iov_len = sizeof h;
+        iov[1].iov_base = const_cast<char*>(r->data + r->rndv_done);
+        iov[1].iov_len = n;
+        Status s = p.transport->send(world, iov, 2);
+        if (s.code() == Code::kWouldBlock) return;
+        if (!s.ok()) {
+          log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
+          peer_failed(world, s);
+          return;
+        }
+        ++p.sent.messages;
+        p.sent.bytes += sizeof h + n;
+        if (world == rank_) self_dirty_ = true;
+        r->rndv_done += n;
+      }
+      p.pending.pop_front();
+      remove_waiting(r);
+      complete(r);
+      continue;
+    }
+    struct iovec iov[1];
+    iov[0].iov_base = f.bytes.data();
+    iov[0].iov_len = f.bytes.size();
+    Status s = p.transport->send(world, iov, 1);
+    if (s.code() == Code::kWouldBlock) return;
+    if (!s.ok()) {
+      log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
+      peer_failed(world, s);
+      return;
+    }
+    ++p.sent.messages;
+    p.sent.bytes += f.bytes.size();
+    if (world == rank_) self_dirty_ = true;
+    p.pending.pop_front();
+  }
+  --pending_peers_;
+}
+
+void Engine::flush_all() {
+  for (int w = 0; w < size_ && pending_peers_ > 0; ++w)
+    if (!peers_[static_cast<size_t>(w)].pending.empty()) flush_peer(w);
+}
+
+void Engine::hold_sends(bool hold) {
+  hold_ = hold;
+  if (!hold) flush_all();
+}
+
+void Engine::send_ctl(int world, uint8_t type, uint64_t sreq, uint64_t rreq) {
+  wire::Header h = make_header(type, 0, rank_, 0, 0);
+  h.sreq = sreq;
+  h.rreq = rreq;
+  Status s = send_frame(world, h, nullptr, 0);
+  if (!s.ok()) peer_failed(world, s);
+}
+
+bool Engine::activate(Request* r) {
+  r->active = true;
+  r->complete = false;
+  r->st_error = MPI_SUCCESS;
+  r->st_cancelled = false;
+  if (r->peer != MPI_PROC_NULL) return false;
+  r->st_source = MPI_PROC_NULL;
+  r->st_tag = MPI_ANY_TAG;
+  r->st_bytes = 0;
+  complete(r);
+  return true;
+}
+
+Status Engine::start_send(Request* r) {
+  if (activate(r)) return Status::Ok();
+  Comm* c = r->comm;
+  const int world = c->world_rank_of(r->peer);
+  r->world_peer = world;
+  Peer& p = peers_[static_cast<size_t>(world)];
+  if (__builtin_expect(p.failed, 0)) {
+    fail_request(r, MPI_ERR_PROC_FAILED);
+    return Status::Ok();
+  }
+  const uint64_t bytes = packed_bytes(r->dt, r->count);
+  r->bytes = bytes;
+  if (contiguous(r->dt)) {
+    r->data = static_cast<const char*>(r->buf) + first_byte(r->dt);
+  } else {
+    r->tmp = static_cast<char*>(std::malloc(bytes ? bytes : 1));
+    if (r->tmp == nullptr) return Internal("out of memory packing a message of " + std::to_string(bytes) + " bytes");
+    r->dt->pack(r->buf, r->count, r->tmp);
+    r->data = r->tmp;
+  }
+  wire::Header h = make_header(wire::kEager, r->context, c->rank(), r->tag, bytes);
+  h.sreq = reinterpret_cast<uintptr_t>(r);
+  if (bytes <= p.eager_limit) {
+    const bool sync = r->mode == Request::Mode::kSync;
+    if (sync) {
+      h.flags = wire::kFlagSync;
+      add_waiting(world, r);
+    }
+    Status s = send_frame(world, h, r->data, bytes);
+    if (__builtin_expect(!s.ok(), 0)) {
+      if (sync) remove_waiting(r);
+      fail_request(r, MPI_ERR_OTHER);
+      return s;
+    }
+    if (!sync) complete(r);
+    return Status::Ok();
+  }
+
+  // Rendezvous. A buffered send copies its data into the attached buffer and
+  // completes at once; an internal request carries the transfer.
+  Request* xfer = r;
+  if (r->mode == Request::Mode::kBuffered) {
+    char* copy = bsend_buffer().allocate(bytes);
+    if (copy == nullptr) {
+      r->free_tmp();
+      fail_request(r, MPI_ERR_BUFFER);
+      return Status(Code::kInvalidArgument, "MPI_Bsend: the attached buffer has no room for " +
+                                                std::to_string(bytes) + " bytes (+MPI_BSEND_OVERHEAD)");
+    }
+    std::memcpy(copy, r->data, bytes);
+    r->free_tmp();
+    xfer = request_pool().get();
+    xfer->kind = Request::Kind::kSend;
+    xfer->comm = c;
+    xfer->peer = r->peer;
+    xfer->tag = r->tag;
+    xfer->context = r->context;
+    xfer->world_peer = world;
+    xfer->bytes = bytes;
+    xfer->tmp = copy;
+    xfer->tmp_is_bsend = true;
+    xfer->data = copy;
+    xfer->active = true;
+    xfer->user_freed = true;  // nobody waits on it: released at completion
+    h.sreq = reinterpret_cast<uintptr_t>(xfer);
+    complete(r);
+  }
+  h.type = wire::kRts;
+  h.addr = reinterpret_cast<uintptr_t>(xfer->data);
+  add_waiting(world, xfer);
+  Status s = send_frame(world, h, nullptr, 0);
+  if (!s.ok()) {
+    remove_waiting(xfer);
+    fail_request(xfer, MPI_ERR_OTHER);
+    return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace lz::rt
