@@ -99,7 +99,9 @@ Framework* Registry::framework(const std::string& name) {
 }
 
 Status Registry::register_params(const ParamSpec* specs, size_t n, const std::string& owner) {
-  for (size_t i = 0; i < n; ++i) LZ_RETURN_IF_ERROR(params_.register_param(specs[i].name, specs[i], owner));
+  for (size_t i = 0; i < n; ++i)
+    if (const Param* have = params_.find(specs[i].name); have == nullptr || have->owner != owner)
+      LZ_RETURN_IF_ERROR(params_.register_param(specs[i].name, specs[i], owner));
   return Status::Ok();
 }
 

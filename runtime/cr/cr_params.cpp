@@ -17,11 +17,7 @@ constexpr ParamSpec kParams[] = {
 }  // namespace
 
 Status register_cr_params(Registry& reg) {
-  for (const auto& p : kParams) {
-    if (reg.params().is_registered(p.name)) continue;
-    LZ_RETURN_IF_ERROR(reg.register_params(&p, 1, "runtime/cr"));
-  }
-  return Status::Ok();
+  return reg.register_params(kParams, std::size(kParams), "runtime/cr");
 }
 
 }  // namespace lz::rt

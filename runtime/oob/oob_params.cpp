@@ -22,7 +22,6 @@ constexpr ParamSpec kParams[] = {
 }  // namespace
 
 Status register_runtime_params(Registry& reg) {
-  if (reg.params().is_registered(kParamAddress)) return Status::Ok();
   return reg.register_params(kParams, std::size(kParams), "runtime");
 }
 

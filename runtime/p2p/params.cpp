@@ -23,15 +23,8 @@ constexpr ParamSpec kParams[] = {
 };
 }  // namespace
 
-const ParamSpec* p2p_params() { return kParams; }
-size_t p2p_params_count() { return std::size(kParams); }
-
 Status register_p2p_params(Registry& reg) {
-  for (const auto& p : kParams) {
-    if (reg.params().is_registered(p.name)) continue;
-    LZ_RETURN_IF_ERROR(reg.register_params(&p, 1, "runtime/p2p"));
-  }
-  return Status::Ok();
+  return reg.register_params(kParams, std::size(kParams), "runtime/p2p");
 }
 
 }  // namespace lz::rt

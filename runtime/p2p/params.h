@@ -2,7 +2,7 @@
 // registers them before the registry reads its sources; `lazarus info` and
 // the launcher register them too so `--mca p2p_eager_limit 8k` is known.
 //
-//   reg.register_params(lz::rt::p2p_params(), lz::rt::p2p_params_count(), "runtime/p2p");
+//   LZ_RETURN_IF_ERROR(lz::rt::register_p2p_params(reg));
 #pragma once
 
 #include <cstddef>
@@ -12,9 +12,7 @@
 
 namespace lz::rt {
 
-const ParamSpec* p2p_params();
-size_t p2p_params_count();
-// Registers them (idempotent: already registered names are skipped).
+// Registers them (idempotent: a second call registers nothing).
 Status register_p2p_params(Registry& reg);
 
 }  // namespace lz::rt

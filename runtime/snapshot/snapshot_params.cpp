@@ -32,7 +32,6 @@ std::string home_dir() {
 }  // namespace
 
 Status register_snapshot_params(Registry& reg) {
-  if (reg.params().is_registered(kParamRoot)) return Status::Ok();
   return reg.register_params(kParams, std::size(kParams), "runtime");
 }
 

@@ -17,14 +17,14 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+}  // namespace
+
 std::vector<char*> c_array(const std::vector<std::string>& v) {
   std::vector<char*> out;
   for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
   out.push_back(nullptr);
   return out;
 }
-
-}  // namespace
 
 std::vector<std::string> hermetic_env(const std::string& home) {
   std::vector<std::string> env;

@@ -20,6 +20,9 @@ struct CommandResult {
 // `argv[0]` is the program path. `env` is the complete environment ("NAME=value").
 CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
+// argv/envp for execve(): pointers into `v` (which must outlive them), then nullptr.
+std::vector<char*> c_array(const std::vector<std::string>& v);
+
 // The current environment minus every LZ_MCA_*, LZ_LOG_LEVEL, HOME and
 // XDG_CONFIG_HOME entry, plus HOME=<home>: what a hermetic run of a Lazarus tool
 // needs (no user configuration, no stray parameter settings).

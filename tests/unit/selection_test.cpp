@@ -646,7 +646,8 @@ TEST(Registry, RegisterParamsForTheRuntime) {
   static constexpr ParamSpec kRt[] = {{"rt_x", ParamType::kSize, "1k", "x", 1}};
   ASSERT_TRUE(reg.register_params(kRt, 1, "runtime").ok());
   EXPECT_EQ(reg.params().find("rt_x")->owner, "runtime");
-  EXPECT_FALSE(reg.register_params(kRt, 1, "runtime").ok());  // twice
+  EXPECT_TRUE(reg.register_params(kRt, 1, "runtime").ok());  // the same table again: skipped
+  EXPECT_FALSE(reg.register_params(kRt, 1, "runtime/other").ok());  // another owner's name
 }
 
 TEST(Registry, MissingConfigFileIsAnError) {

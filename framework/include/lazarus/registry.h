@@ -67,6 +67,9 @@ class Registry {
   const std::vector<std::unique_ptr<Framework>>& frameworks() const { return frameworks_; }
 
   // Registers parameters owned by the runtime or a tool (not by a component).
+  // A name the same owner registered before is skipped (every process and
+  // tool registers the runtime's tables at start, some twice); a name another
+  // owner registered is an error.
   Status register_params(const ParamSpec* specs, size_t n, const std::string& owner);
 
   // Adds a component after construction (tests; the plugin loader uses it too).

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "run_command.h"
+
 extern char** environ;
 
 namespace lz::test {
@@ -23,13 +25,6 @@ std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::vector<char*> c_array(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
 }
 
 }  // namespace
