@@ -109,10 +109,10 @@ std::string Job::job_json() const {
   j["launcher_command"] = spec_.command_line;
   j["oob_address"] = oob_address_;
   if (control_) j["control_socket"] = control_->path();
-  if (store_) j["snapshot_store"] = store_->dir();
+  if (cr_ && !cr_->store_dir().empty()) j["snapshot_store"] = cr_->store_dir();
   else if (!spec_.snapshot_root.empty())
     j["snapshot_store"] = spec_.snapshot_root + "/" + spec_.record.name + "." + spec_.record.id;
-  j["last_snapshot"] = last_snapshot_;
+  j["last_snapshot"] = cr_ ? cr_->last_snapshot() : std::string();
   j["cr"] = spec_.cr_component;
   if (spec_.restored) j["restored_from"] = spec_.restored_dir;
   char cwd[4096] = "";
@@ -144,9 +144,8 @@ int Job::run() {
     return 1;
   }
   ranks_.resize(spec_.placement.size());
-  cr_ranks_.resize(spec_.placement.size());
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
-  if (spec_.restored) last_snapshot_ = spec_.restored_dir;
+  cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));
   oob::WelcomeMsg welcome;
   welcome.job_id = spec_.job_id;
   welcome.size = static_cast<uint32_t>(ranks_.size());
@@ -178,15 +177,17 @@ int Job::run() {
     fail(s.code() == Code::kNotFound ? 127 : s.code() == Code::kPermissionDenied ? 126 : 1, s.message());
   } else {
     // The control socket lives next to the job file (same private directory).
-    control_ = std::make_unique<ControlServer>(loop_, [this](uint64_t c, const std::string& l) { on_control(c, l); });
+    control_ = std::make_unique<ControlServer>(loop_,
+                                               [this](uint64_t c, const std::string& l) { cr_->on_control(c, l); });
     if (Status s = JobFile::ensure_directory(); !s.ok() ||
         !(s = control_->listen(JobFile::directory() + "/" + spec_.job_id + ".sock")).ok()) {
       log::warn("no control socket for job %s (`lazarus checkpoint` cannot reach it): %s", spec_.job_id.c_str(),
                 s.message().c_str());
       control_.reset();
     }
+    cr_->set_control(control_.get());
     write_job_file();
-    arm_interval_timer();
+    cr_->start();
     if (spec_.timeout > 0) {
       loop_.add_timer(oob::deadline_in(spec_.timeout), [this] {
         char buf[64];
@@ -206,8 +207,8 @@ int Job::run() {
     if (r.out_fwd) r.out_fwd->finish();
     if (r.err_fwd) r.err_fwd->finish();
   }
-  if (snap_ && snap_->pending() && store_) (void)store_->abort(*snap_);
-  snap_.reset();
+  cr_->shutdown();
+  cr_->set_control(nullptr);
   control_.reset();
   server_.reset();
   job_file_.reset();
@@ -267,8 +268,8 @@ void Job::on_rank_exit(RankProcess& r) {
   }
   // After GO of a --term checkpoint a rank ends once saved (cr/criu kills the
   // dumped process): not a failure.
-  const bool term_exit = cr_terminating_;
-  if (cr_in_progress()) cr_rank_lost(r, r.describe() + " " + r.exit_text());
+  const bool term_exit = cr_->terminating();
+  cr_->on_rank_lost(r.rank, r.describe() + " " + r.exit_text());
   if (!stopping_ && !term_exit) {
     if (WIFSIGNALED(r.wait_status) || WEXITSTATUS(r.wait_status) != 0) {
       rank_death_ = "rank " + std::to_string(r.rank) + " died (" +
@@ -325,10 +326,8 @@ void Job::on_connected(int rank, uint32_t flags) {
   r.connected = true;
   r.ever_connected = true;
   r.detached = false;
-  // A restored rank was CR-ready when it was saved.
-  if (r.restored) cr_ranks_[static_cast<size_t>(rank)].cr_ready = true;
   if (flags & oob::kAuthReconnect) log::debug("%s reconnected", r.describe().c_str());
-  if (cr_phase_ == CrPhase::kWaitReady) cr_try_start();
+  cr_->on_rank_connected(rank, r.restored);
   if (stopping_) return;
   for (auto& o : ranks_) {
     if (o.exited && !o.ever_connected && o.exit_code() == 0) {
@@ -372,7 +371,7 @@ void Job::on_frame(int rank, oob::Frame& f) {
   }
   if (f.type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
       f.type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
-    cr_on_frame(r, f);
+    cr_->on_frame(rank, f);
     return;
   }
   fail(1, r.describe() + " broke the OOB protocol: unexpected " + oob::msg_type_name(f.type) + " message");
@@ -419,6 +418,17 @@ bool Job::oob_job() const {
   return false;
 }
 
+void Job::send(int rank, oob::MsgType type, const std::string& payload) { server_->send(rank, type, payload); }
+
+void Job::broadcast(oob::MsgType type, const std::string& payload) { server_->broadcast(type, payload); }
+
+void Job::stop_after_checkpoint() {
+  if (stopping_) return;
+  stopping_ = true;
+  exit_code_ = 0;
+  stop_ranks(SIGTERM);
+}
+
 void Job::fail(int exit_code, const std::string& message) {
   if (stopping_) return;
   stopping_ = true;
@@ -452,7 +462,7 @@ void Job::kill_remaining() {
 
 void Job::maybe_finish() {
   // A --term checkpoint commits after its ranks ended.
-  if (cr_phase_ == CrPhase::kGo && cr_terminating_) return;
+  if (cr_->holds_finish()) return;
   for (const auto& r : ranks_)
     if (r.running()) return;
   bool pipes_open = false;

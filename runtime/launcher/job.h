@@ -16,11 +16,9 @@
 // code or signal, tells the connected ranks (ERROR), sends SIGTERM to every
 // rank's process group and SIGKILL after the grace period.
 //
-// It is also the coordinator of the job's checkpoints (job_checkpoint.cpp,
-// the sequence of oob/frame.h): requests come from the control socket
-// (`lazarus checkpoint`), the --checkpoint-interval timer, and are deferred
-// until every rank is CR-ready, refused once one finalizes or exits. The
-// snapshot is committed to the job's SnapshotStore when every rank is DONE.
+// Its checkpoints are coordinated by a CheckpointCoordinator
+// (checkpoint_coordinator.h), to which it routes the CR frames, the control
+// socket's requests and the ranks' ends; the Job is its Host.
 //
 //   Job job(spec, starter);
 //   return job.run();
@@ -31,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/checkpoint_coordinator.h"
 #include "launcher/control_server.h"
 #include "launcher/event_loop.h"
 #include "launcher/job_file.h"
@@ -40,16 +39,15 @@
 #include "launcher/rank_process.h"
 #include "launcher/rank_starter.h"
 #include "oob/messages.h"
-#include "snapshot/snapshot_store.h"
 
 namespace lz::launcher {
 
 inline constexpr int kTimeoutExitCode = 124;
 
-class Job {
+class Job : private CheckpointCoordinator::Host {
  public:
   Job(JobSpec spec, RankStarter& starter);
-  ~Job();
+  ~Job() override;
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
@@ -61,7 +59,7 @@ class Job {
   // "rank 2 died (signal 9)"; empty otherwise. --recover auto acts on it.
   const std::string& rank_death() const { return rank_death_; }
   // The directory of the job's snapshot store (empty until it is opened).
-  std::string store_dir() const { return store_ ? store_->dir() : std::string(); }
+  std::string store_dir() const { return cr_ ? cr_->store_dir() : std::string(); }
 
  private:
   Status setup_signals();
@@ -72,7 +70,6 @@ class Job {
 
   // Events.
   void on_signal_fd();
-  void reap();
   void on_rank_exit(RankProcess& r);
   void on_output(RankProcess& r, bool is_err);
   Status admit(int rank, uint32_t flags);
@@ -85,44 +82,23 @@ class Job {
   void answer_round(RankProcess& r, const StatusOr<std::optional<std::string>>& done, oob::MsgType answer);
 
   // Stopping.
-  void fail(int exit_code, const std::string& message);
   void stop_ranks(int sig);
   void kill_remaining();
   void maybe_finish();
   // Ranks that connected to the OOB: an OOB job needs all of them to.
   bool oob_job() const;
 
-  void say(const std::string& line) const;
-
-  // Checkpoint coordination (job_checkpoint.cpp).
-  struct CrWaiter {
-    uint64_t conn = 0;  // control connection; 0: internal (interval timer)
-    bool wait = false;  // the requester wants the final outcome
-  };
-  enum class CrPhase { kIdle, kWaitReady, kRequested, kDrain, kGo };
-  struct CrRankState {
-    bool cr_ready = false;    // CR_READY received (or restored)
-    bool finalizing = false;  // CR_FINALIZING received
-    bool ready = false, drained = false, answered = false;
-    std::vector<oob::CrBookmark> sent;
-    uint64_t image_bytes = 0;
-  };
-  void on_control(uint64_t conn, const std::string& line);
-  void cr_request(CrWaiter w, uint32_t flags, const std::string& origin);
-  Status cr_refusal() const;
-  void cr_try_start();
-  Status cr_begin();
-  void cr_on_frame(RankProcess& r, oob::Frame& f);
-  void cr_rank_lost(RankProcess& r, const std::string& why);
-  void cr_abort(const std::string& reason);  // before GO
-  void cr_after_go_failure(const std::string& reason);
-  void cr_maybe_finish_go();
-  void cr_commit();
-  void cr_fail_waiters(const std::string& reason);
-  void cr_reset();
-  void arm_interval_timer();
-  Status open_store();
-  bool cr_in_progress() const { return cr_phase_ != CrPhase::kIdle; }
+  // CheckpointCoordinator::Host.
+  int size() const override { return static_cast<int>(ranks_.size()); }
+  const RankProcess& rank(int i) const override { return ranks_[static_cast<size_t>(i)]; }
+  void send(int rank, oob::MsgType type, const std::string& payload) override;
+  void broadcast(oob::MsgType type, const std::string& payload) override;
+  void say(const std::string& line) const override;
+  bool stopping() const override { return stopping_; }
+  void fail(int exit_code, const std::string& message) override;
+  void stop_after_checkpoint() override;
+  void reap() override;
+  void job_file_changed() override { write_job_file(); }
   JobSpec spec_;
   RankStarter& starter_;
   EventLoop loop_;
@@ -145,18 +121,7 @@ class Job {
 
   // Checkpoint/restart.
   std::unique_ptr<ControlServer> control_;
-  std::optional<snapshot::SnapshotStore> store_;
-  std::optional<snapshot::PendingSnapshot> snap_;
-  std::vector<CrRankState> cr_ranks_;
-  CrPhase cr_phase_ = CrPhase::kIdle;
-  std::vector<CrWaiter> cr_waiters_;
-  uint32_t cr_flags_ = 0;
-  uint64_t cr_wait_timer_ = 0;
-  uint64_t interval_timer_ = 0;
-  double cr_started_ = 0;  // monotonic seconds
-  std::string cr_failure_;  // first failure after GO
-  bool cr_terminating_ = false;  // a --term checkpoint reached GO: ranks may exit
-  std::string last_snapshot_;
+  std::unique_ptr<CheckpointCoordinator> cr_;
 };
 
 }  // namespace lz::launcher

@@ -1,0 +1,138 @@
+// CheckpointCoordinator: the launcher's side of a job's checkpoints (the CR
+// sequence of oob/frame.h) and the requests of the job's control socket.
+//
+// One checkpoint at a time. Requests come from the control socket (`lazarus
+// checkpoint`) and the --checkpoint-interval timer; one that arrives while a
+// checkpoint waits or runs joins it and gets its outcome (a --term request
+// makes it a terminating one). Phases:
+//   kWaitReady  until every rank is CR-ready (bounded by cr_ready_wait)
+//   kRequested  REQUEST sent, collecting READY bookmarks
+//   kDrain      DRAIN sent (each rank told what its peers sent it), collecting DRAINED
+//   kGo         GO sent, collecting DONE / FAILED (or the rank's exit)
+// Before GO a failure aborts the checkpoint everywhere (ABORT to the others);
+// after GO the ranks go on by themselves and only the snapshot is dropped.
+// Refused once a rank finalizes or exits. The snapshot is committed to the
+// job's SnapshotStore when every rank is DONE.
+//
+//   CheckpointCoordinator cr(spec, loop, host);   // host: the Job
+//   cr.set_control(control.get());
+//   cr.start();                                   // arms --checkpoint-interval
+//   ... cr.on_frame(rank, f) for CR frames, cr.on_rank_lost(rank, why) ...
+//
+// Single-threaded: everything runs on the job's event loop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launcher/control_server.h"
+#include "launcher/event_loop.h"
+#include "launcher/job_spec.h"
+#include "launcher/rank_process.h"
+#include "oob/frame.h"
+#include "oob/messages.h"
+#include "snapshot/snapshot_store.h"
+
+namespace lz::launcher {
+
+class CheckpointCoordinator {
+ public:
+  // What the coordinator needs of its job.
+  class Host {
+   public:
+    virtual ~Host() = default;
+    virtual int size() const = 0;
+    virtual const RankProcess& rank(int i) const = 0;
+    virtual void send(int rank, oob::MsgType type, const std::string& payload) = 0;
+    virtual void broadcast(oob::MsgType type, const std::string& payload) = 0;
+    // One line to the user (stderr, prefixed with the job).
+    virtual void say(const std::string& line) const = 0;
+    virtual bool stopping() const = 0;
+    // Ends the job with this exit code, naming the reason.
+    virtual void fail(int exit_code, const std::string& message) = 0;
+    // A --term checkpoint was committed: stop the ranks, exit 0.
+    virtual void stop_after_checkpoint() = 0;
+    // Reaps exited children (a --term commit waits for the dumpers).
+    virtual void reap() = 0;
+    // The store or the last snapshot changed: rewrite the job file.
+    virtual void job_file_changed() = 0;
+  };
+
+  CheckpointCoordinator(const JobSpec& spec, EventLoop& loop, Host& host);
+  ~CheckpointCoordinator();
+  CheckpointCoordinator(const CheckpointCoordinator&) = delete;
+  CheckpointCoordinator& operator=(const CheckpointCoordinator&) = delete;
+
+  // The job's control socket (may stay null: no `lazarus checkpoint`).
+  void set_control(ControlServer* control) { control_ = control; }
+  // Arms the --checkpoint-interval timer (if any).
+  void start();
+  // Drops a snapshot still pending when the job ends.
+  void shutdown();
+
+  void on_control(uint64_t conn, const std::string& line);
+  // A CR frame (kCheckpointRequest .. kCrReservedLast) from a rank.
+  void on_frame(int rank, oob::Frame& f);
+  // A rank connected (a restored one was CR-ready when it was saved).
+  void on_rank_connected(int rank, bool restored);
+  // A rank exited or lost its OOB connection.
+  void on_rank_lost(int rank, const std::string& why);
+
+  bool in_progress() const { return phase_ != Phase::kIdle; }
+  // After GO of a --term checkpoint (or after its commit): ranks end once saved.
+  bool terminating() const { return terminating_; }
+  // The job must not finish yet: a --term checkpoint commits after its ranks ended.
+  bool holds_finish() const { return phase_ == Phase::kGo && terminating_; }
+  // The directory of the job's snapshot store (empty until it is opened).
+  std::string store_dir() const { return store_ ? store_->dir() : std::string(); }
+  const std::string& last_snapshot() const { return last_snapshot_; }
+  void set_last_snapshot(const std::string& path) { last_snapshot_ = path; }
+
+ private:
+  struct Waiter {
+    uint64_t conn = 0;  // control connection; 0: internal (interval timer)
+    bool wait = false;  // the requester wants the final outcome
+  };
+  enum class Phase { kIdle, kWaitReady, kRequested, kDrain, kGo };
+  struct RankState {
+    bool cr_ready = false;    // CR_READY received (or restored)
+    bool finalizing = false;  // CR_FINALIZING received
+    bool ready = false, drained = false, answered = false;
+    std::vector<oob::CrBookmark> sent;
+    uint64_t image_bytes = 0;
+  };
+
+  void request(Waiter w, uint32_t flags, const std::string& origin);
+  Status refusal() const;
+  void try_start();
+  Status open_store();
+  Status begin();
+  void abort_checkpoint(const std::string& reason);  // before GO
+  void after_go_failure(const std::string& reason);
+  void maybe_finish_go();
+  void commit();
+  void fail_waiters(const std::string& reason);
+  void reset();
+  void arm_interval_timer();
+
+  const JobSpec& spec_;
+  EventLoop& loop_;
+  Host& host_;
+  ControlServer* control_ = nullptr;
+  std::optional<snapshot::SnapshotStore> store_;
+  std::optional<snapshot::PendingSnapshot> snap_;
+  std::vector<RankState> states_;
+  Phase phase_ = Phase::kIdle;
+  std::vector<Waiter> waiters_;
+  uint32_t flags_ = 0;
+  uint64_t wait_timer_ = 0;
+  uint64_t interval_timer_ = 0;
+  double started_ = 0;        // monotonic seconds
+  std::string failure_;       // first failure after GO
+  bool terminating_ = false;  // a --term checkpoint reached GO: ranks may exit
+  std::string last_snapshot_;
+};
+
+}  // namespace lz::launcher
