@@ -81,7 +81,7 @@ class Bootstrap : public Modex {
   // Tells the launcher this rank finalized cleanly; closes the channel.
   virtual Status finalize() = 0;
   // A pollable fd that becomes readable when the launcher sends a control
-  // message (checkpoint requests, a later issue); -1 for a singleton.
+  // message (checkpoint requests); -1 for a singleton.
   // The fd changes across disconnect()/reconnect(): poll the current one.
   virtual int control_fd() const = 0;
 

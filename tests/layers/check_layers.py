@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when an #include reaches the wrong way between the layers (issue 8).
+"""Fails when an #include reaches the wrong way between the layers.
 
 Every source file under framework/, components/ and runtime/ belongs to a
 layer by its folder; an include is an edge from the includer's folder to the

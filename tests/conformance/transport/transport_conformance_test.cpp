@@ -726,7 +726,7 @@ TEST_P(TransportConformance, WaitFdWakesOnSend) {
 // for a new process set), on_continue()/on_restart(), the modex fence,
 // connect(), traffic.
 
-// What a core image must not hold (ARCHITECTURE.md, issue 4): any IPv4/IPv6
+// What a core image must not hold (ARCHITECTURE.md): any IPv4/IPv6
 // socket (CRIU 4.1.1 cannot dump one on kernels >= 6.16), and any file,
 // mapping or pidfd shared with or about another rank (lz-shm.* segments and
 // FIFOs). One line per offending descriptor or mapping.

@@ -1,5 +1,7 @@
 #!/bin/bash
-# Checkpoint/restart integration scenarios with real jobs (issue 4, item 8).
+# Checkpoint/restart integration scenarios with real jobs: checkpoint and
+# continue, --term and restart, --recover auto, corrupted and cut-short
+# snapshots, launcher deaths, a full store.
 # Usage: cr_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.

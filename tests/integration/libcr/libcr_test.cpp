@@ -135,7 +135,7 @@ int find_line(const std::vector<std::string>& v, const std::string& prefix) {
 // that outlives the process; until it exits it may still signal the dumped
 // pid and tids, which a restore reuses. Wait (bounded) until no criu runs in
 // our PID namespace (the CRIU tests take turns: RESOURCE_LOCK cr_store).
-// Known limitation of cr_restart itself, see the closing note of issue 4.
+// cr_restart itself does not wait for that criu: it cannot tell it apart.
 void wait_for_no_criu() {
   for (int i = 0; i < 2000; ++i) {
     bool any = false;

@@ -1,11 +1,11 @@
-/* Messages sent just before MPI_Finalize must arrive (issue 7).
+/* Messages sent just before MPI_Finalize must arrive.
  *
  * Each scenario's only communication is a few messages right before
  * MPI_Finalize, so over tcp they are the first (and last) on their
  * connections: a send completes locally while its connection's handshake is
  * still under way, and nothing but MPI_Finalize is left to finish it.
  *
- *   finalize reduce             the issue's program: MPI_Reduce of rank+1, prints "sum N"
+ *   finalize reduce             the simplest program: MPI_Reduce of rank+1, prints "sum N"
  *   finalize coll NAME          NAME is one collective (barrier, bcast, ..., exscan) or "all"
  *                               (each in a fresh job is the driver's business)
  *   finalize last_first         every rank's last message is its first to that peer:

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Messages sent just before MPI_Finalize arrive, every time (issue 7).
+# Messages sent just before MPI_Finalize arrive, every time (a message sent on a connection still being made used to be lost).
 # Usage: finalize_test.sh MODE TRANSPORT BIN_DIR PROGRAM
 #   MODE: reduce | reduce_loaded | collectives | last_first | late_receiver |
 #         busy_sender | after_checkpoint
-#   reduce, reduce_loaded: the issue's program at np 2-8, FINALIZE_REPS (20)
+#   reduce, reduce_loaded: MPI_Reduce then MPI_Finalize at np 2-8, FINALIZE_REPS (20)
 #     times each; _loaded with one busy-loop process per core running.
 #   collectives: a job per collective whose only communication is that one
 #     collective, np 2-8.
