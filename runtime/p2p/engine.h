@@ -177,6 +177,8 @@ class Engine final : public transport::Host {
   // room (or sends are held). Counts bookmarks for frames that left.
   Status send_frame(int world, const wire::Header& h, const void* payload, size_t len);
   void enqueue(int world, const wire::Header& h, const void* payload, size_t len);
+  // One frame to p's transport; counted in p.sent (bookmarks) when it left.
+  Status transmit(int world, Peer& p, const iovec* iov, int iovcnt, size_t bytes);
   void flush_peer(int world);
   void flush_all();
   void run_deferred();
@@ -188,6 +190,8 @@ class Engine final : public transport::Host {
   // Matching and protocols.
   void deliver_eager(int world, const wire::Header& h, const char* payload);
   void deliver_rts(int world, const wire::Header& h);
+  // Keeps an eager or RTS frame no posted receive matched (payload: eager data).
+  void park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload);
   void recv_eager_into(Request* r, int src, int tag, const char* payload, uint64_t len);
   void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq, uint64_t addr);
   void finish_recv(Request* r);

@@ -64,14 +64,22 @@ bool Engine::cancel(Request* r) {
   return true;
 }
 
-void Engine::recv_eager_into(Request* r, int src, int tag, const char* payload, uint64_t len) {
+namespace {
+
+// A receive matched a message of `len` packed bytes: its status, and how many
+// bytes it takes (a longer message is truncated, MPI_ERR_TRUNCATE).
+uint64_t accept(Request* r, int src, int tag, uint64_t len) {
   r->st_source = src;
   r->st_tag = tag;
-  uint64_t n = len;
-  if (len > r->bytes) {
-    n = r->bytes;
-    r->st_error = MPI_ERR_TRUNCATE;
-  }
+  if (len <= r->bytes) return len;
+  r->st_error = MPI_ERR_TRUNCATE;
+  return r->bytes;
+}
+
+}  // namespace
+
+void Engine::recv_eager_into(Request* r, int src, int tag, const char* payload, uint64_t len) {
+  const uint64_t n = accept(r, src, tag, len);
   if (n) {
     if (r->dest != nullptr) std::memcpy(r->dest, payload, n);
     else r->dt->unpack(payload, n, r->count, r->buf);
@@ -82,14 +90,8 @@ void Engine::recv_eager_into(Request* r, int src, int tag, const char* payload, 
 
 void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq,
                              uint64_t addr) {
-  r->st_source = src;
-  r->st_tag = tag;
+  const uint64_t n = accept(r, src, tag, length);
   r->world_peer = world;
-  uint64_t n = length;
-  if (length > r->bytes) {
-    n = r->bytes;
-    r->st_error = MPI_ERR_TRUNCATE;
-  }
   r->st_bytes = n;
   r->remote_req = sreq;
   r->rndv_total = length;
@@ -195,17 +197,7 @@ void Engine::deliver_eager(int world, const wire::Header& h, const char* payload
     if (h.flags & wire::kFlagSync) deferred_.push_back({Deferred::kCtl, world, wire::kAck, 0, 0, 0, h.sreq, 0, nullptr});
     return;
   }
-  Unexpected* u = q->new_unexpected();
-  u->src = h.src;
-  u->tag = h.tag;
-  u->world_src = world;
-  u->type = wire::kEager;
-  u->flags = h.flags;
-  u->length = h.length;
-  u->sreq = h.sreq;
-  u->addr = 0;
-  u->data.assign(payload, payload + h.length);
-  q->append(u);
+  park_unexpected(q, world, h, payload);
 }
 
 void Engine::deliver_rts(int world, const wire::Header& h) {
@@ -215,16 +207,25 @@ void Engine::deliver_rts(int world, const wire::Header& h) {
     deferred_.push_back({Deferred::kRndvStart, world, 0, h.src, h.tag, h.length, h.sreq, h.addr, r});
     return;
   }
+  park_unexpected(q, world, h, nullptr);
+}
+
+void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload) {
   Unexpected* u = q->new_unexpected();
   u->src = h.src;
   u->tag = h.tag;
   u->world_src = world;
-  u->type = wire::kRts;
+  u->type = h.type;
   u->flags = h.flags;
   u->length = h.length;
   u->sreq = h.sreq;
-  u->addr = h.addr;
-  u->data.clear();
+  if (h.type == wire::kEager) {
+    u->addr = 0;
+    u->data.assign(payload, payload + h.length);
+  } else {
+    u->addr = h.addr;
+    u->data.clear();
+  }
   q->append(u);
 }
 

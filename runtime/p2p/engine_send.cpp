@@ -23,13 +23,8 @@ Status Engine::send_frame(int world, const wire::Header& h, const void* payload,
     iov[0].iov_len = sizeof h;
     iov[1].iov_base = const_cast<void*>(payload);
     iov[1].iov_len = len;
-    Status s = p.transport->send(world, iov, len ? 2 : 1);
-    if (__builtin_expect(s.ok(), 1)) {
-      ++p.sent.messages;
-      p.sent.bytes += sizeof h + len;
-      if (world == rank_) self_dirty_ = true;
-      return s;
-    }
+    Status s = transmit(world, p, iov, len ? 2 : 1, sizeof h + len);
+    if (__builtin_expect(s.ok(), 1)) return s;
     if (s.code() != Code::kWouldBlock) {
       log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
       return s;
@@ -38,6 +33,16 @@ Status Engine::send_frame(int world, const wire::Header& h, const void* payload,
   if (p.failed) return Status(Code::kAborted, "rank " + std::to_string(world) + " has failed");
   enqueue(world, h, payload, len);
   return Status::Ok();
+}
+
+Status Engine::transmit(int world, Peer& p, const iovec* iov, int iovcnt, size_t bytes) {
+  Status s = p.transport->send(world, iov, iovcnt);
+  if (__builtin_expect(s.ok(), 1)) {
+    ++p.sent.messages;
+    p.sent.bytes += bytes;
+    if (world == rank_) self_dirty_ = true;
+  }
+  return s;
 }
 
 void Engine::enqueue(int world, const wire::Header& h, const void* payload, size_t len) {
@@ -53,6 +58,15 @@ void Engine::enqueue(int world, const wire::Header& h, const void* payload, size
 void Engine::flush_peer(int world) {
   Peer& p = peers_[static_cast<size_t>(world)];
   if (hold_ || p.pending.empty()) return;
+  // A full transport stops the flush until the next one; an error fails the peer.
+  auto stopped = [&](const Status& s) {
+    if (s.ok()) return false;
+    if (s.code() != Code::kWouldBlock) {
+      log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
+      peer_failed(world, s);
+    }
+    return true;
+  };
   while (!p.pending.empty()) {
     PendingFrame& f = p.pending.front();
     if (f.stream != nullptr) {
@@ -68,16 +82,7 @@ void Engine::flush_peer(int world) {
         iov[0].iov_len = sizeof h;
         iov[1].iov_base = const_cast<char*>(r->data + r->rndv_done);
         iov[1].iov_len = n;
-        Status s = p.transport->send(world, iov, 2);
-        if (s.code() == Code::kWouldBlock) return;
-        if (!s.ok()) {
-          log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
-          peer_failed(world, s);
-          return;
-        }
-        ++p.sent.messages;
-        p.sent.bytes += sizeof h + n;
-        if (world == rank_) self_dirty_ = true;
+        if (stopped(transmit(world, p, iov, 2, sizeof h + n))) return;
         r->rndv_done += n;
       }
       p.pending.pop_front();
@@ -88,16 +93,7 @@ void Engine::flush_peer(int world) {
     struct iovec iov[1];
     iov[0].iov_base = f.bytes.data();
     iov[0].iov_len = f.bytes.size();
-    Status s = p.transport->send(world, iov, 1);
-    if (s.code() == Code::kWouldBlock) return;
-    if (!s.ok()) {
-      log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
-      peer_failed(world, s);
-      return;
-    }
-    ++p.sent.messages;
-    p.sent.bytes += f.bytes.size();
-    if (world == rank_) self_dirty_ = true;
+    if (stopped(transmit(world, p, iov, 1, f.bytes.size()))) return;
     p.pending.pop_front();
   }
   --pending_peers_;
