@@ -4,6 +4,7 @@
 #include "cr_commands.h"
 #include "info_command.h"
 #include "run_command.h"
+#include "snapshot_command.h"
 
 int main(int argc, char** argv) {
   if (lz::cli::is_run_invocation(argc, argv)) return lz::cli::run_main(argc, argv);
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   lz::cli::add_info_command(app, exit_code);
   lz::cli::add_run_command(app);
   lz::cli::add_cr_commands(app, exit_code);
+  lz::cli::add_snapshot_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,6 +26,7 @@ LAYER_OF = [
     ("runtime/mpi/include", "api"),
     ("framework", "base"),
     ("runtime/datatype", "base"),
+    ("runtime/appfmt", "base"),
     ("components", "component"),
     ("runtime/oob", "rte"),
     ("runtime/bootstrap", "rte"),

@@ -1,0 +1,150 @@
+#include "snapshot_command.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "lazarus/appfmt/reader.h"
+
+namespace lz::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The .lzck files of `path` (itself, or every one below it), in order.
+StatusOr<std::vector<std::string>> files_of(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return std::vector<std::string>{path};
+  if (!fs::is_directory(path, ec)) return NotFound(path + " is neither a snapshot file nor a directory");
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".lzck") out.push_back(it->path().string());
+  if (ec) return IoError("cannot list " + path + ": " + ec.message());
+  if (out.empty())
+    return NotFound("no application-level snapshot file (*.lzck) in " + path +
+                    " (core-image snapshots of cr=criu are checked by `lazarus restart`)");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string shape_text(const std::vector<int64_t>& v) {
+  std::string s;
+  for (int64_t x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+  return s;
+}
+
+nlohmann::ordered_json variable_json(const appfmt::VariableInfo& v) {
+  nlohmann::ordered_json j{{"name", v.var.name},
+                           {"type", appfmt::signature_text(v.var.signature)},
+                           {"count", v.var.count},
+                           {"raw_bytes", v.raw_bytes},
+                           {"stored_bytes", v.stored_bytes},
+                           {"zero_blocks", v.zero_blocks},
+                           {"compressed", v.compressed}};
+  char sum[17];
+  std::snprintf(sum, sizeof sum, "%016llx", static_cast<unsigned long long>(v.xxh3));
+  j["xxh3"] = sum;
+  const auto& d = v.var.decomposition;
+  if (!d.empty())
+    j["decomposition"] = {{"global_shape", d.global_shape}, {"owned_start", d.owned_start},
+                          {"owned_shape", d.owned_shape}};
+  return j;
+}
+
+int show(const std::string& path, bool json) {
+  auto files = files_of(path);
+  if (!files.ok()) {
+    std::fprintf(stderr, "lazarus snapshot show: %s\n", files.status().message().c_str());
+    return 1;
+  }
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  int rc = 0;
+  for (const std::string& f : *files) {
+    auto r = appfmt::Reader::open(f);
+    if (!r.ok()) {
+      std::fprintf(stderr, "lazarus snapshot show: %s\n", r.status().message().c_str());
+      rc = 1;
+      continue;
+    }
+    const appfmt::Header& h = r->header();
+    if (json) {
+      nlohmann::ordered_json vars = nlohmann::ordered_json::array();
+      for (const auto& v : r->variables()) vars.push_back(variable_json(v));
+      all.push_back({{"file", f}, {"job", h.job_id}, {"rank", h.rank}, {"nranks", h.nranks}, {"seq", h.seq},
+                     {"safe_point", h.safe_point}, {"format_version", h.format_version}, {"variables", vars}});
+      continue;
+    }
+    std::printf("%s: job %s, rank %d of %d, snapshot %llu, safe point %llu, format %u\n", f.c_str(),
+                h.job_id.c_str(), h.rank, h.nranks, static_cast<unsigned long long>(h.seq),
+                static_cast<unsigned long long>(h.safe_point), h.format_version);
+    std::printf("  %-20s %-24s %12s %12s %12s  %-16s %s\n", "variable", "type", "elements", "bytes", "stored",
+                "xxh3", "decomposition (global / start / owned)");
+    for (const auto& v : r->variables()) {
+      const auto& d = v.var.decomposition;
+      const std::string dec = d.empty() ? "-"
+                                        : shape_text(d.global_shape) + " / " + shape_text(d.owned_start) + " / " +
+                                              shape_text(d.owned_shape);
+      std::printf("  %-20s %-24s %12llu %12llu %12llu  %016llx %s%s\n", v.var.name.c_str(),
+                  appfmt::signature_text(v.var.signature).c_str(), static_cast<unsigned long long>(v.var.count),
+                  static_cast<unsigned long long>(v.raw_bytes), static_cast<unsigned long long>(v.stored_bytes),
+                  static_cast<unsigned long long>(v.xxh3), dec.c_str(), v.compressed ? " (zstd)" : "");
+    }
+  }
+  if (json) std::printf("%s\n", all.dump(2).c_str());
+  return rc;
+}
+
+int verify(const std::string& path) {
+  auto files = files_of(path);
+  if (!files.ok()) {
+    std::fprintf(stderr, "lazarus snapshot verify: %s\n", files.status().message().c_str());
+    return 1;
+  }
+  int bad = 0;
+  size_t vars = 0;
+  for (const std::string& f : *files) {
+    auto r = appfmt::Reader::open(f);
+    Status s = r.ok() ? r->verify() : r.status();
+    if (!s.ok()) {
+      std::fprintf(stderr, "lazarus snapshot verify: %s\n", s.message().c_str());
+      ++bad;
+      continue;
+    }
+    vars += r->variables().size();
+  }
+  if (bad) {
+    std::fprintf(stderr, "lazarus snapshot verify: %d of %zu files failed\n", bad, files->size());
+    return 1;
+  }
+  std::printf("%zu files, %zu variables: every checksum matches\n", files->size(), vars);
+  return 0;
+}
+
+}  // namespace
+
+void add_snapshot_command(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "snapshot", "Inspect application-level snapshot files (cr=app): `snapshot show`, `snapshot verify`");
+  cmd->require_subcommand(1);
+  auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sh = cmd->add_subcommand(
+      "show", "List ranks, variables, types, shapes, sizes and checksums of a snapshot's *.lzck files");
+  sh->add_option("path", *path, "A snapshot directory (every *.lzck below it) or one .lzck file")->required();
+  sh->add_flag("--json", *json, "Machine-readable output");
+  sh->callback([path, json, &exit_code] { exit_code = show(*path, *json); });
+  CLI::App* ve = cmd->add_subcommand(
+      "verify", "Read every variable of a snapshot's *.lzck files and check its checksum; exit 1 naming the "
+                "file and the variable that fail");
+  ve->add_option("path", *path, "A snapshot directory (every *.lzck below it) or one .lzck file")->required();
+  ve->callback([path, &exit_code] { exit_code = verify(*path); });
+}
+
+}  // namespace lz::cli
