@@ -70,6 +70,7 @@ std::string CommitRecord::format() const {
   s += "np: " + std::to_string(meta.np) + "\n";
   s += "cr: " + yaml_quote(meta.cr) + "\n";
   s += "crcp: " + yaml_quote(meta.crcp) + "\n";
+  if (!meta.job.empty()) s += "job: " + yaml_quote(meta.job) + "\n";
   s += std::string("checksum: ") + FileHasher::kAlgorithm + "\n";
   s += "file_count: " + std::to_string(files.size()) + "\n";
   s += "total_bytes: " + std::to_string(total_bytes()) + "\n";
@@ -127,6 +128,9 @@ StatusOr<CommitRecord> CommitRecord::parse(const std::string& text, const std::s
   r.meta.np = static_cast<int>(np);
   LZ_ASSIGN_OR_RETURN(r.meta.cr, f.str(root, "cr"));
   LZ_ASSIGN_OR_RETURN(r.meta.crcp, f.str(root, "crcp"));
+  if (root["job"]) {
+    LZ_ASSIGN_OR_RETURN(r.meta.job, f.str(root, "job"));
+  }
   LZ_ASSIGN_OR_RETURN(std::string algo, f.str(root, "checksum"));
   if (algo != FileHasher::kAlgorithm)
     return f.error(root["checksum"], "unknown checksum algorithm '" + algo + "' (expected " +

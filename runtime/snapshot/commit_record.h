@@ -16,6 +16,7 @@
 //   np: 2
 //   cr: "criu"
 //   crcp: "bkmrk"
+//   job: "1a2b3c4d"
 //   checksum: xxh3-64
 //   file_count: 2
 //   total_bytes: 5120
@@ -46,6 +47,7 @@ struct SnapshotMeta {
   std::string cr;    // cr component that wrote the rank files ("criu", "app")
   std::string crcp;  // coordination protocol ("bkmrk")
   int64_t time = 0;  // seconds since the epoch; 0: now
+  std::string job;   // id of the job that wrote it (the store fills it in; absent in older records)
 };
 
 // One file of a snapshot, relative to the snapshot directory.

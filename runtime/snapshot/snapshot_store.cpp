@@ -148,6 +148,13 @@ StatusOr<SnapshotStore> SnapshotStore::open_existing(const std::string& path_in,
     s.requested_seq_ = *seq;
   }
   LZ_ASSIGN_OR_RETURN(Manifest m, Manifest::read(s.dir_ + "/" + kManifestFile));
+  // The directory is <name>.<id> of the job its manifest describes: a
+  // manifest copied from another job would restart the wrong program.
+  const std::string base = s.dir_.substr(s.dir_.find_last_of('/') + 1);
+  if (base != m.job.name + "." + m.job.id)
+    return DataLoss(s.dir_ + "/" + kManifestFile + " describes job " + m.job.name + "." + m.job.id +
+                    ", but it is in the directory of job " + base +
+                    ": the manifest comes from another job; restore the right one or restart from that job's directory");
   s.job_ = std::move(m.job);
   LZ_RETURN_IF_ERROR(s.take_lock(/*must=*/false));
   if (s.writable()) s.remove_stale();
@@ -302,6 +309,7 @@ StatusOr<SnapshotInfo> SnapshotStore::commit(PendingSnapshot& snap, const Snapsh
   CommitRecord rec;
   rec.seq = snap.seq_;
   rec.meta = meta;
+  if (rec.meta.job.empty()) rec.meta.job = job_.id;
   if (rec.meta.time == 0) rec.meta.time = static_cast<int64_t>(::time(nullptr));
   {
     FileHasher hasher;
@@ -448,6 +456,10 @@ Status SnapshotStore::verify(uint64_t seq) const {
   LZ_ASSIGN_OR_RETURN(SnapshotInfo si, info(seq));
   const std::string& d = si.path;
   LZ_ASSIGN_OR_RETURN(CommitRecord rec, CommitRecord::read(d + "/" + kCommittedFile));
+  if (!rec.meta.job.empty() && rec.meta.job != job_.id)
+    return DataLoss("snapshot " + d + "/" + kCommittedFile + " was written by job " + rec.meta.job +
+                    ", not by job " + job_.id + " of " + dir_ + "/" + kManifestFile +
+                    ": the snapshot was copied from another job");
 
   std::vector<std::string> problems;
   Tree tree;

@@ -3,6 +3,7 @@
 #include "snapshot/snapshot_store.h"
 
 #include <fcntl.h>
+#include <cstdlib>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -472,6 +473,51 @@ TEST_F(SnapshotStoreTest, MalformedManifestIsACleanErrorNamingFileAndLine) {
   auto back = Manifest::read(m);
   ASSERT_TRUE(back.ok()) << back.status().to_string();
   EXPECT_EQ(back->snapshots.size(), 1u);
+}
+
+TEST_F(SnapshotStoreTest, ManifestOfAnotherJobIsRefusedNamingBothJobs) {
+  std::string mine, theirs;
+  {
+    auto a = SnapshotStore::open(root(), sample_job("aaaa1111"), opts());
+    ASSERT_TRUE(a.ok());
+    checkpoint(*a);
+    mine = a->dir();
+    auto b = SnapshotStore::open(root(), sample_job("bbbb2222"), opts());
+    ASSERT_TRUE(b.ok());
+    theirs = b->dir();
+  }
+  ASSERT_TRUE(SnapshotStore::open_existing(mine, opts()).ok());
+  write_text(mine + "/manifest.yaml", read_text(theirs + "/manifest.yaml"));
+  for (const std::string& path : {mine, mine + "/1"}) {
+    auto s = SnapshotStore::open_existing(path, opts());
+    ASSERT_FALSE(s.ok()) << path;
+    EXPECT_EQ(s.status().code(), Code::kDataLoss);
+    EXPECT_THAT(s.status().message(), HasSubstr(mine + "/manifest.yaml"));
+    EXPECT_THAT(s.status().message(), HasSubstr("solver.bbbb2222"));
+    EXPECT_THAT(s.status().message(), HasSubstr("solver.aaaa1111"));
+  }
+}
+
+TEST_F(SnapshotStoreTest, SnapshotCopiedFromAnotherJobIsRefusedNamingBothJobs) {
+  auto a = SnapshotStore::open(root(), sample_job("aaaa1111"), opts());
+  ASSERT_TRUE(a.ok());
+  checkpoint(*a);
+  auto b = SnapshotStore::open(root(), sample_job("bbbb2222"), opts());
+  ASSERT_TRUE(b.ok());
+  checkpoint(*b);
+  EXPECT_THAT(read_text(b->dir() + "/1/COMMITTED"), HasSubstr("job: \"bbbb2222\""));
+  // Job a's snapshot 1 replaced by job b's (same sizes, valid checksums).
+  ASSERT_EQ(std::system(("rm -rf '" + a->dir() + "/1' && cp -a '" + b->dir() + "/1' '" + a->dir() + "/1'").c_str()), 0);
+  Status v = a->verify(1);
+  EXPECT_EQ(v.code(), Code::kDataLoss);
+  EXPECT_THAT(v.message(), HasSubstr(a->dir() + "/1/COMMITTED"));
+  EXPECT_THAT(v.message(), HasSubstr("job bbbb2222"));
+  EXPECT_THAT(v.message(), HasSubstr("job aaaa1111"));
+  std::vector<std::string> skipped;
+  auto newest = a->newest_valid(&skipped);
+  EXPECT_FALSE(newest.ok());
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_THAT(skipped[0], HasSubstr("copied from another job"));
 }
 
 TEST_F(SnapshotStoreTest, OpenExistingRejectsUnrelatedDirectory) {
