@@ -17,6 +17,7 @@
 
 #include "lazarus/appfmt/reader.h"
 #include "lazarus/appfmt/writer.h"
+#include "damage.h"
 #include "temp_dir.h"
 
 namespace lz::appfmt {
@@ -38,15 +39,7 @@ uint64_t file_size(const std::string& p) {
   return stat(p.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-void flip_byte(const std::string& p, uint64_t at) {
-  std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(at));
-  char c = 0;
-  f.read(&c, 1);
-  c = static_cast<char>(c ^ 0x10);
-  f.seekp(static_cast<std::streamoff>(at));
-  f.write(&c, 1);
-}
+void flip_byte(const std::string& p, uint64_t at) { test::flip_bits(p, at, 0x10); }
 
 class AppFmt : public ::testing::Test {
  protected:

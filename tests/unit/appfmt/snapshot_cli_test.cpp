@@ -12,6 +12,7 @@
 
 #include "lazarus/appfmt/reader.h"
 #include "lazarus/appfmt/writer.h"
+#include "damage.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -78,15 +79,7 @@ TEST_F(SnapshotCli, VerifyPassesThenNamesTheFileAndVariableOfAFlippedBit) {
   EXPECT_THAT(ok.out, HasSubstr("2 files, 4 variables"));
   // One bit of rank 0's grid payload.
   const uint64_t at = Reader::open(file(0))->find("grid")->offset + 17;
-  {
-    std::fstream f(file(0), std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(at));
-    char c = 0;
-    f.read(&c, 1);
-    c = static_cast<char>(c ^ 0x01);
-    f.seekp(static_cast<std::streamoff>(at));
-    f.write(&c, 1);
-  }
+  test::flip_bits(file(0), at, 0x01);
   auto bad = lazarus({"snapshot", "verify", dir_.path() + "/store"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr(file(0)));
