@@ -147,6 +147,7 @@ StatusOr<SnapshotStore> SnapshotStore::open_existing(const std::string& path_in,
     s.dir_ = parent;
     s.requested_seq_ = *seq;
   }
+  while (s.dir_.size() > 1 && s.dir_.back() == '/') s.dir_.pop_back();  // "<store>//3" names <store>/3 too
   LZ_ASSIGN_OR_RETURN(Manifest m, Manifest::read(s.dir_ + "/" + kManifestFile));
   // The directory is <name>.<id> of the job its manifest describes: a
   // manifest copied from another job would restart the wrong program.

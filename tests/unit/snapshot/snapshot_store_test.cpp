@@ -486,7 +486,8 @@ TEST_F(SnapshotStoreTest, ManifestOfAnotherJobIsRefusedNamingBothJobs) {
     ASSERT_TRUE(b.ok());
     theirs = b->dir();
   }
-  ASSERT_TRUE(SnapshotStore::open_existing(mine, opts()).ok());
+  for (const std::string& path : {mine, mine + "/", mine + "//1", mine + "/1/"})
+    ASSERT_TRUE(SnapshotStore::open_existing(path, opts()).ok()) << path;
   write_text(mine + "/manifest.yaml", read_text(theirs + "/manifest.yaml"));
   for (const std::string& path : {mine, mine + "/1"}) {
     auto s = SnapshotStore::open_existing(path, opts());
