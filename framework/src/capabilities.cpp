@@ -36,8 +36,8 @@ std::string capability_names(uint64_t caps) {
 
 namespace crcp {
 std::string capability_names(uint64_t caps) {
-  static const char* const kNames[] = {"drain"};
-  return names_of(caps, kNames, 1);
+  static const char* const kNames[] = {"drain", "message-log"};
+  return names_of(caps, kNames, 2);
 }
 }  // namespace crcp
 

@@ -28,6 +28,15 @@
 // conformance suite (tests/conformance/cr) checks these rules, the
 // capabilities against the optional methods, and a save/restore round trip for
 // every back end with kCapCoreImage.
+//
+// An application-level back end (kCapAppLevel) saves what the application
+// registered instead of the process: the runtime (runtime/cr/app_service)
+// calls it from the application thread at an LZ_Checkpoint safe point, and
+// on a restart (the program runs from main again) to load the variables:
+//
+//   LZ_ASSIGN_OR_RETURN(uint64_t bytes, cr.save_variables({dir, job, seq, safe_point, rank, np, &vars}));
+//   LZ_ASSIGN_OR_RETURN(AppSnapshotInfo info, cr.describe_snapshot(snapshot_dir));
+//   LZ_RETURN_IF_ERROR(cr.load_variables({snapshot_dir, rank, np, &vars}));
 #pragma once
 
 #include <sys/types.h>
@@ -39,11 +48,15 @@
 #include "lazarus/component.h"
 #include "lazarus/status.h"
 
+struct lz_datatype_s;  // lazarus/datatype/datatype.h
+
 namespace lz::cr {
 
 // 2: restore() and checkpoint_process() advertised by kCapRestore and
 //    kCapSingleProcess; RestoreRequest::stdin_fd.
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: the application-level side: save_variables(), describe_snapshot(),
+//    load_variables() (kCapAppLevel).
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 enum Capability : uint64_t {
   kCapCoreImage = 1ull << 0,        // saves the whole process image; no application changes
@@ -96,6 +109,43 @@ struct RestoreRequest {
   int restart_fd = -1;
 };
 
+// A variable the application registered (LZ_Register, LZ_Register_decomposed).
+struct AppVariable {
+  std::string name;
+  void* addr = nullptr;
+  int64_t count = 0;  // elements of `type` at addr (decomposed: the whole allocation)
+  const lz_datatype_s* type = nullptr;
+  // A block-decomposed C-order array (empty global_shape: not decomposed), in
+  // elements: the whole array, this rank's block in it, the allocation and
+  // where the block sits in the allocation.
+  std::vector<int64_t> global_shape, owned_start, owned_shape, alloc_shape, alloc_offset;
+  bool decomposed() const { return !global_shape.empty(); }
+};
+
+// One rank's part of an application-level snapshot.
+struct AppSave {
+  std::string dir;  // the rank's directory in the snapshot (exists, 0700)
+  std::string job_id;
+  uint64_t seq = 0;         // global snapshot number
+  uint64_t safe_point = 0;  // the LZ_Checkpoint call count it was taken at
+  int rank = 0, nranks = 1;
+  const std::vector<AppVariable>* vars = nullptr;
+};
+
+// What a restart needs to know of a snapshot before loading from it.
+struct AppSnapshotInfo {
+  int nranks = 0;
+  uint64_t safe_point = 0;
+};
+
+// Loading a rank's variables from a global snapshot, on `nranks` ranks
+// (which may differ from the snapshot's when every variable allows it).
+struct AppLoad {
+  std::string snapshot_dir;  // holds rank.<r>/ of every rank that wrote it
+  int rank = 0, nranks = 1;
+  const std::vector<AppVariable>* vars = nullptr;
+};
+
 class Module : public lz::Module {
  public:
   // Prepares the module for checkpoint()/checkpoint_process()/restore(): from
@@ -135,6 +185,29 @@ class Module : public lz::Module {
   virtual StatusOr<Outcome> checkpoint_process(const ProcessCheckpoint& req) {
     (void)req;
     return Unimplemented("this back end cannot save a single process outside a job");
+  }
+  // Optional (kCapAppLevel): writes the variables' current values into
+  // save.dir (a complete, fsynced file or nothing); returns the bytes
+  // written. Errors: kIoError naming the file, kInvalidArgument naming a
+  // variable that cannot be saved. Default: kUnimplemented.
+  virtual StatusOr<uint64_t> save_variables(const AppSave& save) {
+    (void)save;
+    return Unimplemented("this back end does not save application variables");
+  }
+  // Optional (kCapAppLevel): the rank count and safe point of a snapshot.
+  virtual StatusOr<AppSnapshotInfo> describe_snapshot(const std::string& snapshot_dir) {
+    (void)snapshot_dir;
+    return Unimplemented("this back end does not save application variables");
+  }
+  // Optional (kCapAppLevel): fills every variable from the snapshot:
+  // non-decomposed ones from this rank's file (on another rank count, from
+  // rank 0's when the file marks them replicated, else refused naming the
+  // variable), decomposed ones element by element from whichever ranks'
+  // blocks hold them. Errors name the variable and the file: kNotFound (not
+  // in the snapshot), kInvalidArgument (another type or shape), kDataLoss.
+  virtual Status load_variables(const AppLoad& load) {
+    (void)load;
+    return Unimplemented("this back end does not save application variables");
   }
   // Releases what init() acquired. Idempotent; valid without init().
   virtual Status finalize() = 0;

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,12 @@
 namespace lz::crcp {
 
 // 2: capabilities (kCapDrain).
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: the application-level side: message_log() (kCapMessageLog).
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 enum Capability : uint64_t {
-  kCapDrain = 1ull << 0,  // quiesce() drains a job of any size (else it refuses more than one rank)
+  kCapDrain = 1ull << 0,       // quiesce() drains a job of any size (else it refuses more than one rank)
+  kCapMessageLog = 1ull << 1,  // message_log(): C3's protocol for application-level checkpoints
 };
 // "drain" for messages and `lazarus info`; "none" for 0.
 std::string capability_names(uint64_t caps);
@@ -56,6 +59,87 @@ class Coordinator {
   virtual void hold_sends(bool hold) = 0;
 };
 
+// ---- application-level checkpoints (kCapMessageLog) ----------------------------
+//
+// With an application-level back end every rank saves its registered state
+// at the same LZ_Checkpoint call (its "line"), but not at the same time, so
+// messages cross the lines. The p2p engine stamps every message with the
+// sender's epoch (lines crossed) and its index among the messages of that
+// epoch to that peer, piggybacked in the envelope, and tells the protocol
+// what it sends and matches; the protocol decides what to log and replay.
+//   stamp = (uint64_t{epoch} << 32) | index
+inline uint32_t stamp_epoch(uint64_t stamp) { return static_cast<uint32_t>(stamp >> 32); }
+inline uint32_t stamp_index(uint64_t stamp) { return static_cast<uint32_t>(stamp); }
+
+// A message a receive matched (ranks: `world_src` in the job, `src` in the
+// communicator of `context`).
+struct Matched {
+  int world_src = -1;
+  uint32_t context = 0;
+  int src = -1;
+  int tag = 0;
+  uint64_t stamp = 0;
+};
+
+// A logged message to deliver again after a restart, before anything new.
+struct Replayed {
+  Matched m;
+  std::string payload;  // packed bytes
+};
+
+// The engine's view of the protocol (called on the thread inside MPI).
+class MessageLog {
+ public:
+  virtual ~MessageLog() = default;
+  // A message to world rank `dst` is about to leave: its stamp, and false
+  // when it must not leave (it was delivered before a restart: suppressed).
+  virtual bool stamp_send(int dst, uint64_t* stamp) = 0;
+  // A receive matched `m`. True: the message is late; hand its delivered
+  // bytes to log_payload() when the receive completes.
+  virtual bool on_match(const Matched& m) = 0;
+  virtual void log_payload(const Matched& m, const void* data, size_t bytes) = 0;
+  // A receive from MPI_ANY_SOURCE on `context` is posted: its number for
+  // wildcard_matched(), and in *forced the communicator rank it must match
+  // (a replay after a restart) or -1.
+  virtual uint64_t wildcard_posted(uint32_t context, int* forced) = 0;
+  virtual void wildcard_matched(uint64_t number, int src) = 0;
+  // After a restart: the logged messages to deliver before anything new
+  // (taken once).
+  virtual std::vector<Replayed> take_replay() = 0;
+};
+
+// The app service's view of the protocol at and after a line.
+class LineProtocol {
+ public:
+  virtual ~LineProtocol() = default;
+  // This rank reaches a line: a new epoch; returns, per world rank, the
+  // messages sent to it before the line (cumulative).
+  virtual std::vector<uint64_t> begin_line() = 0;
+  // Per world rank: what it had sent to this rank at its own line (known
+  // once every rank reached the line).
+  virtual void expect(const std::vector<uint64_t>& sent_to_me) = 0;
+  // Every late message of the current line logged (and every wildcard
+  // receive of the window matched): the line's log can be saved.
+  virtual bool line_complete() const = 0;
+  // Called once when line_complete() becomes true (from inside the engine
+  // or expect()); must not call back into MPI.
+  virtual void set_on_complete(std::function<void()> f) = 0;
+  // Writes the line's protocol state and log into the rank's directory
+  // (a complete, fsynced file, its header naming the job, snapshot and
+  // safe point); returns the bytes written.
+  struct LineFile {
+    std::string rank_dir, job_id;
+    int rank = 0;
+    uint64_t seq = 0, safe_point = 0;
+  };
+  virtual StatusOr<uint64_t> save_line(const LineFile& where) = 0;
+  // A restart from `snapshot_dir` (written by `old_nranks` ranks) on
+  // `nranks` ranks: the replay, the wildcard decisions and the sends to
+  // suppress. On another rank count only a snapshot with nothing in flight
+  // at its line can be used (else kFailedPrecondition naming the rank).
+  virtual Status load_line(const std::string& snapshot_dir, int rank, int nranks, int old_nranks) = 0;
+};
+
 class Module : public lz::Module {
  public:
   // On the CR thread with the entry lock held, before the cr module saves
@@ -73,6 +157,15 @@ class Module : public lz::Module {
   // After the local checkpoint (continued or restarted), or after a failed
   // quiesce(): releases held sends (c.hold_sends(false)).
   virtual Status resume(Coordinator& c, bool restarted) = 0;
+  // Optional (kCapMessageLog): the application-level protocol, once per
+  // rank with the job size. Default: none.
+  virtual MessageLog* message_log() { return nullptr; }
+  virtual LineProtocol* line_protocol() { return nullptr; }
+  virtual Status attach(int rank, int size) {
+    (void)rank;
+    (void)size;
+    return Status::Ok();
+  }
 };
 
 }  // namespace lz::crcp
