@@ -153,6 +153,16 @@ class Engine final : public transport::Host {
   // True when frames wait for transport room.
   bool has_pending() const { return pending_peers_ != 0; }
 
+  // ---- application-level checkpoints ------------------------------------------------
+  // The protocol that stamps, logs and replays messages (crcp/c3), or null.
+  void set_message_log(crcp::MessageLog* log) { mlog_ = log; }
+  // Receives started and not complete (posted, or matched and still
+  // receiving): a safe point allows none.
+  size_t open_receives() const { return open_recvs_; }
+  // Delivers logged messages again after a restart, before anything new:
+  // each waits in its context's unexpected queue like one just arrived.
+  void replay(std::vector<crcp::Replayed> messages);
+
  private:
   // Starts `r` (active, not complete, no error); a request to MPI_PROC_NULL
   // completes at once with the empty status, and activate() returns true.
@@ -192,8 +202,13 @@ class Engine final : public transport::Host {
   void deliver_rts(int world, const wire::Header& h);
   // Keeps an eager or RTS frame no posted receive matched (payload: eager data).
   void park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload);
-  void recv_eager_into(Request* r, int src, int tag, const char* payload, uint64_t len);
-  void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq, uint64_t addr);
+  void recv_eager_into(Request* r, int world, int src, int tag, uint64_t stamp, const char* payload, uint64_t len);
+  void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
+                       uint64_t addr);
+  // A receive matched a message: the protocol hears of it (mlog_ set).
+  void note_match(Request* r, int world, int src, int tag, uint64_t stamp);
+  // A late message's delivered bytes to the protocol's log.
+  void log_late(Request* r, const char* data, uint64_t bytes);
   void finish_recv(Request* r);
   void send_ctl(int world, uint8_t type, uint64_t sreq, uint64_t rreq);
   void fail_request(Request* r, int mpi_error);
@@ -234,6 +249,7 @@ class Engine final : public transport::Host {
     int src, tag;
     uint64_t length, sreq, addr;
     Request* req;
+    uint64_t stamp;
   };
   std::vector<Deferred> deferred_;
 
@@ -243,6 +259,8 @@ class Engine final : public transport::Host {
   double flush_timeout_s_ = 600;
   uint64_t eager_limit_param_ = 32768;
   std::function<void()> interrupt_handler_;
+  crcp::MessageLog* mlog_ = nullptr;
+  size_t open_recvs_ = 0;
 };
 
 }  // namespace lz::rt

@@ -13,6 +13,10 @@ using namespace engine_detail;
 
 void Engine::complete(Request* r) {
   if (r->kind == Request::Kind::kSend) r->free_tmp();
+  if (r->cr_open) {
+    r->cr_open = false;
+    --open_recvs_;
+  }
   r->complete = true;
   if (r->user_freed) {
     r->active = false;

@@ -16,6 +16,17 @@ using namespace engine_detail;
 
 Status Engine::start_recv(Request* r) {
   if (activate(r)) return Status::Ok();
+  r->cr_open = true;
+  ++open_recvs_;
+  if (__builtin_expect(mlog_ != nullptr, 0)) {
+    r->cr_late = false;
+    r->cr_wild = 0;
+    if (r->peer == MPI_ANY_SOURCE) {
+      int forced = -1;
+      r->cr_wild = 1 + mlog_->wildcard_posted(r->context, &forced);
+      if (forced >= 0) r->peer = forced;  // a replay: the source it matched before the restart
+    }
+  }
   r->bytes = packed_bytes(r->dt, r->count);
   r->dest = contiguous(r->dt) ? static_cast<char*>(r->buf) + first_byte(r->dt) : nullptr;
   if (r->peer != MPI_ANY_SOURCE) {
@@ -26,10 +37,10 @@ Status Engine::start_recv(Request* r) {
   Unexpected* u = q->find_unexpected(r->peer, r->tag, true);
   if (u != nullptr) {
     if (u->type == wire::kEager) {
-      recv_eager_into(r, u->src, u->tag, u->data.data(), u->length);
+      recv_eager_into(r, u->world_src, u->src, u->tag, u->stamp, u->data.data(), u->length);
       if (u->flags & wire::kFlagSync) send_ctl(u->world_src, wire::kAck, u->sreq, 0);
     } else {
-      start_rndv_recv(r, u->world_src, u->src, u->tag, u->length, u->sreq, u->addr);
+      start_rndv_recv(r, u->world_src, u->src, u->tag, u->stamp, u->length, u->sreq, u->addr);
     }
     q->recycle(u);
     return Status::Ok();
@@ -78,18 +89,34 @@ uint64_t accept(Request* r, int src, int tag, uint64_t len) {
 
 }  // namespace
 
-void Engine::recv_eager_into(Request* r, int src, int tag, const char* payload, uint64_t len) {
+void Engine::note_match(Request* r, int world, int src, int tag, uint64_t stamp) {
+  if (r->cr_wild != 0) mlog_->wildcard_matched(r->cr_wild - 1, src);
+  r->cr_stamp = stamp;
+  r->cr_late = mlog_->on_match({world, r->context, src, tag, stamp});
+}
+
+void Engine::log_late(Request* r, const char* data, uint64_t bytes) {
+  r->cr_late = false;
+  mlog_->log_payload({r->world_peer, r->context, r->st_source, r->st_tag, r->cr_stamp}, data, bytes);
+}
+
+void Engine::recv_eager_into(Request* r, int world, int src, int tag, uint64_t stamp, const char* payload,
+                             uint64_t len) {
+  if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, world, src, tag, stamp);
   const uint64_t n = accept(r, src, tag, len);
+  r->world_peer = world;
   if (n) {
     if (r->dest != nullptr) std::memcpy(r->dest, payload, n);
     else r->dt->unpack(payload, n, r->count, r->buf);
   }
   r->st_bytes = n;
+  if (__builtin_expect(r->cr_late, 0)) log_late(r, payload, n);
   complete(r);
 }
 
-void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq,
+void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
                              uint64_t addr) {
+  if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, world, src, tag, stamp);
   const uint64_t n = accept(r, src, tag, length);
   r->world_peer = world;
   r->st_bytes = n;
@@ -121,6 +148,7 @@ void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t l
 }
 
 void Engine::finish_recv(Request* r) {
+  if (__builtin_expect(r->cr_late, 0)) log_late(r, r->tmp != nullptr ? r->tmp : r->dest, r->st_bytes);
   if (r->tmp != nullptr && r->dt != nullptr && r->st_bytes) r->dt->unpack(r->tmp, r->st_bytes, r->count, r->buf);
   r->free_tmp();
   r->dest = nullptr;
@@ -158,7 +186,7 @@ void Engine::deliver(int src, const void* data, size_t len) {
       Request* r = as_request(h.sreq);
       if (r == nullptr || r->kind != Request::Kind::kSend) break;
       r->remote_req = h.rreq;
-      deferred_.push_back({Deferred::kCts, src, 0, 0, 0, 0, 0, 0, r});
+      deferred_.push_back({Deferred::kCts, src, 0, 0, 0, 0, 0, 0, r, 0});
       return;
     }
     case wire::kFrag: {
@@ -193,8 +221,8 @@ void Engine::deliver_eager(int world, const wire::Header& h, const char* payload
   MatchQueue* q = queue(h.context);
   Request* r = q->match_posted(h.src, h.tag);
   if (r != nullptr) {
-    recv_eager_into(r, h.src, h.tag, payload, h.length);
-    if (h.flags & wire::kFlagSync) deferred_.push_back({Deferred::kCtl, world, wire::kAck, 0, 0, 0, h.sreq, 0, nullptr});
+    recv_eager_into(r, world, h.src, h.tag, h.rreq, payload, h.length);
+    if (h.flags & wire::kFlagSync) deferred_.push_back({Deferred::kCtl, world, wire::kAck, 0, 0, 0, h.sreq, 0, nullptr, 0});
     return;
   }
   park_unexpected(q, world, h, payload);
@@ -204,7 +232,7 @@ void Engine::deliver_rts(int world, const wire::Header& h) {
   MatchQueue* q = queue(h.context);
   Request* r = q->match_posted(h.src, h.tag);
   if (r != nullptr) {
-    deferred_.push_back({Deferred::kRndvStart, world, 0, h.src, h.tag, h.length, h.sreq, h.addr, r});
+    deferred_.push_back({Deferred::kRndvStart, world, 0, h.src, h.tag, h.length, h.sreq, h.addr, r, h.rreq});
     return;
   }
   park_unexpected(q, world, h, nullptr);
@@ -219,6 +247,7 @@ void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, co
   u->flags = h.flags;
   u->length = h.length;
   u->sreq = h.sreq;
+  u->stamp = h.rreq;
   if (h.type == wire::kEager) {
     u->addr = 0;
     u->data.assign(payload, payload + h.length);
@@ -227,6 +256,24 @@ void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, co
     u->data.clear();
   }
   q->append(u);
+}
+
+void Engine::replay(std::vector<crcp::Replayed> messages) {
+  for (auto& m : messages) {
+    MatchQueue* q = queue(m.m.context);
+    Unexpected* u = q->new_unexpected();
+    u->src = m.m.src;
+    u->tag = m.m.tag;
+    u->world_src = m.m.world_src;
+    u->type = wire::kEager;
+    u->flags = 0;
+    u->length = m.payload.size();
+    u->sreq = 0;
+    u->addr = 0;
+    u->stamp = m.m.stamp;
+    u->data.assign(m.payload.begin(), m.payload.end());
+    q->append(u);
+  }
 }
 
 void Engine::run_deferred() {
@@ -238,7 +285,7 @@ void Engine::run_deferred() {
         send_ctl(d.world, d.type, d.sreq, 0);
         break;
       case Deferred::kRndvStart:
-        start_rndv_recv(d.req, d.world, d.src, d.tag, d.length, d.sreq, d.addr);
+        start_rndv_recv(d.req, d.world, d.src, d.tag, d.stamp, d.length, d.sreq, d.addr);
         break;
       case Deferred::kCts: {
         Peer& p = peers_[static_cast<size_t>(d.world)];

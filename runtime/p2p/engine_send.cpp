@@ -152,6 +152,12 @@ Status Engine::start_send(Request* r) {
   }
   wire::Header h = make_header(wire::kEager, r->context, c->rank(), r->tag, bytes);
   h.sreq = reinterpret_cast<uintptr_t>(r);
+  if (__builtin_expect(mlog_ != nullptr, 0) && !mlog_->stamp_send(world, &h.rreq)) {
+    // Delivered before the restart (the receiver's was-early registry).
+    r->free_tmp();
+    complete(r);
+    return Status::Ok();
+  }
   if (bytes <= p.eager_limit) {
     const bool sync = r->mode == Request::Mode::kSync;
     if (sync) {

@@ -12,6 +12,9 @@
 //           for request rreq; pieces arrive in order.
 //   kFin    receiver -> sender: the receiver get()-copied the data of sreq.
 //   kAck    receiver -> sender: a synchronous eager message of sreq matched.
+// kEager and kRts carry in `rreq` the message's stamp for application-level
+// checkpoints (crcp.h: the sender's epoch and the message's index in it);
+// zero when no such protocol runs.
 // Request ids are the requests' addresses in the process that owns them; they
 // are only ever handed back to that process.
 #pragma once
@@ -35,7 +38,7 @@ struct Header {
   int32_t tag;
   uint64_t length;   // kEager/kFrag: payload bytes; kRts: message bytes
   uint64_t sreq;     // sender's request id
-  uint64_t rreq;     // receiver's request id (kCts, kFrag)
+  uint64_t rreq;     // receiver's request id (kCts, kFrag); the stamp (kEager, kRts)
   uint64_t addr;     // kRts: sender buffer address; kFrag: byte offset
 };
 static_assert(sizeof(Header) == 48, "wire header layout changed");

@@ -46,6 +46,11 @@ struct lz_mpi_request_s : lz::coll::Request {
   uint64_t rndv_total = 0;     // rendezvous: message bytes
   uint64_t rndv_done = 0;      // rendezvous: bytes sent or received so far
   uint64_t remote_req = 0;     // the peer's request id
+  // ---- application-level checkpoints (crcp MessageLog) --------------------------
+  uint64_t cr_stamp = 0;   // recv: the matched message's stamp
+  uint64_t cr_wild = 0;    // recv: 1 + its number among wildcard receives (0: not one)
+  bool cr_late = false;    // recv: the message is late; log its bytes at completion
+  bool cr_open = false;    // recv: counted in Engine::open_receives()
 
   // ---- status ------------------------------------------------------------------
   int st_source = MPI_ANY_SOURCE;

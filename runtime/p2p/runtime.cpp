@@ -66,6 +66,11 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Reg
   if (rt->cr_name_ != "none" && rt->crcp_name_ == "none" && job.size > 1)
     return InvalidArgument("cr=" + rt->cr_name_ + " with crcp=none: a checkpoint of a " + std::to_string(job.size) +
                            "-rank job without coordination is not consistent; use --mca crcp bkmrk (or --mca cr none)");
+  if ((rt->cr_->capabilities() & cr::kCapAppLevel) && !(rt->crcp_->capabilities() & crcp::kCapMessageLog) &&
+      job.size > 1)
+    return InvalidArgument("cr=" + rt->cr_name_ + " with crcp=" + rt->crcp_name_ +
+                           ": application-level checkpoints of a " + std::to_string(job.size) +
+                           "-rank job need a protocol for the messages that cross the line; use --mca crcp c3");
   if (rt->cr_name_ != "none") LZ_RETURN_IF_ERROR(rt->cr_->init().with_context("cr " + rt->cr_name_ + ": init"));
 
   rt->engine_ = std::make_unique<Engine>();
