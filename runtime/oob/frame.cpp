@@ -33,6 +33,12 @@ std::string msg_type_name(uint16_t type) {
     case MsgType::kCheckpointAbort: return "CHECKPOINT_ABORT";
     case MsgType::kCrReady: return "CR_READY";
     case MsgType::kCrFinalizing: return "CR_FINALIZING";
+    case MsgType::kAppLine: return "APP_LINE";
+    case MsgType::kAppDir: return "APP_DIR";
+    case MsgType::kAppExpect: return "APP_EXPECT";
+    case MsgType::kAppNegotiate: return "APP_NEGOTIATE";
+    case MsgType::kAppPosition: return "APP_POSITION";
+    case MsgType::kAppTarget: return "APP_TARGET";
     default: break;
   }
   return "type " + std::to_string(type);

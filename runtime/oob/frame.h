@@ -92,7 +92,32 @@ enum class MsgType : uint16_t {
   kCheckpointAbort = 73,    // launcher -> rank: CrReasonMsg
   kCrReady = 74,            // rank -> launcher: SeqMsg{0}; the rank's CR service takes requests (end of MPI_Init)
   kCrFinalizing = 75,       // rank -> launcher: SeqMsg{0}; MPI_Finalize began, no checkpoint any more
-  kCrReservedLast = 79,
+
+  // Application-level checkpoints (cr=app): the application thread takes
+  // them at LZ_Checkpoint safe points, every rank at the same call count
+  // (its line), without waiting for the others (crcp/c3 has the protocol):
+  //
+  //   launcher                                   every rank
+  //   (request or interval) APP_NEGOTIATE{req} -> CR thread: c = calls so far
+  //                                        <-    APP_POSITION{req, c}
+  //   (all) APP_TARGET{req, T = max c + 1} ->    a snapshot at call T
+  //   (every cr_app_every calls: no negotiation)
+  //                                        <-    APP_LINE{T, sent[p]} at its line
+  //   (first LINE of T: begin a snapshot) APP_DIR{T, seq, dir} -> writes its variables
+  //   (all LINEs of T) APP_EXPECT{seq, what each p had sent this rank at p's line} ->
+  //                                              logs the late messages
+  //                                        <-    CHECKPOINT_DONE{seq} | CHECKPOINT_FAILED{seq, reason}
+  //   (all DONE) commit; a newer line's commit drops older pending ones.
+  // A rank waits only at its own line, for APP_DIR, and, when it reported
+  // its count and reaches the next call before APP_TARGET arrives, for that
+  // answer: never for another rank's progress.
+  kAppLine = 76,            // rank -> launcher: CrBookmarksMsg{safe point, messages sent to each rank}
+  kAppDir = 77,             // launcher -> rank: AppPointMsg{safe point, seq, dir}
+  kAppExpect = 78,          // launcher -> rank: CrBookmarksMsg{seq, messages each rank sent this one}
+  kAppNegotiate = 79,       // launcher -> rank: AppPointMsg{0, request, ""}
+  kAppPosition = 80,        // rank -> launcher: AppPointMsg{calls so far, request, ""}
+  kAppTarget = 81,          // launcher -> rank: AppPointMsg{safe point, request, ""}
+  kCrReservedLast = 95,
 };
 
 // "HELLO", "FENCE", ... or "type 1234" for an unknown value.

@@ -175,6 +175,23 @@ Status decode_abort(std::string_view p, AbortMsg* out) {
   return Status::Ok();
 }
 
+std::string encode_app_point(const AppPointMsg& m) {
+  WireWriter w;
+  w.u64(m.safe_point);
+  w.u64(m.seq);
+  w.str(m.dir);
+  return w.take();
+}
+
+Status decode_app_point(std::string_view p, AppPointMsg* out) {
+  WireReader r(p);
+  AppPointMsg m;
+  if (!r.u64(&m.safe_point) || !r.u64(&m.seq) || !r.str(&m.dir, kMaxKeyBytes) || !r.at_end())
+    return malformed("APP_POINT");
+  *out = std::move(m);
+  return Status::Ok();
+}
+
 std::string encode_cr_request(const CrRequestMsg& m) {
   WireWriter w;
   w.u64(m.seq);

@@ -121,6 +121,15 @@ struct CrReasonMsg {
   std::string reason;
 };
 
+// APP_DIR, APP_NEGOTIATE, APP_POSITION, APP_TARGET (oob/frame.h).
+struct AppPointMsg {
+  uint64_t safe_point = 0;  // an LZ_Checkpoint call count
+  uint64_t seq = 0;         // snapshot sequence number, or negotiation request number
+  std::string dir;          // APP_DIR: this rank's directory in the snapshot
+};
+
+std::string encode_app_point(const AppPointMsg& m);
+Status decode_app_point(std::string_view p, AppPointMsg* out);
 std::string encode_cr_request(const CrRequestMsg& m);
 Status decode_cr_request(std::string_view p, CrRequestMsg* out);
 std::string encode_cr_bookmarks(const CrBookmarksMsg& m);
