@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cr/app_service.h"
 #include "cr/cr_params.h"
 #include "lazarus/log.h"
 #include "cr/entry_lock.h"
@@ -173,16 +174,20 @@ void CrService::send_failed(uint64_t seq, const std::string& reason) {
 void CrService::run() {
   Engine& eng = rt_.engine();
   Bootstrap& boot = rt_.bootstrap();
+  AppService* app = app_service();
+  const int app_fd = app != nullptr && app->active() ? app->wake_fd() : -1;
   while (!stop_.load(std::memory_order_acquire)) {
-    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {control_fd_, POLLIN, 0}};
-    const nfds_t n = control_fd_ >= 0 ? 2 : 1;
+    pollfd fds[3] = {{stop_fd_, POLLIN, 0}, {app_fd, POLLIN, 0}, {control_fd_, POLLIN, 0}};
+    const nfds_t n = control_fd_ >= 0 ? 3 : 2;
     int rc = boot.queued_control() > 0 ? 1 : poll(fds, n, kPollMs);
     if (stop_.load(std::memory_order_acquire)) break;
     if (rc <= 0) continue;
-    const bool readable = boot.queued_control() > 0 || (n == 2 && fds[1].revents != 0);
-    if (!readable) continue;
+    const bool line_done = fds[1].revents != 0;
+    const bool readable = boot.queued_control() > 0 || (n == 3 && fds[2].revents != 0);
+    if (!readable && !line_done) continue;
     if (!cr_lock_acquire(&stop_, [&eng] { eng.request_interrupt(); })) break;
     // Entry lock held: the application thread is outside MPI or parked.
+    if (line_done) app->finish_line();
     for (;;) {
       auto m = boot.next_control();
       if (!m.ok()) {
@@ -199,6 +204,10 @@ void CrService::run() {
 }
 
 void CrService::handle(uint16_t type, const std::string& payload) {
+  if (AppService::handles(type)) {
+    if (AppService* app = app_service(); app != nullptr) app->handle(type, payload);
+    return;
+  }
   if (type != static_cast<uint16_t>(MsgType::kCheckpointRequest)) {
     // A late ABORT/GO of a checkpoint that already ended here.
     log::debug("CR service: ignoring %s outside a checkpoint", oob::msg_type_name(type).c_str());

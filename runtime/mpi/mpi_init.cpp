@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cr/runtime_params.h"
+#include "cr/app_service.h"
 #include "cr/cr_service.h"
 #include "lazarus/log.h"
 #include "mpi.h"
@@ -48,6 +49,14 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
                    : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                                                       : required;
   lz::rt::Runtime& r = lz::rt::runtime();
+  // Application-level checkpoints (lazarus/checkpoint.h): valid under every cr back end.
+  lz::rt::set_app_service(std::make_unique<lz::rt::AppService>(r));
+  if (lz::Status s = lz::rt::app_service()->start(); !s.ok()) {
+    std::fprintf(stderr, "MPI_Init: application-level checkpoints (cr=%s): %s\n", r.cr_name().c_str(),
+                 s.message().c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
   if (r.cr_enabled()) {
     // Checkpointing on: the CR thread and the entry lock (cr/entry_lock.h). The
     // application may call MPI from any one thread at a time while the CR
@@ -88,6 +97,7 @@ int MPI_Finalize(void) {
   lz::Status s = lz::rt::runtime().finalize();
   if (!s.ok()) std::fprintf(stderr, "MPI_Finalize: rank %d: %s\n", lz::rt::runtime().rank(), s.message().c_str());
   g_cr_service.reset();
+  lz::rt::set_app_service(nullptr);
   auto rt = lz::rt::take_runtime();
   rt.reset();
   g_mpi_state.store(static_cast<int>(MpiState::kFinalized));

@@ -1,0 +1,265 @@
+#include "cr/app_service.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/log.h"
+#include "oob/messages.h"
+#include "p2p/engine.h"
+#include "p2p/runtime.h"
+
+namespace lz::rt {
+
+using oob::MsgType;
+
+namespace {
+std::unique_ptr<AppService> g_app;
+}  // namespace
+
+AppService* app_service() { return g_app.get(); }
+void set_app_service(std::unique_ptr<AppService> s) { g_app = std::move(s); }
+
+AppService::AppService(Runtime& rt) : rt_(rt) {}
+
+AppService::~AppService() {
+  for (const auto& v : vars_) lz_datatype_s::release(v.type);
+  if (line_ != nullptr) line_->set_on_complete(nullptr);
+  if (mlog_ != nullptr) rt_.engine().set_message_log(nullptr);
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+Status AppService::start() {
+  active_ = (rt_.cr_module().capabilities() & cr::kCapAppLevel) != 0 && rt_.cr_name() != "none";
+  if (!active_) return Status::Ok();
+  const ParamStore& ps = rt_.registry().params();
+  if (ps.is_registered("cr_app_every")) every_ = ps.get_int("cr_app_every");
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return ErrnoError("eventfd for application-level checkpoints", errno);
+  crcp::Module& crcp = rt_.crcp_module();
+  if (crcp.capabilities() & crcp::kCapMessageLog) {
+    LZ_RETURN_IF_ERROR(crcp.attach(rt_.rank(), rt_.size()).with_context("crcp " + rt_.crcp_name()));
+    line_ = crcp.line_protocol();
+    mlog_ = crcp.message_log();
+    if (line_ == nullptr || mlog_ == nullptr)
+      return Internal("crcp " + rt_.crcp_name() + " declares a message log but offers none");
+    rt_.engine().set_message_log(mlog_);
+    const int fd = wake_fd_;
+    line_->set_on_complete([fd] {
+      uint64_t one = 1;
+      ssize_t n = write(fd, &one, sizeof one);
+      (void)n;
+    });
+  }
+  const char* dir = std::getenv("LZ_CR_APP_RESTART");
+  if (dir != nullptr && *dir != '\0') {
+    restart_dir_ = dir;
+    auto info = rt_.cr_module().describe_snapshot(restart_dir_);
+    if (!info.ok()) return info.status().with_context("the snapshot to restart from (" + restart_dir_ + ")");
+    restart_info_ = *info;
+    restarting_ = true;
+  }
+  return Status::Ok();
+}
+
+Status AppService::add(cr::AppVariable v) {
+  for (const auto& x : vars_)
+    if (x.name == v.name)
+      return InvalidArgument("a variable named '" + v.name + "' is registered already (LZ_Unregister it first)");
+  vars_.push_back(std::move(v));
+  loaded_.push_back(false);
+  return Status::Ok();
+}
+
+Status AppService::remove(const std::string& name) {
+  for (size_t i = 0; i < vars_.size(); ++i)
+    if (vars_[i].name == name) {
+      lz_datatype_s::release(vars_[i].type);
+      vars_.erase(vars_.begin() + static_cast<ptrdiff_t>(i));
+      loaded_.erase(loaded_.begin() + static_cast<ptrdiff_t>(i));
+      return Status::Ok();
+    }
+  return NotFound("no variable named '" + name + "' is registered");
+}
+
+Status AppService::restore() {
+  if (!restarting_)
+    return InvalidArgument("this process is not restarting from a snapshot (LZ_Restarting gives 0)" +
+                           std::string(active_ ? "" : "; application-level snapshots need --mca cr app"));
+  if (!protocol_loaded_) {
+    if (line_ != nullptr)
+      LZ_RETURN_IF_ERROR(line_->load_line(restart_dir_, rt_.rank(), rt_.size(), restart_info_.nranks));
+    if (mlog_ != nullptr) rt_.engine().replay(mlog_->take_replay());
+    calls_ = restart_info_.safe_point - 1;
+    resume_point_ = restart_info_.safe_point;
+    protocol_loaded_ = true;
+  }
+  std::vector<cr::AppVariable> todo;
+  for (size_t i = 0; i < vars_.size(); ++i)
+    if (!loaded_[i]) todo.push_back(vars_[i]);
+  if (todo.empty()) return Status::Ok();
+  cr::AppLoad load{restart_dir_, rt_.rank(), rt_.size(), &todo};
+  LZ_RETURN_IF_ERROR(rt_.cr_module().load_variables(load));
+  for (size_t i = 0; i < vars_.size(); ++i) loaded_[i] = true;
+  return Status::Ok();
+}
+
+StatusOr<bool> AppService::safe_point() {
+  ++calls_;
+  if (!active_) return false;
+  if (const size_t open = rt_.engine().open_receives(); open != 0)
+    return InvalidArgument(std::to_string(open) + " receive" + (open == 1 ? " is" : "s are") +
+                           " pending at a safe point (call " + std::to_string(calls_) +
+                           "); a pending receive's buffer is not part of the saved state, so complete every "
+                           "receive (MPI_Wait) before LZ_Checkpoint (pending sends are allowed)");
+  if (resume_point_ != 0 && calls_ <= resume_point_) {
+    if (calls_ == resume_point_) resume_point_ = 0;  // the call the snapshot was taken at
+    return false;
+  }
+  if (negotiating_ && target_ == 0 && calls_ == reported_ + 1)
+    LZ_RETURN_IF_ERROR(wait_for("the negotiated safe point (APP_TARGET)", &AppService::have_target));
+  bool due = every_ > 0 && calls_ % static_cast<uint64_t>(every_) == 0;
+  if (negotiating_ && target_ != 0 && calls_ >= target_) {
+    due = due || calls_ == target_;
+    negotiating_ = false;
+    target_ = 0;
+  }
+  if (!due) return false;
+  if (Status s = take_line(calls_); !s.ok()) {
+    log::warn("snapshot at safe point %llu not written: %s", static_cast<unsigned long long>(calls_),
+              s.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+Status AppService::take_line(uint64_t safe_point) {
+  if (pending_) fail_pending("superseded by the snapshot at safe point " + std::to_string(safe_point));
+  std::vector<uint64_t> sent = line_ != nullptr ? line_->begin_line()
+                                                : std::vector<uint64_t>(static_cast<size_t>(rt_.size()), 0);
+  oob::CrBookmarksMsg m{safe_point, {}};
+  for (uint64_t s : sent) m.peers.push_back({s, 0});
+  line_point_ = safe_point;
+  send(MsgType::kAppLine, oob::encode_cr_bookmarks(m));
+  LZ_RETURN_IF_ERROR(wait_for("the snapshot directory (APP_DIR)", &AppService::have_dir));
+  cr::AppSave save{dir_, rt_.bootstrap().job().job_id, seq_, safe_point, rt_.rank(), rt_.size(), &vars_};
+  auto bytes = rt_.cr_module().save_variables(save);
+  if (!bytes.ok()) {
+    pending_ = true;
+    fail_pending(bytes.status().message());
+    return bytes.status();
+  }
+  bytes_ = *bytes;
+  pending_ = true;
+  if (line_ == nullptr || line_->line_complete()) finish_line();
+  return Status::Ok();
+}
+
+void AppService::finish_line() {
+  uint64_t drained;
+  ssize_t n = read(wake_fd_, &drained, sizeof drained);
+  (void)n;
+  if (!pending_ || (line_ != nullptr && !line_->line_complete())) return;
+  uint64_t extra = 0;
+  if (line_ != nullptr) {
+    auto b = line_->save_line({dir_, rt_.bootstrap().job().job_id, rt_.rank(), seq_, line_point_});
+    if (!b.ok()) {
+      fail_pending("saving the message log: " + b.status().message());
+      return;
+    }
+    extra = *b;
+  }
+  pending_ = false;
+  send(MsgType::kCheckpointDone, oob::encode_cr_done({seq_, oob::kCrOutcomeContinued, bytes_ + extra}));
+  log::debug("snapshot %llu (safe point %llu): this rank's part is complete", static_cast<unsigned long long>(seq_),
+             static_cast<unsigned long long>(line_point_));
+}
+
+void AppService::fail_pending(const std::string& reason) {
+  if (!pending_) return;
+  pending_ = false;
+  send(MsgType::kCheckpointFailed, oob::encode_cr_reason({seq_, reason.substr(0, oob::kMaxReasonBytes)}));
+}
+
+bool AppService::handles(uint16_t type) {
+  switch (static_cast<MsgType>(type)) {
+    case MsgType::kAppDir:
+    case MsgType::kAppExpect:
+    case MsgType::kAppNegotiate:
+    case MsgType::kAppTarget:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void AppService::handle(uint16_t type, const std::string& payload) {
+  const auto t = static_cast<MsgType>(type);
+  if (t == MsgType::kAppExpect) {
+    oob::CrBookmarksMsg m;
+    if (Status s = oob::decode_cr_bookmarks(payload, static_cast<uint32_t>(rt_.size()), &m); !s.ok()) {
+      log::error("%s", s.message().c_str());
+      return;
+    }
+    if (line_ == nullptr || m.seq != seq_) return;
+    std::vector<uint64_t> v;
+    for (const auto& b : m.peers) v.push_back(b.messages);
+    line_->expect(v);
+    return;
+  }
+  oob::AppPointMsg m;
+  if (Status s = oob::decode_app_point(payload, &m); !s.ok()) {
+    log::error("%s", s.message().c_str());
+    return;
+  }
+  switch (t) {
+    case MsgType::kAppDir:
+      if (m.safe_point != line_point_) return;
+      seq_ = m.seq;
+      dir_ = m.dir;
+      dir_for_ = m.safe_point;
+      return;
+    case MsgType::kAppNegotiate:
+      request_ = m.seq;
+      negotiating_ = true;
+      reported_ = calls_;
+      target_ = 0;
+      send(MsgType::kAppPosition, oob::encode_app_point({calls_, request_, ""}));
+      return;
+    case MsgType::kAppTarget:
+      if (m.seq != request_ || !negotiating_) return;
+      target_ = m.safe_point;
+      if (target_ == 0) negotiating_ = false;  // the launcher gave the request up
+      return;
+    default:
+      return;
+  }
+}
+
+Status AppService::wait_for(const char* what, bool (AppService::*done)() const) {
+  Bootstrap& boot = rt_.bootstrap();
+  Engine& eng = rt_.engine();
+  while (!(this->*done)()) {
+    auto m = boot.next_control();
+    if (!m.ok()) return m.status().with_context(std::string("waiting for ") + what);
+    if (m->has_value()) {
+      if (handles((*m)->type)) handle((*m)->type, (*m)->payload);
+      else log::debug("ignoring %s at a safe point", oob::msg_type_name((*m)->type).c_str());
+      continue;
+    }
+    eng.progress_wait(10, boot.connected() ? boot.control_fd() : -1);
+  }
+  return Status::Ok();
+}
+
+void AppService::send(MsgType type, const std::string& payload) {
+  Status s = rt_.bootstrap().send_control(static_cast<uint16_t>(type), payload);
+  if (!s.ok())
+    log::warn("application-level checkpoint: sending %s: %s", oob::msg_type_name(static_cast<uint16_t>(type)).c_str(),
+              s.message().c_str());
+}
+
+}  // namespace lz::rt

@@ -1,0 +1,117 @@
+// AppService: the rank's side of application-level checkpoints, behind the
+// LZ_* calls of lazarus/checkpoint.h. It keeps the registered variables,
+// counts the LZ_Checkpoint safe points, decides which call takes a snapshot
+// (every cr_app_every calls, or the call agreed by forward negotiation
+// through the launcher), writes the rank's part through the cr module
+// (cr::Module::save_variables) and finishes it when the coordination
+// protocol (crcp/c3, crcp.h LineProtocol) has logged every late message; on
+// a restart it loads the variables and the protocol's log.
+//
+//   MPI_Init:      AppService::create(runtime)          every rank, any cr back end
+//   LZ_Register:   app_service()->add(var)
+//   LZ_Checkpoint: auto taken = app_service()->safe_point();
+//   CR thread:     app->handle(type, payload) for APP_* messages; app->finish_line()
+//                  when wake_fd() is readable (both with the entry lock held)
+//
+// Under a back end that is not application-level (criu, none) the calls are
+// valid and cheap: variables are kept, safe points counted, nothing written.
+// Every method runs with the MPI entry lock held (an LZ_* call is an MPI
+// entry; the CR thread takes the lock), so no other locking is needed; the
+// protocol's completion callback only rings wake_fd().
+//
+// The oob/frame.h banner has the message sequence. A rank waits only at its
+// own line (for APP_DIR) and, after reporting its count to a negotiation,
+// at the next safe point until APP_TARGET says whether that one is the
+// line: never for another rank to reach a safe point.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lazarus/frameworks/cr.h"
+#include "lazarus/frameworks/crcp.h"
+#include "lazarus/status.h"
+#include "oob/frame.h"
+
+namespace lz::rt {
+
+class Runtime;
+
+class AppService {
+ public:
+  explicit AppService(Runtime& rt);
+  ~AppService();
+  AppService(const AppService&) = delete;
+  AppService& operator=(const AppService&) = delete;
+
+  // MPI_Init, before the CR thread starts: reads LZ_CR_APP_RESTART and the
+  // snapshot it names, attaches the protocol to the engine.
+  Status start();
+  // The back end saves application variables (cr=app).
+  bool active() const { return active_; }
+
+  Status add(cr::AppVariable v);
+  Status remove(const std::string& name);
+  bool restarting() const { return restarting_; }
+  // Loads every registered variable not loaded yet; the first call also
+  // loads the protocol's log and replays it. kFailedPrecondition-like
+  // kInvalidArgument when the process is not restarting.
+  Status restore();
+  // LZ_Checkpoint. True when this call wrote this rank's part of a snapshot.
+  // Errors: a receive pending at the safe point (kInvalidArgument naming the
+  // rule). A snapshot that could not be written is reported to the launcher
+  // and warned about, not an error: the job goes on.
+  StatusOr<bool> safe_point();
+
+  // APP_* messages (entry lock held).
+  static bool handles(uint16_t type);
+  void handle(uint16_t type, const std::string& payload);
+  // Readable when the protocol completed a line's log: call finish_line().
+  int wake_fd() const { return wake_fd_; }
+  void finish_line();
+
+ private:
+  Status take_line(uint64_t safe_point);
+  // Reads control messages (progressing the engine) until `done` is true or
+  // the channel fails; messages are handled as they come.
+  Status wait_for(const char* what, bool (AppService::*done)() const);
+  bool have_dir() const { return dir_for_ == line_point_; }
+  bool have_target() const { return !negotiating_ || target_ != 0; }
+  void send(oob::MsgType type, const std::string& payload);
+  void fail_pending(const std::string& reason);
+
+  Runtime& rt_;
+  bool active_ = false;
+  int64_t every_ = 0;
+  std::vector<cr::AppVariable> vars_;
+  std::vector<bool> loaded_;  // parallel to vars_
+  crcp::LineProtocol* line_ = nullptr;
+  crcp::MessageLog* mlog_ = nullptr;
+  int wake_fd_ = -1;
+
+  uint64_t calls_ = 0;         // LZ_Checkpoint calls so far
+  uint64_t resume_point_ = 0;  // after a restart: the call that wrote the snapshot (takes nothing)
+  // Forward negotiation.
+  bool negotiating_ = false;
+  uint64_t reported_ = 0, target_ = 0, request_ = 0;
+  // The line being written or completed.
+  uint64_t line_point_ = 0;  // its safe point (0: none)
+  uint64_t dir_for_ = 0;     // the safe point APP_DIR answered
+  uint64_t seq_ = 0;
+  std::string dir_;
+  uint64_t bytes_ = 0;
+  bool pending_ = false;     // written, waiting for the protocol's log
+  // Restart.
+  bool restarting_ = false;
+  bool protocol_loaded_ = false;
+  std::string restart_dir_;
+  cr::AppSnapshotInfo restart_info_;
+};
+
+// The process's AppService between MPI_Init and MPI_Finalize (null outside).
+AppService* app_service();
+void set_app_service(std::unique_ptr<AppService> s);
+
+}  // namespace lz::rt
