@@ -1,0 +1,61 @@
+// cr/app: application-level checkpoint/restart. Saves the variables the
+// application registered (lazarus/checkpoint.h) in the portable format of
+// runtime/appfmt, one file per rank, and on a restart (the program runs from
+// main again) loads them, redistributing decomposed arrays when the rank
+// count changed. No root, no CRIU: the runtime's app service
+// (runtime/cr/app_service.h) decides when, crcp/c3 keeps the messages that
+// cross the line consistent, this component writes and reads the files.
+//
+// Used only when asked for (`--mca cr app`): a program has to register its
+// state for it to mean anything, so it never wins a selection by priority.
+#include <memory>
+
+#include "app_module.h"
+#include "lazarus/frameworks/cr.h"
+#include "lazarus/param_store.h"
+
+namespace lz::cr::app {
+namespace {
+
+constexpr ParamSpec kParams[] = {
+    {"every", ParamType::kInt, "0",
+     "Write a snapshot every N LZ_Checkpoint calls (0: only on request, interval or --checkpoint-interval)", 3},
+    {"interval", ParamType::kDouble, "0",
+     "Seconds between snapshots, agreed by forward negotiation (0: none; --checkpoint-interval does the same)", 3},
+    {"compress", ParamType::kString, "none", "Compression of snapshot files: none or zstd", 4},
+};
+
+bool asked_for(const QueryContext& ctx) {
+  if (ctx.params == nullptr || !ctx.params->is_registered("cr")) return false;
+  for (const auto& name : ctx.params->get_list("cr"))
+    if (name == "app") return true;
+  return false;
+}
+
+StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
+  if (!asked_for(ctx))
+    return Unavailable("used only when asked for (--mca cr app): the program registers its state with LZ_Register");
+  AppConfig c;
+  const std::string compress = ctx.params->get_string(ctx.param_prefix + "compress");
+  if (compress == "zstd") c.compress = true;
+  else if (compress != "none")
+    return InvalidArgument("cr_app_compress must be none or zstd, not '" + compress + "'");
+  if (ctx.params->get_int(ctx.param_prefix + "every") < 0)
+    return InvalidArgument("cr_app_every must be 0 or more calls");
+  if (ctx.params->get_double(ctx.param_prefix + "interval") < 0)
+    return InvalidArgument("cr_app_interval must be 0 or more seconds");
+  return std::unique_ptr<lz::Module>(new AppModule(c));
+}
+
+}  // namespace
+}  // namespace lz::cr::app
+
+LZ_COMPONENT(cr, app) = {LZ_COMPONENT_HEADER(cr, app, lz::cr::kInterfaceVersion),
+                         "0.1.0",
+                         "Application-level checkpoint/restart: registered variables, portable files, "
+                         "restart on another rank count",
+                         /*default_priority=*/10,
+                         lz::cr::app::kParams,
+                         std::size(lz::cr::app::kParams),
+                         &lz::cr::app::query,
+                         nullptr};
