@@ -127,6 +127,11 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
                  "directory for its newest valid snapshot");
   rs->add_option("snapshot", ro->path, "<store>/<job>.<id>/<seq>, or <store>/<job>.<id>")->required();
   rs->add_option("-H,--host", ro->hosts, "Hosts as h1[:slots],h2 (default: the snapshot's hosts)")->type_name("HOSTS");
+  rs->add_option("-n,--np", ro->np,
+                 "Ranks of the restarted job (default: the snapshot's); another count needs an application-level "
+                 "snapshot (cr=app) whose state allows it")
+      ->check(CLI::PositiveNumber)
+      ->type_name("M");  // main() turns mpirun's -np into --np
   rs->add_option("--hostfile", ro->hostfile, "File of hosts, one per line: 'host slots=N'")
       ->check(CLI::ExistingFile)
       ->type_name("FILE");
@@ -142,9 +147,11 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
   rs->add_option("--max-restarts", ro->max_restarts, "Restarts --recover auto may make (default 3)")
       ->check(CLI::NonNegativeNumber);
   rs->footer("The snapshot is verified first: a damaged or truncated file is refused, naming it (from a store\n"
-             "directory the newest snapshot that verifies is used). The ranks are restored in a new PID\n"
-             "namespace, so a restart works while the original job still runs. Needs root or\n"
-             "CAP_CHECKPOINT_RESTORE. New snapshots of the restored job go to the same store.");
+             "directory the newest snapshot that verifies is used). Core-image snapshots (cr=criu) are\n"
+             "restored in a new PID namespace, so a restart works while the original job still runs; that\n"
+             "needs root or CAP_CHECKPOINT_RESTORE. Application-level snapshots (cr=app) start the program\n"
+             "again, which loads its registered variables (no privilege needed; -np M redistributes\n"
+             "decomposed arrays). New snapshots of the restored job go to the same store.");
   rs->callback([ro, interval, recover, common, &exit_code] {
     launcher::RestartOptions o = *ro;
     o.mca = common->mca;

@@ -1,6 +1,10 @@
 // `lazarus`: the command-line front end (info, run, ps, checkpoint, restart).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "cr_commands.h"
 #include "info_command.h"
 #include "run_command.h"
@@ -16,8 +20,13 @@ int main(int argc, char** argv) {
   lz::cli::add_run_command(app);
   lz::cli::add_cr_commands(app, exit_code);
   lz::cli::add_snapshot_command(app, exit_code);
+  // mpirun's spelling `-np M` (CLI11 takes one-letter short options only).
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (auto& a : args)
+    if (a == "-np") a = "--np";
+  std::reverse(args.begin(), args.end());
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

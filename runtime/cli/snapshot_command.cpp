@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The .lzck files of `path` (itself, or every one below it), in order.
+// The application-level files of `path` (itself, or every one below it), in
+// order: *.lzck (the variables) and *.c3 (crcp/c3's message log, same format).
 StatusOr<std::vector<std::string>> files_of(const std::string& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) return std::vector<std::string>{path};
@@ -25,7 +26,8 @@ StatusOr<std::vector<std::string>> files_of(const std::string& path) {
   std::vector<std::string> out;
   for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".lzck") out.push_back(it->path().string());
+    if (it->is_regular_file() && (it->path().extension() == ".lzck" || it->path().extension() == ".c3"))
+      out.push_back(it->path().string());
   if (ec) return IoError("cannot list " + path + ": " + ec.message());
   if (out.empty())
     return NotFound("no application-level snapshot file (*.lzck) in " + path +
@@ -136,14 +138,14 @@ void add_snapshot_command(CLI::App& app, int& exit_code) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   CLI::App* sh = cmd->add_subcommand(
-      "show", "List ranks, variables, types, shapes, sizes and checksums of a snapshot's *.lzck files");
-  sh->add_option("path", *path, "A snapshot directory (every *.lzck below it) or one .lzck file")->required();
+      "show", "List ranks, variables, types, shapes, sizes and checksums of a snapshot's *.lzck (and *.c3) files");
+  sh->add_option("path", *path, "A snapshot directory (every *.lzck and *.c3 below it) or one file")->required();
   sh->add_flag("--json", *json, "Machine-readable output");
   sh->callback([path, json, &exit_code] { exit_code = show(*path, *json); });
   CLI::App* ve = cmd->add_subcommand(
-      "verify", "Read every variable of a snapshot's *.lzck files and check its checksum; exit 1 naming the "
+      "verify", "Read every variable of a snapshot's *.lzck and *.c3 files and check its checksum; exit 1 naming the "
                 "file and the variable that fail");
-  ve->add_option("path", *path, "A snapshot directory (every *.lzck below it) or one .lzck file")->required();
+  ve->add_option("path", *path, "A snapshot directory (every *.lzck and *.c3 below it) or one file")->required();
   ve->callback([path, &exit_code] { exit_code = verify(*path); });
 }
 

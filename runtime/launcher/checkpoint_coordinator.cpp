@@ -32,6 +32,9 @@ void CheckpointCoordinator::start() { arm_interval_timer(); }
 void CheckpointCoordinator::shutdown() {
   if (snap_ && snap_->pending() && store_) (void)store_->abort(*snap_);
   snap_.reset();
+  for (auto& [sp, line] : lines_)
+    if (line.snap && line.snap->pending() && store_) (void)store_->abort(*line.snap);
+  lines_.clear();
 }
 
 void CheckpointCoordinator::on_rank_connected(int rank, bool restored) {
@@ -78,6 +81,16 @@ void CheckpointCoordinator::request(Waiter w, uint32_t flags, const std::string&
     return;
   }
   log::debug("checkpoint requested by %s", origin.c_str());
+  if (app_mode()) {
+    if (flags & oob::kCrTerminate) {
+      const std::string why = "--term is not available with cr=app; checkpoint, then stop the job";
+      if (w.conn != 0 && control_) control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
+      else host_.say("checkpoint refused: " + why);
+      return;
+    }
+    app_request(w);
+    return;
+  }
   flags_ |= flags;
   if (in_progress()) {
     if ((flags & oob::kCrTerminate) && phase_ != Phase::kWaitReady) terminating_ = phase_ == Phase::kGo;
@@ -178,6 +191,7 @@ Status CheckpointCoordinator::begin() {
 }
 
 void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
+  if (app_mode()) return app_on_frame(rank, f);
   const RankProcess& r = host_.rank(rank);
   using oob::MsgType;
   RankState& c = states_[static_cast<size_t>(r.rank)];
@@ -273,6 +287,7 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
 }
 
 void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
+  if (app_mode()) return app_on_rank_lost(why);
   if (!in_progress()) return;
   RankState& c = states_[static_cast<size_t>(rank)];
   switch (phase_) {

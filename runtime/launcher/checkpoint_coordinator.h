@@ -19,10 +19,18 @@
 //   cr.start();                                   // arms --checkpoint-interval
 //   ... cr.on_frame(rank, f) for CR frames, cr.on_rank_lost(rank, why) ...
 //
+// With cr=app (application-level) the ranks checkpoint themselves at
+// LZ_Checkpoint safe points; the coordinator negotiates the safe point of a
+// requested checkpoint, hands each rank its directory when it reaches its
+// line, tells each what its peers had sent it, and commits the snapshot when
+// every rank's part is complete (oob/frame.h has the sequence;
+// checkpoint_coordinator_app.cpp).
+//
 // Single-threaded: everything runs on the job's event loop.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,7 +88,7 @@ class CheckpointCoordinator {
   // A rank exited or lost its OOB connection.
   void on_rank_lost(int rank, const std::string& why);
 
-  bool in_progress() const { return phase_ != Phase::kIdle; }
+  bool in_progress() const { return phase_ != Phase::kIdle || negotiation_ != 0 || !lines_.empty(); }
   // After GO of a --term checkpoint (or after its commit): ranks end once saved.
   bool terminating() const { return terminating_; }
   // The job must not finish yet: a --term checkpoint commits after its ranks ended.
@@ -116,6 +124,34 @@ class CheckpointCoordinator {
   void fail_waiters(const std::string& reason);
   void reset();
   void arm_interval_timer();
+
+  // ---- application-level checkpoints (cr=app): checkpoint_coordinator_app.cpp
+  struct AppLine {
+    std::optional<snapshot::PendingSnapshot> snap;
+    double started = 0;
+    std::vector<bool> lined, done;
+    std::vector<std::vector<uint64_t>> sent;  // per rank: messages sent to each rank before its line
+    uint64_t bytes = 0;
+    std::vector<Waiter> waiters;
+  };
+  bool app_mode() const { return spec_.cr_component == "app"; }
+  void app_request(Waiter w);
+  void app_on_frame(int rank, oob::Frame& f);
+  void app_on_rank_lost(const std::string& why);
+  void app_position(int rank, const oob::AppPointMsg& m);
+  void app_line(int rank, const oob::CrBookmarksMsg& m);
+  void app_done(int rank, uint64_t seq, uint64_t bytes);
+  void app_abort_line(uint64_t safe_point, const std::string& reason);
+  void app_cancel_negotiation(const std::string& reason);
+  void app_commit(uint64_t safe_point);
+  void reply(const std::vector<Waiter>& waiters, const std::string& json, bool last);
+
+  std::map<uint64_t, AppLine> lines_;  // by safe point
+  uint64_t negotiation_ = 0;           // request number of the negotiation under way (0: none)
+  uint64_t next_request_ = 0;
+  std::vector<std::optional<uint64_t>> positions_;
+  std::vector<Waiter> negotiation_waiters_;
+  std::map<uint64_t, std::vector<Waiter>> target_waiters_;  // by safe point, until its line begins
 
   const JobSpec& spec_;
   EventLoop& loop_;

@@ -25,6 +25,9 @@ constexpr double kLostGrace = 2.0;
 // How long output pipes may stay open after every rank exited (held open by
 // a rank's orphaned children) before the launcher stops reading them.
 constexpr double kDrainGrace = 2.0;
+// The abort code of a rank that ended the job because a peer died
+// (MPI_ERR_PROC_FAILED of mpi.h).
+constexpr int kAbortPeerFailed = 20;
 
 std::string signal_name(int sig) {
   const char* a = sigabbrev_np(sig);
@@ -270,6 +273,12 @@ void Job::on_rank_exit(RankProcess& r) {
   // dumped process): not a failure.
   const bool term_exit = cr_->terminating();
   cr_->on_rank_lost(r.rank, r.describe() + " " + r.exit_text());
+  // A peer saw this rank die before we did and aborted the job for it
+  // (MPI_ERR_PROC_FAILED): the death is still the cause (for --recover),
+  // unless the signal is the one that stopping sends.
+  if (stopping_ && !term_exit && peer_failure_abort_ && rank_death_.empty() && WIFSIGNALED(r.wait_status) &&
+      WTERMSIG(r.wait_status) != SIGTERM && kill_timer_ != 0)
+    rank_death_ = "rank " + std::to_string(r.rank) + " died (signal " + std::to_string(WTERMSIG(r.wait_status)) + ")";
   if (!stopping_ && !term_exit) {
     if (WIFSIGNALED(r.wait_status) || WEXITSTATUS(r.wait_status) != 0) {
       rank_death_ = "rank " + std::to_string(r.rank) + " died (" +
@@ -354,6 +363,7 @@ void Job::on_frame(int rank, oob::Frame& f) {
         fail(1, r.describe() + " broke the OOB protocol: " + s.message());
         return;
       }
+      if (a.code == kAbortPeerFailed) peer_failure_abort_ = true;
       fail(a.code, r.describe() + " called abort with code " + std::to_string(a.code) +
                        (a.reason.empty() ? "" : ": " + a.reason));
       return;

@@ -118,6 +118,7 @@ class Job : private CheckpointCoordinator::Host {
   std::unique_ptr<ModexServer> modex_;  // fence and barrier rounds
 
   std::string rank_death_;
+  bool peer_failure_abort_ = false;  // a rank aborted because a peer died (MPI_ERR_PROC_FAILED)
 
   // Checkpoint/restart.
   std::unique_ptr<ControlServer> control_;

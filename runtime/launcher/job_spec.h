@@ -40,6 +40,7 @@ struct JobSpec {
   std::string cr_unavailable;           // why no cr component can be used here (empty: fine)
   std::string crcp_component = "bkmrk";
   double checkpoint_interval = 0;       // seconds; 0: no periodic checkpoints
+  double cr_app_interval = 0;           // cr=app: cr_app_interval (used when --checkpoint-interval is not given)
   double cr_ready_wait = 60;            // how long a request waits for every rank to be CR-ready
   bool restored = false;                // the ranks are restored from snapshot `restored_seq`
   uint64_t restored_seq = 0;

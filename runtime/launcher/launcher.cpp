@@ -47,6 +47,8 @@ void set_env(std::vector<std::string>& env, const std::string& name, const std::
   env.push_back(prefix + value);
 }
 
+}  // namespace
+
 StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamStore& params) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
@@ -70,8 +72,6 @@ StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamSto
       set_env(env, std::string(ParamStore::kEnvPrefix) + p->name, format_param_value(p->spec.type, p->value));
   return env;
 }
-
-}  // namespace
 
 StatusOr<SockAddr> bind_address(const ParamStore& params) {
   const std::string& where = params.get_string(oob::kParamAddress);
@@ -144,6 +144,7 @@ void fill_cr_spec(Registry& reg, JobSpec& spec) {
   spec.snapshot_root = snapshot::snapshot_root(reg.params());
   spec.cr_keep = snapshot::store_options(reg.params()).keep;
   spec.cr_component = selected_cr(reg, &spec.cr_unavailable);
+  if (reg.params().is_registered("cr_app_interval")) spec.cr_app_interval = reg.params().get_double("cr_app_interval");
   if (Framework* fw = reg.framework("crcp"); fw != nullptr) {
     auto sel = fw->select(reg.query_context());
     if (sel.ok() && !sel->empty()) spec.crcp_component = sel->front().entry->desc->name;
@@ -232,7 +233,7 @@ int run_launcher(const RunOptions& o) {
   }
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
-  spec.checkpoint_interval = o.checkpoint_interval;
+  spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
   spec.record.name = spec.argv[0].substr(spec.argv[0].find_last_of('/') + 1);
   spec.record.id = spec.job_id;
   spec.record.argv = spec.argv;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "launcher/job_spec.h"
+#include "lazarus/param_store.h"
 #include "lazarus/status.h"
 
 namespace lz {
@@ -40,6 +41,10 @@ struct RunOptions {
 };
 
 int run_launcher(const RunOptions& options);
+
+// The ranks' environment: the launcher's (without job variables), the -x
+// exports of `o`, and LZ_MCA_* for every parameter not at its default.
+StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamStore& params);
 
 // Pieces `lazarus restart` shares with `lazarus run` (launcher.cpp).
 StatusOr<SockAddr> bind_address(const ParamStore& params);

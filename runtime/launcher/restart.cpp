@@ -10,6 +10,7 @@
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/launcher.h"
+#include "launcher/local_starter.h"
 #include "launcher/pid_namespace.h"
 #include "launcher/restore_starter.h"
 #include "lazarus/frameworks/cr.h"
@@ -60,6 +61,31 @@ StatusOr<Chosen> choose_snapshot(const std::string& path, const std::string& who
   return c;
 }
 
+// Whether the snapshot at `path` (or the newest of a store) was written by a
+// back end that restores process images (and so needs its pids free: a new
+// PID namespace). An application-level one re-runs the program instead.
+bool restores_images(const std::string& path) {
+  auto store = snapshot::SnapshotStore::open_existing(path);
+  if (!store.ok()) return true;  // restart_here() reports the problem
+  std::string cr_name;
+  if (store->requested_seq()) {
+    auto info = store->info(*store->requested_seq());
+    if (info.ok()) cr_name = info->cr;
+  } else if (auto list = store->list(); list.ok() && !list->empty()) {
+    cr_name = list->front().cr;
+  }
+  if (cr_name.empty()) return true;
+  Registry reg;
+  if (!rt::register_runtime_params(reg).ok()) return true;
+  ConfigOptions cfg;
+  cfg.mca = {{"cr", cr_name}};
+  if (!reg.configure(cfg).ok()) return true;
+  for (const auto& q : reg.framework("cr")->query_all(reg.query_context(true)))
+    if (q.entry->desc->name == cr_name && q.module)
+      return (q.module->capabilities() & cr::kCapRestore) != 0;
+  return true;
+}
+
 int restart_here(const RestartOptions& o) {
   const std::string& who = o.who;
   auto chosen = choose_snapshot(o.path, who);
@@ -100,6 +126,16 @@ int restart_here(const RestartOptions& o) {
     return 1;
   }
   auto& cr_module = static_cast<cr::Module&>(*sel->front().module);
+  // Core-image back ends restore the saved processes; an application-level
+  // one starts the program again, which loads its registered variables.
+  const bool rerun = !(cr_module.capabilities() & cr::kCapRestore);
+  const int np = o.np > 0 ? o.np : rec.np;
+  if (np != rec.np && !(cr_module.capabilities() & cr::kCapChangeRanks)) {
+    error(who, "snapshot " + std::to_string(chosen->info.seq) + " was written by cr " + chosen->info.cr + " on " +
+                   std::to_string(rec.np) + " ranks and cannot be restarted on " + std::to_string(np) +
+                   " (-np needs an application-level snapshot, --mca cr app)");
+    return 2;
+  }
 
   std::vector<HostEntry> hosts;
   if (!o.hostfile.empty()) {
@@ -125,7 +161,7 @@ int restart_here(const RestartOptions& o) {
     }
   }
   if (hosts.empty()) hosts = default_hosts();
-  auto placement = place_ranks(hosts, rec.np, true);
+  auto placement = place_ranks(hosts, np, true);
   if (!placement.ok()) {
     error(who, placement.status().message());
     return 2;
@@ -145,18 +181,36 @@ int restart_here(const RestartOptions& o) {
   fill_cr_spec(reg, spec);
   spec.snapshot_root = parent_dir(chosen->store_dir);  // the same store: new seq numbers follow
   spec.record = rec;
-  spec.checkpoint_interval = o.checkpoint_interval;
-  spec.restored = true;
+  spec.record.np = np;
+  spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
+  spec.restored = !rerun;
   spec.restored_seq = chosen->info.seq;
   spec.restored_dir = chosen->info.path;
   if (const char* outer = std::getenv("LZ_OUTER_PID"); outer != nullptr && getpid() == 1)
     spec.registry_pid = static_cast<pid_t>(std::atoi(outer));
 
   note(who, "restoring job " + rec.name + "." + rec.id + " (" + std::to_string(rec.np) + " ranks) from snapshot " +
-                std::to_string(chosen->info.seq) + " (" + chosen->info.path + ") as job " + spec.job_id);
+                std::to_string(chosen->info.seq) + " (" + chosen->info.path + ") as job " + spec.job_id +
+                (np != rec.np ? " on " + std::to_string(np) + " ranks" : std::string()));
   int rc = 0;
   std::string death;
-  {
+  if (rerun) {
+    RunOptions env_options;
+    for (const auto& [name, value] : rec.environment) env_options.exports.push_back(name + "=" + value);
+    auto env = build_env(env_options, reg.params());
+    if (!env.ok()) {
+      error(who, env.status().message());
+      return 2;
+    }
+    spec.env = std::move(*env);
+    spec.env.push_back("LZ_CR_APP_RESTART=" + chosen->info.path);
+    if (!rec.cwd.empty() && chdir(rec.cwd.c_str()) != 0)
+      note(who, "cannot change to the job's directory " + rec.cwd + "; starting the program from here");
+    LocalStarter starter;
+    Job job(std::move(spec), starter);
+    rc = job.run();
+    death = job.rank_death();
+  } else {
     RestoreStarter starter(cr_module, chosen->info.path, chosen->info.seq);
     Job job(std::move(spec), starter);
     rc = job.run();
@@ -170,7 +224,7 @@ int restart_here(const RestartOptions& o) {
 }  // namespace
 
 int run_restart(const RestartOptions& o) {
-  if (!o.new_pid_namespace) return restart_here(o);
+  if (!o.new_pid_namespace || !restores_images(o.path)) return restart_here(o);
   // The job registry records the pid others can signal: ours, outside.
   setenv("LZ_OUTER_PID", std::to_string(getpid()).c_str(), 1);
   std::string err;

@@ -22,6 +22,7 @@ namespace lz::launcher {
 struct RestartOptions {
   std::string path;                                      // snapshot dir or job store dir
   std::vector<std::string> hosts;                        // --host (default: the manifest's hosts)
+  int np = 0;                                            // -np (0: the snapshot's)
   std::string hostfile;
   std::vector<std::pair<std::string, std::string>> mca;  // over the manifest's parameters
   std::vector<std::string> config_files;

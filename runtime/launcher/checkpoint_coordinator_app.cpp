@@ -1,0 +1,262 @@
+// The launcher's side of application-level checkpoints (cr=app): forward
+// negotiation of a requested checkpoint's safe point, one pending snapshot
+// per line, and its commit once every rank's part is complete. The
+// sequence is in oob/frame.h; the ranks' side in runtime/cr/app_service.h.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "launcher/checkpoint_coordinator.h"
+#include "lazarus/log.h"
+
+namespace lz::launcher {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void CheckpointCoordinator::reply(const std::vector<Waiter>& waiters, const std::string& json, bool last) {
+  for (const auto& w : waiters) {
+    if (w.conn == 0 || !control_) continue;
+    control_->reply(w.conn, json, last || !w.wait);
+  }
+}
+
+void CheckpointCoordinator::app_request(Waiter w) {
+  const size_t n = static_cast<size_t>(host_.size());
+  for (size_t i = 0; i < n; ++i)
+    if (!states_[i].cr_ready || !host_.rank(static_cast<int>(i)).connected) {
+      const std::string why = "rank " + std::to_string(i) +
+                              " is not ready for checkpoints yet (a rank becomes ready at the end of MPI_Init)";
+      if (w.conn != 0 && control_)
+        control_->reply(w.conn, nlohmann::json({{"event", "failed"}, {"reason", why}}).dump(), true);
+      else
+        host_.say("checkpoint refused: " + why);
+      return;
+    }
+  negotiation_waiters_.push_back(w);
+  if (negotiation_ != 0) return;  // joins the negotiation under way
+  negotiation_ = ++next_request_;
+  positions_.assign(n, std::nullopt);
+  host_.broadcast(oob::MsgType::kAppNegotiate, oob::encode_app_point({0, negotiation_, ""}));
+  log::debug("negotiation %llu: asking every rank for its safe-point count",
+             static_cast<unsigned long long>(negotiation_));
+}
+
+void CheckpointCoordinator::app_position(int rank, const oob::AppPointMsg& m) {
+  if (m.seq != negotiation_ || negotiation_ == 0) return;
+  positions_[static_cast<size_t>(rank)] = m.safe_point;
+  uint64_t most = 0;
+  for (const auto& p : positions_) {
+    if (!p) return;
+    most = std::max(most, *p);
+  }
+  // Forward negotiation (CPPC): one past the farthest rank, so nobody goes back.
+  const uint64_t target = most + 1;
+  host_.broadcast(oob::MsgType::kAppTarget, oob::encode_app_point({target, negotiation_, ""}));
+  log::debug("negotiation %llu: snapshot at safe point %llu", static_cast<unsigned long long>(negotiation_),
+             static_cast<unsigned long long>(target));
+  negotiation_ = 0;
+  auto it = lines_.find(target);
+  if (it != lines_.end() && it->second.snap) {
+    reply(negotiation_waiters_,
+          nlohmann::json({{"event", "accepted"}, {"seq", it->second.snap->seq()}, {"path", it->second.snap->final_dir()},
+                          {"safe_point", target}})
+              .dump(),
+          false);
+    for (const auto& w : negotiation_waiters_)
+      if (w.wait) it->second.waiters.push_back(w);
+  } else {
+    auto& tw = target_waiters_[target];
+    tw.insert(tw.end(), negotiation_waiters_.begin(), negotiation_waiters_.end());
+  }
+  negotiation_waiters_.clear();
+}
+
+void CheckpointCoordinator::app_cancel_negotiation(const std::string& reason) {
+  if (negotiation_ != 0) {
+    host_.broadcast(oob::MsgType::kAppTarget, oob::encode_app_point({0, negotiation_, ""}));
+    negotiation_ = 0;
+  }
+  reply(negotiation_waiters_, nlohmann::json({{"event", "failed"}, {"reason", reason}}).dump(), true);
+  for (const auto& w : negotiation_waiters_)
+    if (w.conn == 0) host_.say("checkpoint failed: " + reason);
+  negotiation_waiters_.clear();
+  for (auto& [sp, waiters] : target_waiters_)
+    reply(waiters, nlohmann::json({{"event", "failed"}, {"reason", reason}}).dump(), true);
+  target_waiters_.clear();
+}
+
+void CheckpointCoordinator::app_line(int rank, const oob::CrBookmarksMsg& m) {
+  const uint64_t sp = m.seq;
+  const size_t n = static_cast<size_t>(host_.size());
+  auto it = lines_.find(sp);
+  if (it == lines_.end()) {
+    Status s = open_store();
+    StatusOr<snapshot::PendingSnapshot> snap = s.ok() ? store_->begin(store_->next_seq()) : StatusOr<snapshot::PendingSnapshot>(s);
+    if (!snap.ok()) {
+      host_.say("snapshot at safe point " + std::to_string(sp) + " not taken: " + snap.status().message());
+      host_.send(rank, oob::MsgType::kAppDir, oob::encode_app_point({sp, 0, ""}));
+      return;
+    }
+    AppLine line;
+    line.snap.emplace(std::move(*snap));
+    line.started = now_seconds();
+    line.lined.assign(n, false);
+    line.done.assign(n, false);
+    line.sent.assign(n, {});
+    auto tw = target_waiters_.find(sp);
+    if (tw != target_waiters_.end()) {
+      line.waiters = std::move(tw->second);
+      target_waiters_.erase(tw);
+      reply(line.waiters,
+            nlohmann::json({{"event", "accepted"}, {"seq", line.snap->seq()}, {"path", line.snap->final_dir()},
+                            {"safe_point", sp}})
+                .dump(),
+            false);
+      std::erase_if(line.waiters, [](const Waiter& w) { return w.conn != 0 && !w.wait; });
+    }
+    it = lines_.emplace(sp, std::move(line)).first;
+    log::debug("snapshot %llu begun at safe point %llu", static_cast<unsigned long long>(it->second.snap->seq()),
+               static_cast<unsigned long long>(sp));
+  }
+  AppLine& line = it->second;
+  auto dir = line.snap->rank_dir(rank);
+  if (!dir.ok()) {
+    app_abort_line(sp, dir.status().message());
+    host_.send(rank, oob::MsgType::kAppDir, oob::encode_app_point({sp, 0, ""}));
+    return;
+  }
+  host_.send(rank, oob::MsgType::kAppDir, oob::encode_app_point({sp, line.snap->seq(), *dir}));
+  const auto r = static_cast<size_t>(rank);
+  line.lined[r] = true;
+  for (const auto& b : m.peers) line.sent[r].push_back(b.messages);
+  for (size_t q = 0; q < n; ++q)
+    if (!line.lined[q]) return;
+  // Every rank crossed the line: tell each what its peers had sent it.
+  for (size_t p = 0; p < n; ++p) {
+    oob::CrBookmarksMsg e{line.snap->seq(), {}};
+    for (size_t q = 0; q < n; ++q) e.peers.push_back({line.sent[q][p], 0});
+    host_.send(static_cast<int>(p), oob::MsgType::kAppExpect, oob::encode_cr_bookmarks(e));
+  }
+}
+
+void CheckpointCoordinator::app_done(int rank, uint64_t seq, uint64_t bytes) {
+  for (auto& [sp, line] : lines_) {
+    if (!line.snap || line.snap->seq() != seq) continue;
+    line.done[static_cast<size_t>(rank)] = true;
+    line.bytes += bytes;
+    for (bool d : line.done)
+      if (!d) return;
+    app_commit(sp);
+    return;
+  }
+}
+
+void CheckpointCoordinator::app_abort_line(uint64_t safe_point, const std::string& reason) {
+  auto it = lines_.find(safe_point);
+  if (it == lines_.end()) return;
+  AppLine& line = it->second;
+  const uint64_t seq = line.snap ? line.snap->seq() : 0;
+  if (line.snap && store_) (void)store_->abort(*line.snap);
+  host_.say("snapshot " + std::to_string(seq) + " (safe point " + std::to_string(safe_point) + ") dropped: " + reason);
+  reply(line.waiters, nlohmann::json({{"event", "failed"}, {"reason", reason}}).dump(), true);
+  lines_.erase(it);
+}
+
+void CheckpointCoordinator::app_commit(uint64_t safe_point) {
+  AppLine& line = lines_.at(safe_point);
+  snapshot::SnapshotMeta meta;
+  meta.np = host_.size();
+  meta.cr = spec_.cr_component;
+  meta.crcp = spec_.crcp_component;
+  auto info = store_->commit(*line.snap, meta);
+  if (!info.ok()) {
+    app_abort_line(safe_point, "cannot commit: " + info.status().message());
+    return;
+  }
+  const double secs = now_seconds() - line.started;
+  char text[512];
+  std::snprintf(text, sizeof text, "snapshot %llu committed at safe point %llu: %s (%llu bytes, %.2f s)",
+                static_cast<unsigned long long>(info->seq), static_cast<unsigned long long>(safe_point),
+                info->path.c_str(), static_cast<unsigned long long>(info->total_bytes), secs);
+  host_.say(text);
+  last_snapshot_ = info->path;
+  host_.job_file_changed();
+  reply(line.waiters,
+        nlohmann::ordered_json{{"event", "committed"}, {"seq", info->seq},     {"path", info->path},
+                               {"bytes", info->total_bytes}, {"seconds", secs}, {"message", text},
+                               {"safe_point", safe_point}, {"terminated", false}}
+            .dump(),
+        true);
+  lines_.erase(safe_point);
+  // Older lines still pending are superseded: the newest snapshot is the recovery line.
+  while (!lines_.empty() && lines_.begin()->first < safe_point)
+    app_abort_line(lines_.begin()->first, "superseded by snapshot " + std::to_string(info->seq));
+}
+
+void CheckpointCoordinator::app_on_frame(int rank, oob::Frame& f) {
+  const RankProcess& r = host_.rank(rank);
+  RankState& c = states_[static_cast<size_t>(rank)];
+  const uint32_t np = static_cast<uint32_t>(host_.size());
+  auto broke = [&](const Status& s) { host_.fail(1, r.describe() + " broke the OOB protocol: " + s.message()); };
+  using oob::MsgType;
+  switch (static_cast<MsgType>(f.type)) {
+    case MsgType::kCrReady: {
+      oob::SeqMsg m;
+      if (Status s = oob::decode_seq(f.payload, &m); !s.ok()) return broke(s);
+      c.cr_ready = true;
+      return;
+    }
+    case MsgType::kCrFinalizing: {
+      oob::SeqMsg m;
+      if (Status s = oob::decode_seq(f.payload, &m); !s.ok()) return broke(s);
+      c.finalizing = true;
+      app_cancel_negotiation("rank " + std::to_string(rank) + " began MPI_Finalize; no checkpoint any more");
+      return;
+    }
+    case MsgType::kAppPosition: {
+      oob::AppPointMsg m;
+      if (Status s = oob::decode_app_point(f.payload, &m); !s.ok()) return broke(s);
+      app_position(rank, m);
+      return;
+    }
+    case MsgType::kAppLine: {
+      oob::CrBookmarksMsg m;
+      if (Status s = oob::decode_cr_bookmarks(f.payload, np, &m); !s.ok()) return broke(s);
+      app_line(rank, m);
+      return;
+    }
+    case MsgType::kCheckpointDone: {
+      oob::CrDoneMsg m;
+      if (Status s = oob::decode_cr_done(f.payload, &m); !s.ok()) return broke(s);
+      app_done(rank, m.seq, m.image_bytes);
+      return;
+    }
+    case MsgType::kCheckpointFailed: {
+      oob::CrReasonMsg m;
+      if (Status s = oob::decode_cr_reason(f.payload, &m); !s.ok()) return broke(s);
+      for (auto& [sp, line] : lines_)
+        if (line.snap && line.snap->seq() == m.seq) {
+          app_abort_line(sp, "rank " + std::to_string(rank) + ": " + m.reason);
+          break;
+        }
+      return;
+    }
+    default:
+      log::warn("%s sent %s, which a launcher of a cr=app job does not expect; ignored", r.describe().c_str(),
+                oob::msg_type_name(f.type).c_str());
+      return;
+  }
+}
+
+void CheckpointCoordinator::app_on_rank_lost(const std::string& why) {
+  app_cancel_negotiation(why);
+  while (!lines_.empty()) app_abort_line(lines_.begin()->first, why);
+}
+
+}  // namespace lz::launcher
