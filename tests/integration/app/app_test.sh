@@ -1,0 +1,154 @@
+#!/bin/bash
+# Application-level checkpoint/restart (cr=app, crcp=c3) with real jobs:
+# the stencil example checkpointed every few safe points, killed and
+# recovered, restarted on other rank counts, checkpointed on request
+# (forward negotiation), a damaged snapshot; c3_msgs for the messages that
+# cross a line (late, early, wildcard) and the safe-point rule; a job run
+# as a user without privileges. No root, no CRIU needed.
+# Usage: app_test.sh SCENARIO TRANSPORT BIN_DIR STENCIL C3_MSGS
+# Every job is bounded with --timeout; nothing measures wall-clock time.
+set -u
+SCEN=$1 TRANSPORT=$2 BIN=$3 STENCIL=$4 C3=$5
+LZ=$BIN/lazarus
+T=$(mktemp -d /tmp/lz-apptest.XXXXXX)
+trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+MCA=(--mca transport "$TRANSPORT" --mca cr app --mca snapshot_root "$T/store")
+
+fail() { echo "FAIL: $*"; for f in "$T"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
+result_of() { grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$1" | tail -1; }
+store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
+committed() { grep -c 'committed' "$1" 2>/dev/null || true; }
+reference() {  # N ITERS -> $REF
+  "$LZ" run -np 3 --mca transport "$TRANSPORT" --timeout 300 "$STENCIL" "$1" "$2" > "$T/ref.out" 2>&1 ||
+    fail "reference run failed"
+  REF=$(result_of "$T/ref.out")
+  [ -n "$REF" ] || fail "reference run printed no result"
+}
+same_as_ref() {  # file what
+  local got
+  got=$(result_of "$1")
+  [ "$got" = "$REF" ] || fail "$2: result '$got', uninterrupted run '$REF'"
+}
+wait_for() {  # file pattern [count]
+  local i
+  for i in $(seq 1 600); do
+    [ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+    sleep 0.1
+  done
+  fail "no '$2' in $1 after 60 s"
+}
+c3_run() {  # mode -> kills rank 1 once the line's snapshot is committed, recovers
+  "$LZ" run -np 3 "${MCA[@]}" --mca cr_app_every 2 --recover auto --timeout 120 "$C3" "$1" > "$T/c3.out" 2>&1 &
+  local job=$!
+  wait_for "$T/c3.out" stalling
+  wait_for "$T/c3.out" committed
+  kill -9 "$(grep -o 'pid [0-9]* stalling' "$T/c3.out" | awk '{ print $2 }')"
+  wait $job || fail "$1: the job failed after the restart"
+  grep -q 'restarting from snapshot 1' "$T/c3.out" || fail "$1: the job did not restart from the line's snapshot"
+  grep -q 'restarted at phase 1' "$T/c3.out" || fail "$1: rank 1 did not resume at the line"
+}
+
+case "$SCEN" in
+every)
+  reference 96 120
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --mca cr_keep 0 --timeout 300 "$STENCIL" 96 120 > "$T/job.out" 2>&1 ||
+    fail "checkpointed run failed"
+  same_as_ref "$T/job.out" "every 10 safe points"
+  [ "$(committed "$T/job.out")" = 12 ] || fail "expected 12 committed snapshots, saw $(committed "$T/job.out")"
+  "$LZ" snapshot verify "$(store_dir)" > "$T/verify.out" 2>&1 || fail "snapshot verify failed on a good store"
+  "$LZ" snapshot show "$(store_dir)"/3 > "$T/show.out" 2>&1 || fail "snapshot show failed"
+  grep -q 'grid .*float64 .* 96x96 / 0x0 / 24x96' "$T/show.out" || fail "show does not list rank 0's block of grid"
+  grep -q 'safe point 30' "$T/show.out" || fail "snapshot 3 is not the one of safe point 30"
+  ;;
+recover)
+  reference 64 400
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --recover auto --timeout 300 "$STENCIL" 64 400 5000 \
+    > "$T/job.out" 2>&1 &
+  job=$!
+  wait_for "$T/job.out" committed 3
+  victim=$(pgrep -f "$STENCIL 64 400" | shuf -n 1)
+  [ -n "$victim" ] || fail "no rank to kill"
+  kill -9 "$victim"
+  wait $job || fail "the job did not recover"
+  grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9 of rank pid $victim"
+  same_as_ref "$T/job.out" "after kill -9 and --recover auto"
+  ;;
+np)
+  reference 80 60
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 25 --mca cr_keep 0 --timeout 300 "$STENCIL" 80 60 > "$T/job.out" 2>&1 ||
+    fail "checkpointed run failed"
+  for np in 2 6; do
+    "$LZ" restart -np $np --mca cr_keep 0 --timeout 300 "$(store_dir)"1 > "$T/np$np.out" 2>&1 ||
+      fail "restart on $np ranks failed"
+    grep -q "restarted at iteration 24 on $np ranks" "$T/np$np.out" || fail "4 -> $np: did not resume at iteration 24"
+    same_as_ref "$T/np$np.out" "restart 4 -> $np ranks"
+  done
+  "$LZ" restart -np 3 --mca cr_keep 0 --timeout 300 "$(store_dir)"1 > "$T/np3.out" 2>&1 || fail "restart on 3 ranks failed"
+  same_as_ref "$T/np3.out" "restart 4 -> 3 ranks"
+  ;;
+request)
+  reference 64 300
+  "$LZ" run -np 4 "${MCA[@]}" --timeout 300 "$STENCIL" 64 300 10000 > "$T/job.out" 2>&1 &
+  job=$!
+  for i in $(seq 1 100); do id=$("$LZ" ps | awk -v p=$job '$2 == p { print $1 }'); [ -n "$id" ] && break; sleep 0.1; done
+  [ -n "$id" ] || fail "the job did not appear in lazarus ps"
+  sleep 1
+  "$LZ" checkpoint --wait "$id" > "$T/ckpt.out" 2>&1 || fail "lazarus checkpoint failed: $(cat "$T/ckpt.out")"
+  grep -q 'committed at safe point' "$T/ckpt.out" || fail "no committed snapshot reported: $(cat "$T/ckpt.out")"
+  kill -9 $job; pkill -9 -f "$STENCIL 64 300"; wait $job 2>/dev/null
+  "$LZ" restart --timeout 300 "$(store_dir)" > "$T/restart.out" 2>&1 || fail "restart from the requested snapshot failed"
+  grep -q 'restarted at iteration' "$T/restart.out" || fail "the restarted job did not restore"
+  same_as_ref "$T/restart.out" "restart from a requested (negotiated) snapshot"
+  ;;
+corrupt)
+  reference 64 60
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 20 --mca cr_keep 0 --timeout 300 "$STENCIL" 64 60 > "$T/job.out" 2>&1 ||
+    fail "checkpointed run failed"
+  f=$(store_dir)3/rank.1/rank.1.lzck
+  python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[2048]^=0x10; open(p,'wb').write(b)" "$f"
+  "$LZ" snapshot verify "$(store_dir)"3 > "$T/verify.out" 2>&1 && fail "verify passed a flipped bit"
+  grep -q "rank.1.lzck" "$T/verify.out" && grep -q "'grid'" "$T/verify.out" ||
+    fail "verify does not name the file and the variable: $(cat "$T/verify.out")"
+  "$LZ" restart --timeout 300 "$(store_dir)" > "$T/restart.out" 2>&1 || fail "restart past the damaged snapshot failed"
+  grep -q 'skipping' "$T/restart.out" || fail "the damaged snapshot was not skipped"
+  same_as_ref "$T/restart.out" "restart from the snapshot before the damaged one"
+  ;;
+late)
+  c3_run late
+  grep -q 'late: got 1234 got2 -1 left 0' "$T/c3.out" || fail "the late message was not replayed exactly once"
+  ;;
+early)
+  c3_run early
+  grep -q 'early: got 5678 got2 -1 left 0' "$T/c3.out" || fail "the early message was not suppressed exactly once"
+  ;;
+wild)
+  c3_run wild
+  [ "$(grep -c 'wild: first from rank 2 (2000), second from rank 0 (1000)' "$T/c3.out")" = 2 ] ||
+    fail "the wildcard receives did not match the same messages after the restart"
+  grep -q 'wild: got 2000 got2 1000 left 0' "$T/c3.out" || fail "messages lost or duplicated"
+  ;;
+rule)
+  "$LZ" run -np 3 "${MCA[@]}" --timeout 60 "$C3" rule > "$T/rule.out" 2>&1 && fail "a pending receive at a safe point was accepted"
+  grep -q 'LZ_Checkpoint: rank 1: 1 receive is pending at a safe point' "$T/rule.out" ||
+    fail "no clear error for a receive pending at a safe point"
+  grep -q 'returned' "$T/rule.out" && fail "LZ_Checkpoint returned with a receive pending"
+  ;;
+nonroot)
+  command -v setpriv > /dev/null || { echo "SKIP: setpriv (util-linux) is missing"; exit 77; }
+  chmod 0777 "$T"
+  reference 64 200
+  as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T" "$@"; }
+  as_nobody "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --recover auto --timeout 300 "$STENCIL" 64 200 5000 \
+    > "$T/job.out" 2>&1 &
+  job=$!
+  wait_for "$T/job.out" committed 2
+  victim=$(pgrep -u 65534 -f "$STENCIL 64 200" | shuf -n 1)
+  [ -n "$victim" ] || fail "no rank of uid 65534 to kill"
+  kill -9 "$victim"
+  wait $job || fail "the unprivileged job did not recover"
+  same_as_ref "$T/job.out" "unprivileged job after kill -9"
+  [ "$(stat -c %u "$(store_dir)")" = 65534 ] || fail "the store does not belong to the unprivileged user"
+  ;;
+*) fail "unknown scenario $SCEN" ;;
+esac
+echo "PASS: $SCEN over $TRANSPORT"
