@@ -4,8 +4,12 @@
 // capabilities that match which optional methods answer kUnimplemented, the
 // init/finalize rules, and for a back end with kCapCoreImage and kCapRestore
 // (cr/criu as root) a save/restore round trip of a small forked child and a
-// truncated image refused naming the file. A missing capability, or a
-// component that declines here, is a skip with the reason.
+// truncated image refused naming the file; for a back end with kCapAppLevel
+// (cr/app) registered variables saved by two ranks and loaded back, on the
+// same and (kCapChangeRanks) another rank count with halo cells filled, a
+// rank-private variable refused by name on another count, and a truncated
+// rank file refused naming the file. A missing capability, or a component
+// that declines here, is a skip with the reason.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "lazarus/datatype/datatype.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/param_store.h"
 #include "lazarus/registry.h"
@@ -282,7 +287,168 @@ TEST_P(CrConformance, TruncatedImageIsRefusedNamingTheFile) {
   EXPECT_TRUE(m->finalize().ok());
 }
 
+// ---- application-level back ends (kCapAppLevel)
+
+// The global 6x5 int32 grid every AppLevel case saves: g(i, j) = 100 i + j.
+constexpr int kRows = 6, kCols = 5;
+int32_t grid_value(int64_t i, int64_t j) { return static_cast<int32_t>(100 * i + j); }
+
+// One rank's registered state on `np` ranks: rows split in blocks, one halo
+// row above and below in the allocation; a replicated double scalar (taken
+// from rank 0 on another rank count); a rank-private array of two ints
+// (different on every rank: refused on another rank count).
+struct AppRank {
+  std::vector<int32_t> grid;
+  double step = 0;
+  int32_t seed[2] = {0, 0};
+  std::vector<cr::AppVariable> vars;
+  int64_t first = 0, rows = 0;
+
+  AppRank(int rank, int np, const lz_datatype_s* i32, const lz_datatype_s* f64) {
+    first = kRows * rank / np;
+    rows = kRows * (rank + 1) / np - first;
+    grid.assign(static_cast<size_t>((rows + 2) * kCols), -1);
+    cr::AppVariable g;
+    g.name = "grid";
+    g.addr = grid.data();
+    g.count = static_cast<int64_t>(grid.size());
+    g.type = i32;
+    g.global_shape = {kRows, kCols};
+    g.owned_start = {first, 0};
+    g.owned_shape = {rows, kCols};
+    g.alloc_shape = {rows + 2, kCols};
+    g.alloc_offset = {1, 0};
+    vars.push_back(g);
+    vars.push_back({"step", &step, 1, f64, {}, {}, {}, {}, {}});
+    vars.push_back({"seed", seed, 2, i32, {}, {}, {}, {}, {}});
+  }
+  void fill(int rank) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < kCols; ++j) grid[static_cast<size_t>((r + 1) * kCols + j)] = grid_value(first + r, j);
+    step = 0.125;
+    seed[0] = 1000 + rank;
+    seed[1] = rank;
+  }
+  // Every allocated cell inside the global array holds g(i, j), halo included.
+  std::string check() const {
+    for (int64_t r = 0; r < rows + 2; ++r) {
+      const int64_t i = first - 1 + r;
+      if (i < 0 || i >= kRows) continue;
+      for (int64_t j = 0; j < kCols; ++j) {
+        const int32_t got = grid[static_cast<size_t>(r * kCols + j)];
+        if (got != grid_value(i, j))
+          return "grid(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) +
+                 ", saved " + std::to_string(grid_value(i, j));
+      }
+    }
+    return step == 0.125 ? "" : "step = " + std::to_string(step) + ", saved 0.125";
+  }
+};
+
+class CrAppConformance : public CrConformance {
+ protected:
+  // An initialised module with kCapAppLevel in *out, or a skip.
+  void AppModuleOrSkip(std::unique_ptr<cr::Module>* out) {
+    std::unique_ptr<cr::Module> m;
+    ModuleOrSkip(&m);
+    if (!m) return;
+    if (!(m->capabilities() & cr::kCapAppLevel))
+      GTEST_SKIP() << "cr/" << GetParam() << " lacks the capability `app-level`: it saves no registered variables";
+    Status s = m->init();
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    *out = std::move(m);
+  }
+  // Two ranks save their part of snapshot 1 at safe point 7 into dir_.
+  void SaveTwoRanks(cr::Module& m) {
+    for (int rank = 0; rank < 2; ++rank) {
+      AppRank st(rank, 2, &i32_, &f64_);
+      st.fill(rank);
+      const std::string dir = dir_ + "/rank." + std::to_string(rank);
+      ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+      auto bytes = m.save_variables({dir, "conformance", 1, 7, rank, 2, &st.vars});
+      ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+      EXPECT_GT(*bytes, 0u);
+    }
+  }
+  lz_datatype_s i32_{lz::dt::Basic::kInt32};
+  lz_datatype_s f64_{lz::dt::Basic::kDouble};
+};
+
+TEST_P(CrAppConformance, VariablesRoundTripOnTheSameRankCount) {
+  std::unique_ptr<cr::Module> m;
+  AppModuleOrSkip(&m);
+  if (!m) return;
+  SaveTwoRanks(*m);
+  auto info = m->describe_snapshot(dir_);
+  ASSERT_TRUE(info.ok()) << info.status().to_string();
+  EXPECT_EQ(info->nranks, 2);
+  EXPECT_EQ(info->safe_point, 7u);
+  for (int rank = 0; rank < 2; ++rank) {
+    AppRank st(rank, 2, &i32_, &f64_);
+    Status s = m->load_variables({dir_, rank, 2, &st.vars});
+    ASSERT_TRUE(s.ok()) << "rank " << rank << ": " << s.to_string();
+    EXPECT_EQ(st.check(), "") << "rank " << rank;
+    EXPECT_EQ(st.seed[0], 1000 + rank) << "rank " << rank << "'s private variable";
+    EXPECT_EQ(st.seed[1], rank) << "rank " << rank << "'s private variable";
+  }
+  EXPECT_TRUE(m->finalize().ok());
+}
+
+TEST_P(CrAppConformance, DecomposedArrayIsRedistributedOnAnotherRankCount) {
+  std::unique_ptr<cr::Module> m;
+  AppModuleOrSkip(&m);
+  if (!m) return;
+  if (!(m->capabilities() & cr::kCapChangeRanks))
+    GTEST_SKIP() << "cr/" << GetParam() << " lacks the capability `change-ranks`";
+  SaveTwoRanks(*m);
+  for (int np : {1, 3}) {
+    for (int rank = 0; rank < np; ++rank) {
+      AppRank st(rank, np, &i32_, &f64_);
+      std::vector<cr::AppVariable> shared(st.vars.begin(), st.vars.begin() + 2);  // grid, step
+      Status s = m->load_variables({dir_, rank, np, &shared});
+      ASSERT_TRUE(s.ok()) << "2 -> " << np << " ranks, rank " << rank << ": " << s.to_string();
+      EXPECT_EQ(st.check(), "") << "2 -> " << np << " ranks, rank " << rank;
+    }
+  }
+  // The rank-private `seed` differs between the saving ranks: refused by name.
+  AppRank st(0, 3, &i32_, &f64_);
+  Status s = m->load_variables({dir_, 0, 3, &st.vars});
+  ASSERT_FALSE(s.ok()) << "a rank-private variable was loaded on another rank count";
+  EXPECT_NE(s.message().find("seed"), std::string::npos) << s.to_string();
+  EXPECT_TRUE(m->finalize().ok());
+}
+
+TEST_P(CrAppConformance, TruncatedRankFileIsRefusedNamingTheFile) {
+  std::unique_ptr<cr::Module> m;
+  AppModuleOrSkip(&m);
+  if (!m) return;
+  SaveTwoRanks(*m);
+  std::string victim;
+  for (const auto& e : fs::directory_iterator(dir_ + "/rank.1"))
+    if (e.is_regular_file()) victim = e.path().string();
+  ASSERT_FALSE(victim.empty()) << "rank 1 wrote no file";
+  ASSERT_EQ(truncate(victim.c_str(), static_cast<off_t>(fs::file_size(victim) / 2)), 0);
+  AppRank st(1, 2, &i32_, &f64_);
+  Status s = m->load_variables({dir_, 1, 2, &st.vars});
+  ASSERT_FALSE(s.ok()) << "loaded variables from a truncated " << victim;
+  EXPECT_NE(s.message().find(fs::path(victim).filename().string()), std::string::npos) << s.to_string();
+  EXPECT_TRUE(m->finalize().ok());
+}
+
+TEST_P(CrAppConformance, WithoutTheCapabilityTheMethodsAreAbsent) {
+  std::unique_ptr<cr::Module> m;
+  ModuleOrSkip(&m);
+  if (!m) return;
+  if (m->capabilities() & cr::kCapAppLevel) GTEST_SKIP() << "cr/" << GetParam() << " has `app-level` (checked above)";
+  std::vector<cr::AppVariable> none;
+  EXPECT_EQ(m->save_variables({dir_, "x", 1, 1, 0, 1, &none}).status().code(), Code::kUnimplemented);
+  EXPECT_EQ(m->describe_snapshot(dir_).status().code(), Code::kUnimplemented);
+  EXPECT_EQ(m->load_variables({dir_, 0, 1, &none}).code(), Code::kUnimplemented);
+}
+
 INSTANTIATE_TEST_SUITE_P(All, CrConformance, ::testing::ValuesIn(registered_cr()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(All, CrAppConformance, ::testing::ValuesIn(registered_cr()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
