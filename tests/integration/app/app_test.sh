@@ -2,7 +2,8 @@
 # Application-level checkpoint/restart (cr=app, crcp=c3) with real jobs:
 # the stencil example checkpointed every few safe points, killed and
 # recovered, restarted on other rank counts, checkpointed on request
-# (forward negotiation), a damaged snapshot; c3_msgs for the messages that
+# (forward negotiation) or by time, a damaged snapshot, the same program
+# under cr=criu (as root); c3_msgs for the messages that
 # cross a line (late, early, wildcard) and the safe-point rule; a job run
 # as a user without privileges. No root, no CRIU needed.
 # Usage: app_test.sh SCENARIO TRANSPORT BIN_DIR STENCIL C3_MSGS
@@ -112,6 +113,38 @@ corrupt)
   "$LZ" restart --timeout 300 "$(store_dir)" > "$T/restart.out" 2>&1 || fail "restart past the damaged snapshot failed"
   grep -q 'skipping' "$T/restart.out" || fail "the damaged snapshot was not skipped"
   same_as_ref "$T/restart.out" "restart from the snapshot before the damaged one"
+  ;;
+interval)
+  # Time-driven (cr_app_interval): forward negotiation places every line.
+  reference 64 600
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_interval 1 --recover auto --timeout 300 "$STENCIL" 64 600 5000 \
+    > "$T/job.out" 2>&1 &
+  job=$!
+  wait_for "$T/job.out" committed 1
+  victim=$(pgrep -f "$STENCIL 64 600" | shuf -n 1)
+  [ -n "$victim" ] || fail "no rank to kill"
+  kill -9 "$victim"
+  wait $job || fail "the job did not recover"
+  grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9 of rank pid $victim"
+  same_as_ref "$T/job.out" "cr_app_interval 1 s, kill -9 and --recover auto"
+  ;;
+criu)
+  # The same program under the core-image back end: LZ_* calls are valid
+  # (safe points with no file) and the image holds everything.
+  [ "$(id -u)" = 0 ] || { echo "SKIP: cr=criu needs root (or CAP_CHECKPOINT_RESTORE)"; exit 77; }
+  "$LZ" info --mca cr criu > /dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here (lazarus info --mca cr criu)"; exit 77; }
+  reference 64 600
+  "$LZ" run -np 4 --mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store" --checkpoint-interval 1s \
+    --recover auto --timeout 300 "$STENCIL" 64 600 5000 > "$T/job.out" 2>&1 &
+  job=$!
+  wait_for "$T/job.out" committed 1
+  victim=$(pgrep -f "$STENCIL 64 600" | shuf -n 1)
+  [ -n "$victim" ] || fail "no rank to kill"
+  kill -9 "$victim"
+  wait $job || fail "the job did not recover under cr=criu"
+  grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9 of rank pid $victim"
+  grep -q 'restarted at iteration' "$T/job.out" && fail "a core-image restart ran LZ_Restore (LZ_Restarting said 1)"
+  same_as_ref "$T/job.out" "the LZ_* program under cr=criu after kill -9"
   ;;
 late)
   c3_run late
