@@ -67,7 +67,7 @@ recover)
     > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 3
-  victim=$(pgrep -f "$STENCIL 64 400" | shuf -n 1)
+  victim=$(pgrep -f "^$STENCIL 64 400" | shuf -n 1)
   [ -n "$victim" ] || fail "no rank to kill"
   kill -9 "$victim"
   wait $job || fail "the job did not recover"
@@ -96,7 +96,7 @@ request)
   sleep 1
   "$LZ" checkpoint --wait "$id" > "$T/ckpt.out" 2>&1 || fail "lazarus checkpoint failed: $(cat "$T/ckpt.out")"
   grep -q 'committed at safe point' "$T/ckpt.out" || fail "no committed snapshot reported: $(cat "$T/ckpt.out")"
-  kill -9 $job; pkill -9 -f "$STENCIL 64 300"; wait $job 2>/dev/null
+  kill -9 $job; pkill -9 -f "^$STENCIL 64 300"; wait $job 2>/dev/null
   "$LZ" restart --timeout 300 "$(store_dir)" > "$T/restart.out" 2>&1 || fail "restart from the requested snapshot failed"
   grep -q 'restarted at iteration' "$T/restart.out" || fail "the restarted job did not restore"
   same_as_ref "$T/restart.out" "restart from a requested (negotiated) snapshot"
@@ -121,7 +121,7 @@ interval)
     > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 1
-  victim=$(pgrep -f "$STENCIL 64 600" | shuf -n 1)
+  victim=$(pgrep -f "^$STENCIL 64 600" | shuf -n 1)
   [ -n "$victim" ] || fail "no rank to kill"
   kill -9 "$victim"
   wait $job || fail "the job did not recover"
@@ -138,7 +138,7 @@ criu)
     --recover auto --timeout 300 "$STENCIL" 64 600 5000 > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 1
-  victim=$(pgrep -f "$STENCIL 64 600" | shuf -n 1)
+  victim=$(pgrep -f "^$STENCIL 64 600" | shuf -n 1)
   [ -n "$victim" ] || fail "no rank to kill"
   kill -9 "$victim"
   wait $job || fail "the job did not recover under cr=criu"
@@ -175,7 +175,7 @@ nonroot)
     > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 2
-  victim=$(pgrep -u 65534 -f "$STENCIL 64 200" | shuf -n 1)
+  victim=$(pgrep -u 65534 -f "^$STENCIL 64 200" | shuf -n 1)
   [ -n "$victim" ] || fail "no rank of uid 65534 to kill"
   kill -9 "$victim"
   wait $job || fail "the unprivileged job did not recover"
