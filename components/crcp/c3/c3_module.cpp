@@ -47,7 +47,9 @@ bool C3Module::stamp_send(int dst, uint64_t* stamp) {
 
 bool C3Module::on_match(const Matched& m) {
   const uint32_t e = stamp_epoch(m.stamp);
-  ++matched_[static_cast<size_t>(m.world_src)][e];
+  std::vector<uint64_t>& per_epoch = matched_[static_cast<size_t>(m.world_src)];
+  if (e >= per_epoch.size()) per_epoch.resize(e + 1, 0);
+  ++per_epoch[e];
   if (e > epoch_) {
     early_.push_back({static_cast<uint64_t>(m.world_src), m.stamp});
     return false;
@@ -102,7 +104,9 @@ std::vector<uint64_t> C3Module::begin_line() {
   line_.late_expected.assign(n, 0);
   line_.late_logged.assign(n, 0);
   for (size_t p = 0; p < n; ++p)
-    for (const auto& [e, count] : matched_[p]) {
+    for (uint32_t e = 0; e < matched_[p].size(); ++e) {
+      const uint64_t count = matched_[p][e];
+      if (count == 0) continue;
       s.matched.push_back({p, e, count});
       if (e < epoch_) line_.matched_before[p] += count;
     }
@@ -175,7 +179,15 @@ Status C3Module::load_line(const std::string& snapshot_dir, int rank, int nranks
   std::fill(next_index_.begin(), next_index_.end(), 0);
   for (auto& m : matched_) m.clear();
   for (const auto& [p, e, count] : mine.matched)
-    if (p < matched_.size()) matched_[p][static_cast<uint32_t>(e)] = count;
+    if (p < matched_.size()) {
+      // A sender runs at most a few lines ahead; an epoch far past this line's
+      // is damage, not a reason to allocate gigabytes.
+      if (e > uint64_t{epoch_} + (1u << 16))
+        return DataLoss("the line file of rank " + std::to_string(rank) + " counts messages of epoch " +
+                        std::to_string(e) + ", far past its own epoch " + std::to_string(epoch_));
+      if (e >= matched_[p].size()) matched_[p].resize(e + 1, 0);
+      matched_[p][e] = count;
+    }
   early_.clear();
   for (const auto& x : mine.early)
     if (stamp_epoch(x.second) > epoch_) early_.push_back(x);

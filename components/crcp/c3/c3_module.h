@@ -121,7 +121,7 @@ class C3Module final : public Module, public MessageLog, public LineProtocol {
   uint32_t epoch_ = 0;
   std::vector<uint64_t> sent_total_;
   std::vector<uint32_t> next_index_;
-  std::vector<std::map<uint32_t, uint64_t>> matched_;  // per source: epoch -> messages matched
+  std::vector<std::vector<uint64_t>> matched_;        // per source, per epoch: messages matched (hot: a vector)
   std::vector<std::pair<uint64_t, uint64_t>> early_;   // (source, stamp) with epoch > epoch_
   uint64_t wild_posts_ = 0;                            // wildcard receives posted since the line
   Line line_;
