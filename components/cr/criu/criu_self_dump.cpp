@@ -4,6 +4,8 @@
 #include <criu/criu.h>
 #endif
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -20,6 +22,38 @@ namespace lz::cr::criu {
 namespace {
 
 std::mutex g_dump_mutex;
+
+// libcriu talks to the criu service over a socket with write(): if the
+// service dies mid-dump (killed, out of memory) that write raises SIGPIPE,
+// whose default action would kill the whole rank for a checkpoint that can
+// simply fail. Blocked in this thread for the dump; a SIGPIPE raised meanwhile
+// is taken off the thread's pending set before the old mask comes back. (The
+// application's own SIGPIPE disposition is untouched.)
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    already_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeBlocked() {
+    if (!already_pending_) {
+      const timespec zero{0, 0};
+      while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+  bool already_pending_ = false;
+};
 
 std::string dir_path_of(int dir_fd) {
   char buf[4096];
@@ -78,8 +112,12 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   criu_set_log_level(o.log_level);
   if (criu_set_log_file(o.log_file.c_str()) != 0) return Internal("criu_set_log_file failed");
 
-  int ret = criu_dump();
-  int err = errno;
+  int ret, err;
+  {
+    SigpipeBlocked no_sigpipe;
+    ret = criu_dump();
+    err = errno;
+  }
   if (ret == 1) return Outcome::kRestarted;
   if (ret == 0) {
     // The continuing process: record sizes so a truncated image is refused by name.

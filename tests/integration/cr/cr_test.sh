@@ -1,7 +1,7 @@
 #!/bin/bash
 # Checkpoint/restart integration scenarios with real jobs: checkpoint and
 # continue, --term and restart, --recover auto, corrupted and cut-short
-# snapshots, launcher deaths, a full store.
+# snapshots, launcher deaths, a criu helper killed mid-dump, a full store.
 # Usage: cr_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
@@ -199,6 +199,47 @@ recover_killed)
   [ "$(echo "$tree" | wc -w)" -ge $((NP + 1)) ] || fail "restarted job not found under the launcher: $tree"
   sleep 1
   kill_launcher_expect_tree_gone "after an automatic restart"
+  ;;
+criu_killed)
+  # A criu helper dies (SIGKILL) while it dumps a rank: that checkpoint fails,
+  # no rank dies with it (libcriu's write to the dead helper raised SIGPIPE in
+  # the rank before), the next checkpoint works, the result is right.
+  reference
+  # 256 MiB per rank: the dump takes long enough to be caught.
+  start_job -x CR_ITER_BALLAST_MB=256
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 &
+  ck=$!
+  helper=""
+  for i in $(seq 1 1000); do
+    for e in $(tree_of $JOB_PID); do [ "$(cat /proc/${e%%:*}/comm 2>/dev/null)" = criu ] && helper=${e%%:*}; done
+    [ -n "$helper" ] && break
+    sleep 0.01
+  done
+  [ -n "$helper" ] || fail "no criu helper appeared under the launcher during checkpoint 1"
+  kill -9 "$helper"
+  wait $ck && fail "checkpoint 1 committed although the criu helper of pid $helper was killed (killed too late?)"
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck2.out" 2>&1 || fail "the checkpoint after the killed helper failed: $(cat "$T/ck2.out")"
+  wait $JOB_PID || fail "the job failed after its criu helper was killed (status $?)"
+  grep -q "killed by signal" "$T/job.err" && fail "a rank died with its criu helper"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  ;;
+criu_dies)
+  # The criu service of every dump dies before it reads the request (a
+  # cr_criu_binary that exits for `swrk`): libcriu's write to it raised
+  # SIGPIPE, which killed the rank. Every checkpoint must fail naming criu,
+  # and the job go on to the right result.
+  reference
+  real=$("$LZ" info --param cr criu 2>/dev/null | awk '$1 == "cr_criu_binary" { print $3 }')
+  [ -x "$real" ] || fail "cannot find the criu binary in lazarus info: '$real'"
+  printf '#!/bin/sh\n[ "$1" = swrk ] && exit 3\nexec %s "$@"\n' "$real" > "$T/criu"
+  chmod +x "$T/criu"
+  MCA+=(--mca cr_criu_binary "$T/criu")
+  start_job
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 && fail "a checkpoint whose criu service died committed"
+  grep -qi "criu" "$T/ck1.out" || fail "the failed checkpoint does not name criu: $(cat "$T/ck1.out")"
+  wait $JOB_PID || fail "the job failed after a checkpoint whose criu died (status $?)"
+  grep -q "killed by signal" "$T/job.err" && fail "a rank died with its criu service"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
   ;;
 disk_full)
   # The store fills up during a checkpoint (a 3 MiB tmpfs: snapshot 1 fits,
