@@ -38,6 +38,15 @@ wait_for() {  # file pattern [count]
   done
   fail "no '$2' in $1 after 60 s"
 }
+recover_after_kill() {  # job-pid rank-command what [pgrep options]: kill -9 one rank, the job must recover
+  local victim
+  victim=$(pgrep ${4:-} -f "^$2" | shuf -n 1)
+  [ -n "$victim" ] || fail "$3: no rank to kill"
+  kill -9 "$victim"
+  wait "$1" || fail "$3: the job did not recover"
+  grep -q 'restarting from snapshot' "$T/job.out" || fail "$3: no restart after kill -9 of rank pid $victim"
+  same_as_ref "$T/job.out" "$3"
+}
 c3_run() {  # mode -> kills rank 1 once the line's snapshot is committed, recovers
   "$LZ" run -np 3 "${MCA[@]}" --mca cr_app_every 2 --recover auto --timeout 120 "$C3" "$1" > "$T/c3.out" 2>&1 &
   local job=$!
@@ -67,12 +76,7 @@ recover)
     > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 3
-  victim=$(pgrep -f "^$STENCIL 64 400" | shuf -n 1)
-  [ -n "$victim" ] || fail "no rank to kill"
-  kill -9 "$victim"
-  wait $job || fail "the job did not recover"
-  grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9 of rank pid $victim"
-  same_as_ref "$T/job.out" "after kill -9 and --recover auto"
+  recover_after_kill $job "$STENCIL 64 400" "kill -9 under --recover auto"
   ;;
 np)
   reference 80 60
@@ -121,12 +125,7 @@ interval)
     > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 1
-  victim=$(pgrep -f "^$STENCIL 64 600" | shuf -n 1)
-  [ -n "$victim" ] || fail "no rank to kill"
-  kill -9 "$victim"
-  wait $job || fail "the job did not recover"
-  grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9 of rank pid $victim"
-  same_as_ref "$T/job.out" "cr_app_interval 1 s, kill -9 and --recover auto"
+  recover_after_kill $job "$STENCIL 64 600" "cr_app_interval 1 s, kill -9 under --recover auto"
   ;;
 criu)
   # The same program under the core-image back end: LZ_* calls are valid
@@ -138,13 +137,8 @@ criu)
     --recover auto --timeout 300 "$STENCIL" 64 600 5000 > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 1
-  victim=$(pgrep -f "^$STENCIL 64 600" | shuf -n 1)
-  [ -n "$victim" ] || fail "no rank to kill"
-  kill -9 "$victim"
-  wait $job || fail "the job did not recover under cr=criu"
-  grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9 of rank pid $victim"
+  recover_after_kill $job "$STENCIL 64 600" "the LZ_* program under cr=criu, kill -9"
   grep -q 'restarted at iteration' "$T/job.out" && fail "a core-image restart ran LZ_Restore (LZ_Restarting said 1)"
-  same_as_ref "$T/job.out" "the LZ_* program under cr=criu after kill -9"
   ;;
 late)
   c3_run late
@@ -175,11 +169,7 @@ nonroot)
     > "$T/job.out" 2>&1 &
   job=$!
   wait_for "$T/job.out" committed 2
-  victim=$(pgrep -u 65534 -f "^$STENCIL 64 200" | shuf -n 1)
-  [ -n "$victim" ] || fail "no rank of uid 65534 to kill"
-  kill -9 "$victim"
-  wait $job || fail "the unprivileged job did not recover"
-  same_as_ref "$T/job.out" "unprivileged job after kill -9"
+  recover_after_kill $job "$STENCIL 64 200" "unprivileged job, kill -9" "-u 65534"
   [ "$(stat -c %u "$(store_dir)")" = 65534 ] || fail "the store does not belong to the unprivileged user"
   ;;
 *) fail "unknown scenario $SCEN" ;;
