@@ -109,7 +109,10 @@ int LZ_Unregister(const char* name) {
   LZ_MPI_ENTRY("LZ_Unregister");
   if (int rc = check_name("LZ_Unregister", name); rc != MPI_SUCCESS) return rc;
   lz::Status s = lz::rt::app_service()->remove(name);
-  return s.ok() ? MPI_SUCCESS : mpi_error(MPI_COMM_WORLD, "LZ_Unregister", s);
+  if (s.ok()) return MPI_SUCCESS;
+  // A name that is not registered is a bad argument, as a duplicate one is for LZ_Register.
+  return mpi_error(MPI_COMM_WORLD, "LZ_Unregister", s.code() == lz::Code::kNotFound ? MPI_ERR_ARG : lz::rt::mpi_class_of(s),
+                   s.message());
 }
 
 int LZ_Restarting(int* flag) {

@@ -3,13 +3,13 @@
 # the stencil example checkpointed every few safe points, killed and
 # recovered, restarted on other rank counts, checkpointed on request
 # (forward negotiation) or by time, a damaged snapshot, the same program
-# under cr=criu (as root); c3_msgs for the messages that
+# under cr=criu (as root); lz_api.c for the rest of the API; c3_msgs for the messages that
 # cross a line (late, early, wildcard) and the safe-point rule; a job run
 # as a user without privileges. No root, no CRIU needed.
-# Usage: app_test.sh SCENARIO TRANSPORT BIN_DIR STENCIL C3_MSGS
+# Usage: app_test.sh SCENARIO TRANSPORT BIN_DIR STENCIL C3_MSGS LZ_API
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 set -u
-SCEN=$1 TRANSPORT=$2 BIN=$3 STENCIL=$4 C3=$5
+SCEN=$1 TRANSPORT=$2 BIN=$3 STENCIL=$4 C3=$5 API=$6
 LZ=$BIN/lazarus
 T=$(mktemp -d /tmp/lz-apptest.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
@@ -139,6 +139,14 @@ criu)
   wait_for "$T/job.out" committed 1
   recover_after_kill $job "$STENCIL 64 600" "the LZ_* program under cr=criu, kill -9"
   grep -q 'restarted at iteration' "$T/job.out" && fail "a core-image restart ran LZ_Restore (LZ_Restarting said 1)"
+  ;;
+api)
+  # Error classes through the error handler, unregister, a struct datatype,
+  # and the incremental restore (size, allocate, register, restore again).
+  "$LZ" run -np 3 "${MCA[@]}" --mca cr_app_every 1 --timeout 60 "$API" > "$T/api.out" 2>&1 || fail "the saving run failed"
+  grep -q 'api: saved' "$T/api.out" || fail "the saving run did not finish its checks"
+  "$LZ" restart --timeout 60 "$(store_dir)" > "$T/api2.out" 2>&1 || fail "the restoring run failed"
+  grep -q 'api: restored on 3 ranks: n, params, a ok' "$T/api2.out" || fail "the restoring run did not finish its checks"
   ;;
 late)
   c3_run late

@@ -51,6 +51,7 @@ int LZ_Register_decomposed(const char *name, void *addr, MPI_Datatype type, int 
                            const int global_shape[], const int owned_start[], const int owned_shape[],
                            const int alloc_shape[], const int alloc_offset[]);
 
+/* Forgets a registration (a name not registered: MPI_ERR_ARG). */
 int LZ_Unregister(const char *name);
 
 /* *flag = 1 in a process started to resume from a snapshot. */
