@@ -170,9 +170,31 @@ rule)
   ;;
 nonroot)
   command -v setpriv > /dev/null || { echo "SKIP: setpriv (util-linux) is missing"; exit 77; }
+  command -v unshare > /dev/null || { echo "SKIP: unshare (util-linux) is missing"; exit 77; }
   chmod 0777 "$T"
   reference 64 200
-  as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T" "$@"; }
+  nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T" "$@"; }
+  # The build tree may sit below a directory the user cannot pass (a clone
+  # in 'mktemp -d', a 0700 home). Then the job runs in a mount namespace of
+  # its own where a world-readable view of the path down to the build tree
+  # lies over the highest such directory: the same absolute paths (the
+  # programs' run paths are absolute) with nothing else of it visible.
+  build=$(cd "$BIN/.." && pwd)
+  [ -n "$(find "$build" -maxdepth 0 -perm -o=rx)" ] || fail "the build tree $build itself is closed to other users"
+  blocked="" d=$build
+  while [ "$d" != / ]; do d=$(dirname "$d"); nobody test -x "$d" || blocked=$d; done
+  if [ -z "$blocked" ]; then
+    as_nobody() { nobody "$@"; }
+  else
+    view=$T/view rel=${build#"$blocked"/}
+    mkdir -p "$view/$rel" && chmod -R a+rx "$view"
+    echo "$blocked is closed to other users: the job sees $build through a view laid over it"
+    as_nobody() {
+      unshare --mount sh -c 'mount --bind "$1" "$2" && mount --rbind "$3" "$4" && shift 4 && exec "$@"' \
+        sh "$build" "$view/$rel" "$view" "$blocked" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T" "$@"
+    }
+  fi
   as_nobody "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --recover auto --timeout 300 "$STENCIL" 64 200 5000 \
     > "$T/job.out" 2>&1 &
   job=$!
