@@ -4,7 +4,6 @@
 #include <criu/criu.h>
 #endif
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -17,43 +16,12 @@
 
 #include "criu_image_meta.h"
 #include "criu_swrk.h"
+#include "dump_sigpipe_guard.h"
 
 namespace lz::cr::criu {
 namespace {
 
 std::mutex g_dump_mutex;
-
-// libcriu talks to the criu service over a socket with write(): if the
-// service dies mid-dump (killed, out of memory) that write raises SIGPIPE,
-// whose default action would kill the whole rank for a checkpoint that can
-// simply fail. Blocked in this thread for the dump; a SIGPIPE raised meanwhile
-// is taken off the thread's pending set before the old mask comes back. (The
-// application's own SIGPIPE disposition is untouched.)
-class SigpipeBlocked {
- public:
-  SigpipeBlocked() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    sigset_t pending;
-    sigemptyset(&pending);
-    already_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~SigpipeBlocked() {
-    if (!already_pending_) {
-      const timespec zero{0, 0};
-      while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlocked(const SigpipeBlocked&) = delete;
-  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
-
- private:
-  sigset_t pipe_, old_;
-  bool already_pending_ = false;
-};
 
 std::string dir_path_of(int dir_fd) {
   char buf[4096];
@@ -114,7 +82,7 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
 
   int ret, err;
   {
-    SigpipeBlocked no_sigpipe;
+    DumpSigpipeGuard sigpipe_guard;
     ret = criu_dump();
     err = errno;
   }
