@@ -5,14 +5,22 @@
 # Every descendant of pid $1 as "pid:starttime" (the start time tells a
 # reused pid apart); the kernel's view, whatever namespaces they are in.
 tree_of() {
-  local todo=$1 out="" p kids
-  while [ -n "$todo" ]; do
-    set -- $todo; p=$1; shift; todo="$*"
-    kids=$(ps -e -o pid=,ppid= | awk -v p="$p" '$2 == p { print $1 }')
-    for k in $kids; do
-      out="$out $k:$(awk '{ print $22 }' /proc/$k/stat 2>/dev/null)"
-      todo="$todo $k"
-    done
+  local k st out=""
+  # One ps for the whole tree: the walk is quick enough to catch short-lived
+  # processes (a criu helper) on a loaded machine.
+  for k in $(ps -e -o pid=,ppid= | awk -v root="$1" '
+      { parent[$1] = $2; order[NR] = $1 }
+      END {
+        keep[root] = 1
+        do {
+          grew = 0
+          for (i = 1; i <= NR; i++) {
+            p = order[i]
+            if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; grew = 1; print p }
+          }
+        } while (grew)
+      }'); do
+    st=$(awk '{ print $22 }' /proc/$k/stat 2>/dev/null) && [ -n "$st" ] && out="$out $k:$st"
   done
   echo $out
 }
