@@ -201,9 +201,15 @@ recover_killed)
   kill_launcher_expect_tree_gone "after an automatic restart"
   ;;
 criu_killed)
-  # A criu helper dies (SIGKILL) while it dumps a rank: that checkpoint fails,
-  # no rank dies with it (libcriu's write to the dead helper raised SIGPIPE in
-  # the rank before), the next checkpoint works, the result is right.
+  # A criu helper dies (SIGKILL) while it dumps a rank: that checkpoint fails.
+  # The rank survives when criu died while its parasite served page requests
+  # (the parasite cures itself; the SIGPIPE it raised on the way is discarded,
+  # cr/criu's DumpSigpipeGuard) and dies of the int3 criu's parasite ends with
+  # when criu died while driving it step by step: nothing can cure that, the
+  # thread's own registers were in criu. So the job runs under --recover auto
+  # with snapshot 1 taken first: either it goes on and its next checkpoint
+  # commits, or it restarts from snapshot 1; the result is right either way,
+  # and no rank ever dies of SIGPIPE (it did before the guard).
   # The helpers are found through a cr_criu_binary that notes its pid and
   # execs the real criu (the helper is that criu, same pid); they are killed
   # once a rank's pages image in N.partial passes 1 MiB, i.e. mid-dump.
@@ -217,11 +223,12 @@ criu_killed)
   chmod +x "$T/criu"
   MCA+=(--mca cr_criu_binary "$T/criu")
   # 256 MiB per rank: a dump takes long enough to be caught.
-  start_job -x CR_ITER_BALLAST_MB=256
+  start_job -x CR_ITER_BALLAST_MB=256 --recover auto
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 || fail "checkpoint 1 failed: $(cat "$T/ck1.out")"
   caught=""
   # A dump that ends before its helpers are killed is a missed attempt (its
   # snapshot is good); three misses in a row fail the test.
-  for n in 1 2 3; do
+  for n in 2 3 4; do
     rm -f "$T"/helpers/*
     "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck$n.out" 2>&1 &
     ck=$!
@@ -247,9 +254,18 @@ criu_killed)
     echo "checkpoint $n ended before its helpers could be killed; again"
   done
   [ -n "$caught" ] || fail "three dumps ended before their criu helpers could be killed"
-  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck_after.out" 2>&1 || fail "the checkpoint after the killed helper failed: $(cat "$T/ck_after.out")"
-  wait $JOB_PID || fail "the job failed after its criu helper was killed (status $?)"
-  grep -q "killed by signal" "$T/job.err" && fail "a rank died with its criu helper"
+  if "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck_after.out" 2>&1; then
+    echo "the job went on; the checkpoint after the killed helpers committed"
+    wait $JOB_PID || fail "the job failed after its criu helpers were killed (status $?)"
+  else
+    # Only a rank that died with its helper excuses a failed checkpoint.
+    wait $JOB_PID || fail "the job failed after its criu helpers were killed (status $?)"
+    grep -q "killed by signal" "$T/job.err" ||
+      fail "the checkpoint after the killed helpers failed, with every rank alive: $(cat "$T/ck_after.out")"
+    grep -q "restarting from snapshot" "$T/job.err" || fail "a rank died with its criu helper and the job did not recover"
+    echo "a rank died with its criu helper; the job recovered"
+  fi
+  grep -q "killed by signal 13" "$T/job.err" && fail "a rank died of SIGPIPE with its criu helper"
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
   ;;
 criu_dies)
