@@ -88,16 +88,19 @@ after_checkpoint)
   NP=4
   for i in 1 2 3; do
     jobs_run=$((jobs_run + 1))
-    rm -f "$T/go"
+    # The last job's output goes first: the job's shell truncates job.out
+    # only once it runs, and on a loaded machine the wait below would
+    # otherwise find the previous job's 'ready' lines.
+    rm -f "$T/go" "$T/job.out" "$T/job.err"
     "$BIN/mpirun" -np $NP --mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store" \
       --timeout 120 "$PROG" after_file "$T/go" > "$T/job.out" 2> "$T/job.err" &
     pid=$!
     for k in $(seq 1 600); do
-      [ "$(grep -c ' ready$' "$T/job.out")" = $NP ] && break
+      [ "$(grep -cs ' ready$' "$T/job.out")" = $NP ] && break
       kill -0 $pid 2>/dev/null || fail "job ended before it was ready"
       sleep 0.05
     done
-    [ "$(grep -c ' ready$' "$T/job.out")" = $NP ] || fail "job not ready"
+    [ "$(grep -cs ' ready$' "$T/job.out")" = $NP ] || fail "job not ready"
     "$BIN/lazarus" checkpoint $pid --wait > "$T/ck.out" 2>&1 || fail "checkpoint failed: $(cat "$T/ck.out")"
     touch "$T/go"
     wait $pid || fail "job failed after checkpoint + continue (status $?)"
