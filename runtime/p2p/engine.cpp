@@ -5,13 +5,20 @@
 
 #include <algorithm>
 
+#include "lazarus/cpu_list.h"
 #include "lazarus/log.h"
 #include "p2p/comm.h"
+#include "p2p/cpu_sharing.h"
 #include "p2p/engine_detail.h"
 
 namespace lz::rt {
 
 using namespace engine_detail;
+
+namespace {
+// Each rank's CPU list (cpu_sharing.h), read by the ranks of its host.
+constexpr const char* kCpusKey = "p2p.cpus";
+}  // namespace
 
 Engine::Engine() = default;
 
@@ -38,13 +45,8 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   if (!(flush_timeout_s_ >= 0))
     return InvalidArgument("p2p_flush_timeout = " + std::to_string(flush_timeout_s_) +
                            " must be 0 (no limit) or a number of seconds");
-  {
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
-    if (ncpu <= 0) ncpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-    oversubscribed_ = ncpu > 0 && job.local_size > ncpu;
-  }
+  const std::vector<int> my_cpus = own_cpus();
+  LZ_RETURN_IF_ERROR(boot.put(kCpusKey, format_cpu_list(my_cpus)).with_context("modex put " + std::string(kCpusKey)));
 
   Framework* fw = reg.framework("transport");
   if (fw == nullptr) return Internal("no transport framework");
@@ -64,6 +66,10 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   for (size_t i = 0; i < modules_.size(); ++i)
     LZ_RETURN_IF_ERROR(modules_[i]->init(*this).with_context("transport " + names[i] + ": init"));
   LZ_RETURN_IF_ERROR(boot.fence().with_context("modex fence"));
+  oversubscribed_ = decide_oversubscribed(my_cpus);
+  log::debug("rank %d on CPUs %s: %s", rank_, format_cpu_list(my_cpus).c_str(),
+             oversubscribed_ ? "shared with more ranks than CPUs, a spinning wait yields"
+                             : "not oversubscribed, a spinning wait does not yield");
   for (size_t i = 0; i < modules_.size(); ++i)
     LZ_RETURN_IF_ERROR(modules_[i]->connect().with_context("transport " + names[i] + ": connect"));
 
@@ -73,6 +79,30 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   live_ = true;
   boot.set_reply_wait([this](int fd) { wait_readable(fd); });
   return Status::Ok();
+}
+
+bool Engine::decide_oversubscribed(const std::vector<int>& my_cpus) const {
+  const JobInfo& job = boot_->job();
+  std::vector<std::vector<int>> local;
+  size_t self = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (peer_info_[static_cast<size_t>(r)].node_id != job.node_id) continue;
+    if (r == rank_) {
+      self = local.size();
+      local.push_back(my_cpus);
+      continue;
+    }
+    auto text = boot_->get(r, kCpusKey);
+    auto cpus = text.ok() ? parse_cpu_list(*text) : StatusOr<std::vector<int>>(text.status());
+    if (!cpus.ok()) {
+      // Cannot happen between ranks of one build; fall back to the
+      // conservative rule (more local ranks than CPUs this rank may use).
+      log::warn("rank %d's CPU list: %s", r, cpus.status().message().c_str());
+      return job.local_size > static_cast<int>(my_cpus.size());
+    }
+    local.push_back(std::move(*cpus));
+  }
+  return shares_cpus_with_more_ranks(local, self);
 }
 
 void Engine::refresh_peer_info() {

@@ -105,7 +105,8 @@ class Engine final : public transport::Host {
     }
     while (!done()) sleep_turn();
   }
-  // More ranks on this host than CPUs this process may run on.
+  // This rank shares its CPUs with more ranks than they have (cpu_sharing.h):
+  // a spinning wait yields.
   bool oversubscribed() const { return oversubscribed_; }
 
   // ---- matching queues per context --------------------------------------------------
@@ -164,6 +165,9 @@ class Engine final : public transport::Host {
   void replay(std::vector<crcp::Replayed> messages);
 
  private:
+  // After the modex fence: whether this rank's CPUs are shared by more ranks
+  // of its host than they number (cpu_sharing.h).
+  bool decide_oversubscribed(const std::vector<int>& my_cpus) const;
   // Starts `r` (active, not complete, no error); a request to MPI_PROC_NULL
   // completes at once with the empty status, and activate() returns true.
   bool activate(Request* r);
