@@ -40,6 +40,8 @@ const std::map<std::string, std::string>& single_dash_aliases() {
       {"-oversubscribe", "--oversubscribe"},
       {"-nooversubscribe", "--nooversubscribe"},
       {"-tag-output", "--tag-output"},
+      {"-bind-to", "--bind-to"},
+      {"-report-bindings", "--report-bindings"},
       {"-help", "--help"},
   };
   return m;
@@ -51,6 +53,7 @@ int option_arity(const std::string& name) {
       {"-n", 1},      {"--np", 1},      {"--n", 1},       {"--host", 1}, {"-H", 1}, {"--hostfile", 1},
       {"--mca", 2},   {"--config", 1},  {"-x", 1},        {"--timeout", 1},
       {"--checkpoint-interval", 1},     {"--recover", 1}, {"--max-restarts", 1},
+      {"--bind-to", 1},
   };
   auto it = m.find(name);
   return it == m.end() ? 0 : it->second;
@@ -125,6 +128,12 @@ int run_main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "off"}));
   app.add_option("--max-restarts", o.max_restarts, "Restarts --recover auto may make (default 3)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--bind-to", o.bind_to,
+                 "Bind each rank to a core, a socket, or nothing (default: core when this host's ranks are no more "
+                 "than its cores, otherwise none)")
+      ->check(CLI::IsMember({"core", "socket", "none"}))
+      ->type_name("core|socket|none");
+  app.add_flag("--report-bindings", o.report_bindings, "Say on stderr which CPUs each rank is bound to");
   std::vector<std::string> shown_program;
   app.add_option("program", shown_program, "The program to run, then its arguments")->type_name("PROGRAM [ARGS...]");
 

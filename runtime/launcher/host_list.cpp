@@ -143,11 +143,11 @@ StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts
   std::vector<int> used(hosts.size(), 0);
   for (size_t i = 0; i < hosts.size() && static_cast<int>(out.size()) < np; ++i)
     for (int s = 0; s < hosts[i].slots && static_cast<int>(out.size()) < np; ++s) {
-      out.push_back({hosts[i].name, node[i], 0, 0});
+      out.push_back({hosts[i].name, node[i], 0, 0, {}});
       ++used[i];
     }
   for (size_t i = 0; static_cast<int>(out.size()) < np; i = (i + 1) % hosts.size()) {
-    out.push_back({hosts[i].name, node[i], 0, 0});
+    out.push_back({hosts[i].name, node[i], 0, 0, {}});
     ++used[i];
   }
   std::map<uint64_t, int> per_node;

@@ -25,6 +25,7 @@ struct Placement {
   uint64_t node_id = 0;  // equal for ranks on the same machine
   int local_rank = 0;
   int local_size = 0;
+  std::vector<int> cpus;  // the CPUs the rank is bound to (launcher/binding.h); empty: not bound
 };
 
 StatusOr<std::vector<HostEntry>> parse_host_option(std::string_view text);

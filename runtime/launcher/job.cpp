@@ -88,6 +88,7 @@ Status Job::start_ranks() {
     rs.argv = spec_.argv;
     rs.env = rank_env(r);
     rs.secret = secret_;
+    rs.cpus = r.place.cpus;
     auto started = starter_.start(rs);
     if (!started.ok()) return started.status().with_context("cannot start rank " + std::to_string(r.rank));
     r.pid = started->pid;

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cr/runtime_params.h"
+#include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/local_starter.h"
@@ -203,6 +204,12 @@ int run_launcher(const RunOptions& o) {
     error(placement.status().message());
     return 2;
   }
+  if (Status s = bind_local_ranks(o.bind_to, *placement); !s.ok()) {
+    error(s.message());
+    return 2;
+  }
+  if (o.report_bindings)
+    for (const std::string& line : describe_bindings(*placement)) std::fprintf(stderr, "[lazarus] %s\n", line.c_str());
 
   if (o.checkpoint_interval > 0 || o.recover) {
     std::string why;

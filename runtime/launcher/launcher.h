@@ -38,6 +38,8 @@ struct RunOptions {
   double checkpoint_interval = 0;            // seconds; 0: none
   bool recover = false;                      // --recover auto
   int max_restarts = 3;
+  std::string bind_to;                       // --bind-to core|socket|none; empty: core when ranks <= cores
+  bool report_bindings = false;              // --report-bindings
 };
 
 int run_launcher(const RunOptions& options);

@@ -1,6 +1,7 @@
 #include "launcher/local_starter.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -57,6 +58,10 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
   std::vector<char*> argv = c_array(spec.argv);
   std::vector<char*> envp = c_array(env);
   const int secret_fd = sec_r.get();
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : spec.cpus) CPU_SET(c, &cpus);
+  const bool bind = !spec.cpus.empty();
 
   const pid_t launcher = getpid();
   pid_t pid = fork();
@@ -71,6 +76,9 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     // a process whose session leader is in its PID namespace, and under an
     // unshared namespace (containers, CI runners) ours may not be.
     setsid();
+    // The launcher chose these from its own CPUs; should the kernel refuse
+    // them anyway, the rank runs unbound.
+    if (bind) sched_setaffinity(0, sizeof cpus, &cpus);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);

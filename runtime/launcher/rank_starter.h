@@ -27,6 +27,7 @@ struct RankSpec {
   std::vector<std::string> env;   // complete environment, "NAME=value"
   std::string secret;             // delivered out of band
   bool inherit_stdin = false;     // otherwise stdin is /dev/null
+  std::vector<int> cpus;          // bind the rank to these CPUs (launcher/binding.h); empty: not bound
 };
 
 struct StartedRank {

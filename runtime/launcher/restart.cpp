@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cr/runtime_params.h"
+#include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/launcher.h"
@@ -164,6 +165,12 @@ int restart_here(const RestartOptions& o) {
   auto placement = place_ranks(hosts, np, true);
   if (!placement.ok()) {
     error(who, placement.status().message());
+    return 2;
+  }
+  // Ranks started anew (application-level snapshots) are bound as by `lazarus
+  // run`; a core image is restored with the affinity it was saved with.
+  if (Status s = bind_local_ranks("", *placement); !s.ok()) {
+    error(who, s.message());
     return 2;
   }
 

@@ -1,0 +1,54 @@
+// Binding ranks to CPUs: `lazarus run --bind-to core|socket|none` (Open MPI's
+// option and meaning). Production runs are bound (Slurm cpusets, launchers'
+// --bind-to): a rank that stays on its core keeps its caches and never waits
+// behind another rank of the job.
+//
+//   core    local rank i runs on the i-th core (all its hardware threads);
+//           more ranks on a host than cores is an error naming both counts
+//   socket  local rank i runs on socket (package) i mod sockets
+//   none    ranks inherit the launcher's CPUs
+//   (not given) core when the host's ranks are no more than its cores,
+//           otherwise none, as Open MPI does
+//
+// Only the CPUs the launcher may use count (its affinity mask and cgroup
+// cpuset): `taskset -c 0-1 mpirun ...` binds inside CPUs 0-1. The topology
+// comes from hwloc.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launcher/host_list.h"
+#include "lazarus/status.h"
+
+namespace lz::launcher {
+
+enum class BindTo { kDefault, kNone, kCore, kSocket };
+
+// "core", "socket", "none"; kInvalidArgument names the value and the choices.
+StatusOr<BindTo> parse_bind_to(std::string_view text);
+
+// The CPUs of this host the launcher may use, by core and by socket, in
+// hwloc's logical order (no empty group).
+struct CpuTopology {
+  std::vector<std::vector<int>> cores;
+  std::vector<std::vector<int>> sockets;
+};
+StatusOr<CpuTopology> local_cpu_topology();
+
+// Sets Placement::cpus of the ranks placed on this host (`local`: whether a
+// placement's host is this one) by `how` on `topo`. Ranks of other hosts are
+// left unbound.
+Status bind_ranks(BindTo how, const CpuTopology& topo, std::vector<Placement>& placement,
+                  const std::vector<bool>& local);
+
+// What `lazarus run` does: parses `bind_to` ("" is the default), reads this
+// host's topology and binds the ranks placed here. Without a readable
+// topology the default leaves ranks unbound (and says so at info level); an
+// explicit core or socket is then an error.
+Status bind_local_ranks(const std::string& bind_to, std::vector<Placement>& placement);
+// "rank 3 bound to CPUs 2-3 (host h)" per rank, for --report-bindings.
+std::vector<std::string> describe_bindings(const std::vector<Placement>& placement);
+
+}  // namespace lz::launcher
