@@ -30,6 +30,7 @@
 
 #include <poll.h>
 #include <sched.h>
+#include <time.h>
 
 #include <atomic>
 #include <cstdint>
@@ -94,14 +95,26 @@ class Engine final : public transport::Host {
   // completes the requests waiting on it with an error (peer_failed), so a
   // `done()` that tests completion becomes true; a checkpoint request runs
   // the interrupt handler inside, invisibly to the caller.
+  // Oversubscribed, the spin is p2p_spin_count turns that each yield (the
+  // rank we wait for may need this CPU); otherwise it lasts p2p_spin_time
+  // microseconds (a count would be too short without the yields: a 256 KiB
+  // rendezvous outlasted 2000 turns and paid a sleep and a wake-up).
   template <typename Done>
   void wait_until(Done done) {
     if (done()) return;
-    for (int i = 0; i < spin_count_; ++i) {
-      progress();
-      if (done()) return;
-      // More ranks than CPUs here: the rank we wait for may need this CPU.
-      if (oversubscribed_) sched_yield();
+    if (oversubscribed_) {
+      for (int i = 0; i < spin_count_; ++i) {
+        progress();
+        if (done()) return;
+        sched_yield();
+      }
+    } else if (spin_time_ns_ > 0) {
+      const int64_t until = now_ns() + spin_time_ns_;
+      for (unsigned i = 1;; ++i) {
+        progress();
+        if (done()) return;
+        if (i % 64 == 0 && now_ns() >= until) break;
+      }
     }
     while (!done()) sleep_turn();
   }
@@ -258,6 +271,12 @@ class Engine final : public transport::Host {
   std::vector<Deferred> deferred_;
 
   int spin_count_ = 2000;
+  int64_t spin_time_ns_ = 1000000;
+  static int64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
   bool oversubscribed_ = false;
   int wait_timeout_ms_ = 10;
   double flush_timeout_s_ = 600;

@@ -10,7 +10,13 @@ constexpr ParamSpec kParams[] = {
      "max_frame minus the 48-byte p2p header",
      4},
     {"p2p_spin_count", ParamType::kInt, "2000",
-     "Progress turns a blocking call busy-polls before it sleeps in poll() on the transports' wait fds", 5},
+     "Progress turns a blocking call busy-polls, yielding the CPU after each, before it sleeps in poll() on the "
+     "transports' wait fds, when this rank's CPUs are shared by more ranks than they number",
+     5},
+    {"p2p_spin_time", ParamType::kInt, "1000",
+     "Microseconds a blocking call busy-polls before it sleeps in poll() on the transports' wait fds, when this "
+     "rank's CPUs are not oversubscribed (0: sleep at once)",
+     5},
     {"p2p_wait_timeout_ms", ParamType::kInt, "10",
      "Longest sleep of one blocking-wait turn, in milliseconds (1 when a transport has no wait fd or frames "
      "wait for room)",
