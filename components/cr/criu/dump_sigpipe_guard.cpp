@@ -46,10 +46,7 @@ std::map<std::string, std::string> DumpSigpipeGuard::thread_masks() {
 
 DumpSigpipeGuard::DumpSigpipeGuard(std::chrono::milliseconds settle)
     : settle_(settle), masks_before_(thread_masks()) {
-  struct sigaction old {};
-  ignore_sigpipe(&old);
-  old_ = old;
-  saved_ = true;
+  ignore_sigpipe(&old_);
 }
 
 DumpSigpipeGuard::~DumpSigpipeGuard() {
@@ -57,7 +54,7 @@ DumpSigpipeGuard::~DumpSigpipeGuard() {
   while (!masks_back(masks_before_) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ignore_sigpipe(nullptr);  // discards a SIGPIPE pending in any thread
-  if (saved_) sigaction(SIGPIPE, &old_, nullptr);
+  sigaction(SIGPIPE, &old_, nullptr);
 }
 
 }  // namespace lz::cr::criu

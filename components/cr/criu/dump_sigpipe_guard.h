@@ -46,7 +46,6 @@ class DumpSigpipeGuard {
   std::chrono::milliseconds settle_;
   std::map<std::string, std::string> masks_before_;
   struct sigaction old_ {};
-  bool saved_ = false;
 };
 
 }  // namespace lz::cr::criu
