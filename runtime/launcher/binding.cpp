@@ -3,6 +3,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "lazarus/cpu_list.h"
@@ -92,8 +93,13 @@ Status bind_local_ranks(const std::string& bind_to, std::vector<Placement>& plac
     log::info("ranks left unbound: %s", topo.status().message().c_str());
     return Status::Ok();
   }
+  std::map<std::string, bool> host_is_local;  // one interface lookup per host, not per rank
   std::vector<bool> local;
-  for (const auto& p : placement) local.push_back(is_local_host(p.host));
+  for (const auto& p : placement) {
+    auto it = host_is_local.find(p.host);
+    if (it == host_is_local.end()) it = host_is_local.emplace(p.host, is_local_host(p.host)).first;
+    local.push_back(it->second);
+  }
   return bind_ranks(how, *topo, placement, local);
 }
 
