@@ -248,16 +248,23 @@ void Job::reap() {
     int st = 0;
     pid_t pid = waitpid(-1, &st, WNOHANG);
     if (pid <= 0) break;
+    bool rank = false;
     for (auto& r : ranks_) {
       if (r.pid == pid && !r.exited) {
         r.exited = true;
         r.wait_status = st;
         on_rank_exit(r);
+        rank = true;
         break;
       }
     }
     // Other pids: exec failures already reported, or orphans we adopted as
-    // subreaper; reaping them is all they need.
+    // subreaper. An adopted orphan that led a process group takes the rest
+    // of its group with it: a criu service (it leads its own session) killed
+    // mid-dump leaves children of its own stopped for ever, and they hold the
+    // service socket open, so the rank waiting for criu's answer would wait
+    // for ever too. ESRCH when no such group is left.
+    if (!rank) kill(-pid, SIGKILL);
   }
 }
 

@@ -114,6 +114,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (r == *pid) break;
+    // An adopted criu helper that led its own group takes the group with it
+    // (children it left stopped would hold its socket open; see
+    // launcher/job.cpp, Job::reap).
+    kill(-r, SIGKILL);
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {

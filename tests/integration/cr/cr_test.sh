@@ -282,6 +282,22 @@ criu_dies)
   start_job
   "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck1.out" 2>&1 && fail "a checkpoint whose criu service died committed"
   grep -qi "criu" "$T/ck1.out" || fail "the failed checkpoint does not name criu: $(cat "$T/ck1.out")"
+  # Now the service leaves a child behind, stopped, that holds the service
+  # socket open (criu killed while a child of its own was stopped does
+  # this): the rank must not wait for an answer for ever. The launcher kills
+  # what is left of the dead service's process group.
+  marker="lz-criu-remnant-${T##*/}"
+  printf '#!/bin/sh
+[ "$1" = swrk ] && { sh -c '"'"'kill -STOP $$'"'"' %s & sleep 0.2; exit 3; }
+exec %s "$@"
+' \
+    "$marker" "$real" > "$T/criu"
+  timeout 120 "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck2.out" 2>&1
+  st=$?
+  [ $st = 124 ] && fail "a checkpoint whose criu service died leaving a stopped child was still waiting after 120 s"
+  [ $st = 0 ] && fail "a checkpoint whose criu service died leaving a stopped child committed"
+  grep -qi "criu" "$T/ck2.out" || fail "the failed checkpoint does not name criu: $(cat "$T/ck2.out")"
+  pgrep -f "$marker" > /dev/null && fail "the stopped children of the dead criu services are still there: $(pgrep -af "$marker")"
   wait $JOB_PID || fail "the job failed after a checkpoint whose criu died (status $?)"
   grep -q "killed by signal" "$T/job.err" && fail "a rank died with its criu service"
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
