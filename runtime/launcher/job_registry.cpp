@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,7 +19,25 @@
 namespace lz::launcher {
 namespace {
 
-bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+// A job file names its launcher by pid, but pids are per PID namespace and
+// the job directory is not: a launcher SIGKILLed in one namespace leaves a
+// file whose pid may belong to a live process of another. So a launcher is
+// alive when its pid is and its control socket (listening before the file
+// is written) still accepts a connection.
+bool alive(const JobEntry& je) {
+  if (je.launcher_pid <= 0 || (kill(je.launcher_pid, 0) != 0 && errno != EPERM)) return false;
+  if (je.control_socket.empty()) return true;
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (je.control_socket.size() >= sizeof a.sun_path) return true;
+  std::memcpy(a.sun_path, je.control_socket.c_str(), je.control_socket.size() + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;
+  const int rc = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  const int err = errno;
+  close(fd);
+  return rc == 0 || (err != ECONNREFUSED && err != ENOENT);
+}
 
 }  // namespace
 
@@ -45,7 +66,7 @@ std::vector<JobEntry> list_jobs(bool prune) {
     je.last_snapshot = j.value("last_snapshot", "");
     je.control_socket = j.value("control_socket", "");
     je.snapshot_store = j.value("snapshot_store", "");
-    if (!alive(je.launcher_pid)) {
+    if (!alive(je)) {
       if (prune) {
         unlink(path.c_str());
         if (!je.control_socket.empty()) unlink(je.control_socket.c_str());

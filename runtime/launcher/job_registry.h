@@ -27,7 +27,9 @@ struct JobEntry {
 };
 
 // Entries of running launchers, oldest job first. Files of launchers that no
-// longer exist are removed when `prune` (else skipped); unreadable ones are skipped.
+// longer exist (the pid is gone, or the control socket no longer listens: a
+// launcher SIGKILLed in another PID namespace leaves a pid that may be alive
+// here) are removed when `prune` (else skipped); unreadable ones are skipped.
 std::vector<JobEntry> list_jobs(bool prune);
 // By job id, or by launcher pid when `what` is a number that is no job id.
 StatusOr<JobEntry> find_job(const std::string& what);
