@@ -287,6 +287,7 @@ criu_dies)
   # this): the rank must not wait for an answer for ever. The launcher kills
   # what is left of the dead service's process group.
   marker="lz-criu-remnant-${T##*/}"
+  trap 'pkill -9 -f "$marker"; for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
   printf '#!/bin/sh
 [ "$1" = swrk ] && { sh -c '"'"'kill -STOP $$'"'"' %s & sleep 0.2; exit 3; }
 exec %s "$@"
