@@ -12,8 +12,18 @@ namespace lz::dt {
 namespace {
 
 const char* combiner_name(int c) {
-  static const char* const kNames[] = {"named", "MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector",
-                                       "MPI_Type_indexed", "MPI_Type_create_struct"};
+  static const char* const kNames[] = {"named",
+                                       "MPI_Type_contiguous",
+                                       "MPI_Type_vector",
+                                       "MPI_Type_create_hvector",
+                                       "MPI_Type_indexed",
+                                       "MPI_Type_create_struct",
+                                       "MPI_Type_create_hindexed",
+                                       "MPI_Type_create_indexed_block",
+                                       "MPI_Type_create_hindexed_block",
+                                       "MPI_Type_create_resized",
+                                       "MPI_Type_dup",
+                                       "MPI_Type_create_subarray"};
   return kNames[c];
 }
 
@@ -177,6 +187,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, in
       name_set = true;
     }
     t->align_ = std::max(t->align_, old->align_);
+    t->explicit_bounds_ = t->explicit_bounds_ || old->explicit_bounds_;
     if (bl == 0 || old->signature_.empty()) continue;
     has_data = true;
     ptrdiff_t d = displacements[i];
@@ -187,7 +198,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, in
     tub = std::max({tub, d + old->true_ub_, last + old->true_ub_});
     t->append_copies(*old, d, static_cast<size_t>(bl));
   }
-  if (has_data && combiner == Combiner::kStruct && t->align_ > 1) {
+  if (has_data && combiner == Combiner::kStruct && t->align_ > 1 && !t->explicit_bounds_) {
     // MPI's epsilon: round the extent up to the strictest alignment of the
     // members so that an array of C structs is described by count > 1.
     ptrdiff_t ext = ub - lb;
@@ -246,6 +257,118 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::create_struct(int count, const int* 
   return build_hindexed(Combiner::kStruct, count, blocklengths, displacements, types);
 }
 
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed(int count, const int* blocklengths,
+                                                     const ptrdiff_t* displacements, const lz_datatype_s& old) {
+  if (count < 0) {
+    return lz::InvalidArgument("MPI_Type_create_hindexed: count " + std::to_string(count) + " is negative");
+  }
+  std::vector<const lz_datatype_s*> types(count, &old);
+  return build_hindexed(Combiner::kHindexed, count, blocklengths, displacements, types.data());
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed_block(int count, int blocklength, const int* displacements,
+                                                          const lz_datatype_s& old) {
+  if (count < 0) {
+    return lz::InvalidArgument("MPI_Type_create_indexed_block: count " + std::to_string(count) + " is negative");
+  }
+  std::vector<ptrdiff_t> d(count);
+  for (int i = 0; i < count; ++i) d[i] = static_cast<ptrdiff_t>(displacements[i]) * old.extent();
+  std::vector<int> bl(count, blocklength);
+  std::vector<const lz_datatype_s*> types(count, &old);
+  return build_hindexed(Combiner::kIndexedBlock, count, bl.data(), d.data(), types.data());
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block(int count, int blocklength,
+                                                           const ptrdiff_t* displacements,
+                                                           const lz_datatype_s& old) {
+  if (count < 0) {
+    return lz::InvalidArgument("MPI_Type_create_hindexed_block: count " + std::to_string(count) + " is negative");
+  }
+  std::vector<int> bl(count, blocklength);
+  std::vector<const lz_datatype_s*> types(count, &old);
+  return build_hindexed(Combiner::kHindexedBlock, count, bl.data(), displacements, types.data());
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::resized(const lz_datatype_s& old, ptrdiff_t lb, ptrdiff_t extent) {
+  int one = 1;
+  ptrdiff_t zero = 0;
+  const lz_datatype_s* t = &old;
+  auto r = build_hindexed(Combiner::kResized, 1, &one, &zero, &t);
+  if (!r.ok()) return r;
+  lz_datatype_s* n = *r;
+  const bool has_data = !n->signature_.empty();
+  n->explicit_bounds_ = true;
+  n->finish(lb, lb + extent, has_data ? n->true_lb_ : 0, has_data ? n->true_ub_ : 0, true);
+  return n;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::dup(const lz_datatype_s& old) {
+  int one = 1;
+  ptrdiff_t zero = 0;
+  const lz_datatype_s* t = &old;
+  auto r = build_hindexed(Combiner::kDup, 1, &one, &zero, &t);
+  if (!r.ok()) return r;
+  lz_datatype_s* n = *r;
+  n->explicit_bounds_ = old.explicit_bounds_;
+  n->align_ = old.align_;
+  n->name_basic_ = old.name_basic_;
+  n->finish(old.lb_, old.ub_, old.true_lb_, old.true_ub_, true);
+  n->committed_ = old.committed_;
+  return n;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray(int ndims, const int* sizes, const int* subsizes,
+                                                     const int* starts, bool c_order, const lz_datatype_s& old) {
+  static const std::string kFn = "MPI_Type_create_subarray: ";
+  if (ndims <= 0) return lz::InvalidArgument(kFn + "ndims " + std::to_string(ndims) + " is not positive");
+  // Element stride (in extents of old) of each dimension, and the check of each.
+  std::vector<ptrdiff_t> stride(ndims);
+  ptrdiff_t total = 1;
+  for (int k = 0; k < ndims; ++k) {
+    const int d = c_order ? ndims - 1 - k : k;  // fastest-varying dimension first
+    const std::string dim = " of dimension " + std::to_string(d);
+    if (sizes[d] <= 0) return lz::InvalidArgument(kFn + "size " + std::to_string(sizes[d]) + dim + " is not positive");
+    if (subsizes[d] <= 0 || subsizes[d] > sizes[d]) {
+      return lz::InvalidArgument(kFn + "subsize " + std::to_string(subsizes[d]) + dim + " is not in [1, " +
+                                 std::to_string(sizes[d]) + "]");
+    }
+    if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d]) {
+      return lz::InvalidArgument(kFn + "start " + std::to_string(starts[d]) + dim + " is not in [0, " +
+                                 std::to_string(sizes[d] - subsizes[d]) + "]");
+    }
+    if (total > PTRDIFF_MAX / 2 / sizes[d]) return lz::InvalidArgument(kFn + "the array's size overflows");
+    stride[d] = total;
+    total *= sizes[d];
+  }
+  const ptrdiff_t ext = old.extent();
+  // Build from the fastest-varying dimension outwards: a contiguous run, then
+  // one hvector per further dimension.
+  const int first = c_order ? ndims - 1 : 0;
+  ptrdiff_t offset = static_cast<ptrdiff_t>(starts[first]) * stride[first] * ext;
+  auto cur = contiguous(subsizes[first], old);
+  if (!cur.ok()) return cur;
+  lz_datatype_s* t = *cur;
+  for (int k = 1; k < ndims; ++k) {
+    const int d = c_order ? ndims - 1 - k : k;
+    offset += static_cast<ptrdiff_t>(starts[d]) * stride[d] * ext;
+    auto next = hvector(subsizes[d], 1, stride[d] * ext, *t);
+    release(t);
+    if (!next.ok()) return next;
+    t = *next;
+  }
+  int one = 1;
+  const lz_datatype_s* tp = t;
+  auto placed = build_hindexed(Combiner::kSubarray, 1, &one, &offset, &tp);
+  release(t);
+  if (!placed.ok()) return placed;
+  lz_datatype_s* n = *placed;
+  n->name_basic_ = old.name_basic_;
+  const bool has_data = !n->signature_.empty();
+  n->explicit_bounds_ = true;
+  n->finish(0, total * ext, has_data ? n->true_lb_ : 0, has_data ? n->true_ub_ : 0, true);
+  return n;
+}
+
 bool lz_datatype_s::homogeneous(Basic* type, size_t* per_element) const {
   if (signature_.empty()) return false;
   size_t n = 0;
@@ -264,6 +387,11 @@ std::string lz_datatype_s::name() const {
   Basic b;
   if (homogeneous(&b, nullptr)) s += std::string(" of ") + basic_info(b).mpi_name;
   return s;
+}
+
+std::string lz_datatype_s::label() const {
+  if (label_set_) return label_;
+  return predefined_ ? basic_info(basic_).mpi_name : "";
 }
 
 void lz_datatype_s::pack(const void* src, int count, void* dst) const {

@@ -164,6 +164,106 @@ TEST(Datatype, StructExtentPaddedToAlignment) {
   round_trip(*off, 3);
 }
 
+TEST(Datatype, ResizedSetsBoundsAndStopsStructPadding) {
+  Owned r(Datatype::resized(INT(), -4, 12));
+  EXPECT_EQ(r->lb(), -4);
+  EXPECT_EQ(r->extent(), 12);
+  EXPECT_EQ(r->true_lb(), 0);
+  EXPECT_EQ(r->true_extent(), 4);
+  EXPECT_TRUE(r->explicit_bounds());
+  round_trip(*r, 3);
+  // A contiguous of it strides by the new extent and keeps the bounds.
+  Owned c(Datatype::contiguous(2, *r));
+  EXPECT_EQ(c->lb(), -4);
+  EXPECT_EQ(c->extent(), 24);
+  EXPECT_EQ(c->true_extent(), 16);
+  // A struct {double, char} resized to 9 bytes: no alignment padding added
+  // to a struct built from it (its bounds are explicit).
+  int bl[] = {1, 1};
+  ptrdiff_t disp[] = {0, 8};
+  const Datatype* types[] = {&DBL(), &CHR()};
+  Owned s(Datatype::create_struct(2, bl, disp, types));
+  EXPECT_EQ(s->extent(), 16);
+  Owned s9(Datatype::resized(*s, 0, 9));
+  int one = 1;
+  ptrdiff_t zero = 0;
+  const Datatype* t9 = s9.dt;
+  Owned outer(Datatype::create_struct(1, &one, &zero, &t9));
+  EXPECT_EQ(outer->extent(), 9);
+}
+
+TEST(Datatype, DupIsEqualAndKeepsCommit) {
+  Owned v(Datatype::vector(3, 2, 5, INT()));
+  auto d = Datatype::dup(*v);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE((*d)->is_committed());
+  EXPECT_EQ((*d)->size(), v->size());
+  EXPECT_EQ((*d)->lb(), v->lb());
+  EXPECT_EQ((*d)->extent(), v->extent());
+  EXPECT_EQ((*d)->true_extent(), v->true_extent());
+  round_trip(**d, 2);
+  EXPECT_EQ((*d)->label(), "");
+  Datatype::release(*d);
+}
+
+TEST(Datatype, BlockConstructors) {
+  ptrdiff_t hd[] = {40, 4, 20};
+  int bl[] = {2, 1, 3};
+  Owned h(Datatype::hindexed(3, bl, hd, INT()));
+  EXPECT_EQ(h->lb(), 4);
+  EXPECT_EQ(h->extent(), 44);
+  round_trip(*h, 2);
+  int d[] = {7, 1, 4};
+  Owned ib(Datatype::indexed_block(3, 2, d, INT()));
+  int src[10];
+  std::iota(src, src + 10, 0);
+  int packed[6];
+  ib->pack(src, 1, packed);
+  int expect[] = {7, 8, 1, 2, 4, 5};
+  EXPECT_EQ(0, std::memcmp(packed, expect, sizeof expect));
+  ptrdiff_t hbd[] = {16, 0};
+  Owned hb(Datatype::hindexed_block(2, 1, hbd, DBL()));
+  EXPECT_EQ(hb->extent(), 24);
+  round_trip(*hb, 3);
+  EXPECT_FALSE(Datatype::indexed_block(-1, 1, d, INT()).ok());
+  EXPECT_FALSE(Datatype::hindexed_block(1, -1, hbd, INT()).ok());
+}
+
+TEST(Datatype, SubarrayCAndFortranOrder) {
+  int sizes[] = {4, 5}, sub[] = {2, 3}, starts[] = {1, 2};
+  Owned c(Datatype::subarray(2, sizes, sub, starts, true, INT()));
+  EXPECT_EQ(c->lb(), 0);
+  EXPECT_EQ(c->extent(), 80);
+  EXPECT_EQ(c->size(), 24u);
+  int a[20];
+  std::iota(a, a + 20, 0);
+  int packed[6];
+  c->pack(a, 1, packed);
+  int expect_c[] = {7, 8, 9, 12, 13, 14};  // rows 1-2, columns 2-4 of a[4][5]
+  EXPECT_EQ(0, std::memcmp(packed, expect_c, sizeof expect_c));
+  EXPECT_EQ(c->true_lb(), 28);
+  EXPECT_EQ(c->true_extent(), 32);
+  round_trip(*c, 2);
+  Owned f(Datatype::subarray(2, sizes, sub, starts, false, INT()));
+  f->pack(a, 1, packed);
+  // column-major A(4,5): rows 1-2 of columns 2-4 -> a[1 + 4*j]
+  int expect_f[] = {9, 10, 13, 14, 17, 18};
+  EXPECT_EQ(0, std::memcmp(packed, expect_f, sizeof expect_f));
+  int bad_sub[] = {2, 6};
+  EXPECT_FALSE(Datatype::subarray(2, sizes, bad_sub, starts, true, INT()).ok());
+  int bad_start[] = {3, 0};
+  EXPECT_FALSE(Datatype::subarray(2, sizes, sub, bad_start, true, INT()).ok());
+  EXPECT_FALSE(Datatype::subarray(0, sizes, sub, starts, true, INT()).ok());
+}
+
+TEST(Datatype, Labels) {
+  EXPECT_EQ(INT().label(), "MPI_INT");
+  Owned v(Datatype::contiguous(2, INT()));
+  EXPECT_EQ(v->label(), "");
+  v.dt->set_label("pair");
+  EXPECT_EQ(v->label(), "pair");
+}
+
 TEST(Datatype, NestedStructOfVectors) {
   Owned col(Datatype::vector(3, 1, 4, DBL()));  // a column of a 3x4 double matrix
   int bl[] = {2, 1};

@@ -41,6 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazarus/datatype/basic.h"
@@ -87,6 +88,25 @@ struct lz_datatype_s {
   static lz::StatusOr<lz_datatype_s*> create_struct(int count, const int* blocklengths,
                                                         const ptrdiff_t* displacements,
                                                         const lz_datatype_s* const* types);
+  // Byte displacements (MPI_Type_create_hindexed).
+  static lz::StatusOr<lz_datatype_s*> hindexed(int count, const int* blocklengths, const ptrdiff_t* displacements,
+                                               const lz_datatype_s& old);
+  // One block length for every block; displacements in extents of `old`
+  // (MPI_Type_create_indexed_block) or in bytes (..._hindexed_block).
+  static lz::StatusOr<lz_datatype_s*> indexed_block(int count, int blocklength, const int* displacements,
+                                                    const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> hindexed_block(int count, int blocklength, const ptrdiff_t* displacements,
+                                                     const lz_datatype_s& old);
+  // `old` with lower bound `lb` and extent `extent` (MPI_Type_create_resized):
+  // same type map, explicit bounds that later constructors inherit.
+  static lz::StatusOr<lz_datatype_s*> resized(const lz_datatype_s& old, ptrdiff_t lb, ptrdiff_t extent);
+  // An equal copy (MPI_Type_dup): committed if `old` is; the name is not copied.
+  static lz::StatusOr<lz_datatype_s*> dup(const lz_datatype_s& old);
+  // An n-dimensional subarray of an array of `old` (MPI_Type_create_subarray):
+  // sizes/subsizes/starts per dimension, row-major when c_order, else
+  // column-major. Lower bound 0, extent the whole array's.
+  static lz::StatusOr<lz_datatype_s*> subarray(int ndims, const int* sizes, const int* subsizes, const int* starts,
+                                               bool c_order, const lz_datatype_s& old);
 
   // ---- lifetime
   void commit() { committed_ = true; }
@@ -118,6 +138,14 @@ struct lz_datatype_s {
   // "MPI_INT", or a short description of a derived type ("derived datatype
   // (MPI_Type_vector) of MPI_DOUBLE"), for error messages.
   std::string name() const;
+  // The name set by MPI_Type_set_name; a predefined type's default is its MPI
+  // name ("MPI_INT"), a derived type's is empty. Not thread-safe against a
+  // concurrent set_label() of the same type (MPI leaves that to the user).
+  std::string label() const;
+  void set_label(std::string label) { label_ = std::move(label); label_set_ = true; }
+  // True when the bounds were set explicitly (MPI_Type_create_resized) by this
+  // type or one it was built from: then no alignment padding is added.
+  bool explicit_bounds() const { return explicit_bounds_; }
 
   // ---- data movement
   // Writes the size()*count packed bytes of `count` elements at `src` to `dst`.
@@ -136,7 +164,10 @@ struct lz_datatype_s {
   size_t elements_in(size_t bytes) const;
 
  private:
-  enum class Combiner : uint8_t { kNamed, kContiguous, kVector, kHvector, kIndexed, kStruct };
+  enum class Combiner : uint8_t {
+    kNamed, kContiguous, kVector, kHvector, kIndexed, kStruct, kHindexed, kIndexedBlock, kHindexedBlock, kResized,
+    kDup, kSubarray
+  };
   lz_datatype_s();  // derived, filled by the constructors
 
   void finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data);
@@ -156,7 +187,10 @@ struct lz_datatype_s {
   bool predefined_ = false;
   bool committed_ = false;
   bool contiguous_ = false;
+  bool explicit_bounds_ = false;
+  bool label_set_ = false;
   std::atomic<int> refs_{1};
+  std::string label_;
 
   size_t size_ = 0;
   ptrdiff_t lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
