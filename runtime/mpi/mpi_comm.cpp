@@ -1,5 +1,7 @@
 // MPI binding: communicators and groups.
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "mpi.h"
@@ -197,6 +199,37 @@ int MPI_Group_free(MPI_Group* group) {
     delete *group;
   }
   *group = MPI_GROUP_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  static constexpr const char* kFn = "MPI_Comm_set_name";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  if (comm_name == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "comm_name is NULL");
+  // Longer names are truncated (MPI-3.1 section 6.8). The name is local.
+  comm->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  static constexpr const char* kFn = "MPI_Comm_get_name";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  if (comm_name == nullptr || resultlen == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "NULL output argument");
+  const size_t n = std::min(comm->name.size(), static_cast<size_t>(MPI_MAX_OBJECT_NAME - 1));
+  std::memcpy(comm_name, comm->name.data(), n);
+  comm_name[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  static constexpr const char* kFn = "MPI_Comm_test_inter";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  if (flag == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "flag is NULL");
+  *flag = 0;  // Lazarus has intracommunicators only
   return MPI_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -139,6 +140,23 @@ int MPI_Query_thread(int* provided) {
 int MPI_Get_version(int* version, int* subversion) {
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+// Like MPI_Get_version, callable before MPI_Init and after MPI_Finalize.
+int MPI_Get_library_version(char* version, int* resultlen) {
+  if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+  const int n = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Lazarus %s (MPI %d.%d C binding)", LZ_VERSION,
+                              MPI_VERSION, MPI_SUBVERSION);
+  *resultlen = std::min(n, MPI_MAX_LIBRARY_VERSION_STRING - 1);
+  return MPI_SUCCESS;
+}
+
+// Profiling control: Lazarus has no profiling library to steer, so every level
+// is accepted and ignored (MPI-3.1 section 14.2.4).
+int MPI_Pcontrol(const int level, ...) {
+  LZ_MPI_ENTRY("MPI_Pcontrol");
+  (void)level;
   return MPI_SUCCESS;
 }
 

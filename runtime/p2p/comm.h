@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "lazarus/frameworks/coll.h"
@@ -81,6 +82,10 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   const std::vector<int>& world_ranks() const { return world_ranks_; }
 
   MPI_Errhandler errhandler = nullptr;  // null: MPI_ERRORS_ARE_FATAL
+  // MPI_Comm_set_name / MPI_Comm_get_name: "MPI_COMM_WORLD" and
+  // "MPI_COMM_SELF" for the predefined ones, empty for new communicators
+  // (not inherited by MPI_Comm_dup, as MPI-3.1 section 6.8 says).
+  std::string name;
 
   // Engine-owned matching queues of the two contexts (set by setup()).
   lz::rt::MatchQueue* p2p_queue = nullptr;

@@ -82,6 +82,8 @@ Status init_predefined_comms(int world_rank, int world_size) {
   for (int i = 0; i < world_size; ++i) all[static_cast<size_t>(i)] = i;
   lz_mpi_comm_world.setup(std::move(all), world_rank, 0, true);
   lz_mpi_comm_self.setup({world_rank}, 0, 2, true);
+  lz_mpi_comm_world.name = "MPI_COMM_WORLD";
+  lz_mpi_comm_self.name = "MPI_COMM_SELF";
   runtime().engine().reserve_contexts(4);
   return Status::Ok();
 }
