@@ -13,8 +13,9 @@ namespace {
 
 // The best split of `n` into `k` factors, each <= `max_factor`, in
 // nonincreasing order: the smallest spread (largest - smallest factor), ties
-// broken by the smallest largest factor. False when no split fits.
-bool best_split(int n, int k, int max_factor, std::vector<int>* out) {
+// broken by the smallest largest factor. False when no split fits. `divs`
+// holds, ascending, the divisors of a multiple of n (those of the first n).
+bool best_split(int n, int k, int max_factor, const std::vector<int>& divs, std::vector<int>* out) {
   if (k == 0) return n == 1;
   if (k == 1) {
     if (n > max_factor) return false;
@@ -24,13 +25,14 @@ bool best_split(int n, int k, int max_factor, std::vector<int>* out) {
   bool found = false;
   std::vector<int> best, rest;
   // The largest factor is at least the k-th root of n (and at most max_factor).
-  for (int d = 1; d <= n && d <= max_factor; ++d) {
+  for (int d : divs) {
+    if (d > n || d > max_factor) break;
     if (n % d != 0) continue;
     long long p = 1;
     for (int i = 0; i < k && p < n; ++i) p *= d;
     if (p < n) continue;
     rest.clear();
-    if (!best_split(n / d, k - 1, d, &rest)) continue;
+    if (!best_split(n / d, k - 1, d, divs, &rest)) continue;
     const int spread = d - rest.back();
     if (!found || spread < best.front() - best.back() ||
         (spread == best.front() - best.back() && d < best.front())) {
@@ -79,8 +81,15 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     }
     return MPI_SUCCESS;
   }
+  std::vector<int> divs, high;
+  for (int d = 1; d <= left / d; ++d) {
+    if (left % d != 0) continue;
+    divs.push_back(d);
+    if (d != left / d) high.push_back(left / d);
+  }
+  divs.insert(divs.end(), high.rbegin(), high.rend());
   std::vector<int> split;
-  best_split(left, free_dims, left, &split);  // always succeeds: max_factor == n
+  best_split(left, free_dims, left, divs, &split);  // always succeeds: max_factor == n
   size_t next = 0;
   for (int i = 0; i < ndims; ++i)
     if (dims[i] == 0) dims[i] = split[next++];

@@ -52,6 +52,9 @@ int main(int argc, char **argv) {
   check_dims(64, 3, (int[]){0, 0, 2}, (int[]){8, 4, 2});
   check_dims(12, 2, (int[]){3, 4}, (int[]){3, 4});
   check_dims(13, 1, NULL, (int[]){13});
+  check_dims(5040, 3, NULL, (int[]){20, 18, 14});
+  check_dims(720720, 4, NULL, (int[]){33, 30, 28, 26});
+  check_dims(1000003, 2, NULL, (int[]){1000003, 1}); /* a large prime */
   CHECK(MPI_Dims_create(1, 0, NULL) == MPI_SUCCESS, "ndims 0, nnodes 1");
   {
     int dims[2] = {0, 0};
