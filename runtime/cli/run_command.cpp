@@ -41,6 +41,7 @@ const std::map<std::string, std::string>& single_dash_aliases() {
       {"-nooversubscribe", "--nooversubscribe"},
       {"-tag-output", "--tag-output"},
       {"-bind-to", "--bind-to"},
+      {"-map-by", "--map-by"},
       {"-report-bindings", "--report-bindings"},
       {"-help", "--help"},
   };
@@ -53,7 +54,7 @@ int option_arity(const std::string& name) {
       {"-n", 1},      {"--np", 1},      {"--n", 1},       {"--host", 1}, {"-H", 1}, {"--hostfile", 1},
       {"--mca", 2},   {"--config", 1},  {"-x", 1},        {"--timeout", 1},
       {"--checkpoint-interval", 1},     {"--recover", 1}, {"--max-restarts", 1},
-      {"--bind-to", 1},
+      {"--bind-to", 1},                 {"--map-by", 1},
   };
   auto it = m.find(name);
   return it == m.end() ? 0 : it->second;
@@ -133,6 +134,12 @@ int run_main(int argc, char** argv) {
                  "than its cores, otherwise none)")
       ->check(CLI::IsMember({"core", "socket", "none"}))
       ->type_name("core|socket|none");
+  app.add_option("--map-by", o.map_by,
+                 "Which rank goes where: slot fills each host's slots in turn (the default across hosts), node "
+                 "gives the hosts one rank each in turn; on a host, core maps local ranks to consecutive cores "
+                 "(the default), socket to the sockets in turn")
+      ->check(CLI::IsMember({"slot", "node", "core", "socket"}))
+      ->type_name("slot|node|core|socket");
   app.add_flag("--report-bindings", o.report_bindings, "Say on stderr which CPUs each rank is bound to");
   std::vector<std::string> shown_program;
   app.add_option("program", shown_program, "The program to run, then its arguments")->type_name("PROGRAM [ARGS...]");

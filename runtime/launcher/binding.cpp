@@ -28,6 +28,36 @@ std::vector<std::vector<int>> groups_of(hwloc_topology_t topo, hwloc_obj_type_t 
   return out;
 }
 
+// The cores in the order local ranks are mapped to them: as they come (core),
+// or one of each socket in turn (socket).
+std::vector<const std::vector<int>*> mapping_order(MapBy map, const CpuTopology& topo) {
+  std::vector<const std::vector<int>*> order;
+  if (map != MapBy::kSocket) {
+    for (const auto& c : topo.cores) order.push_back(&c);
+    return order;
+  }
+  std::vector<std::vector<const std::vector<int>*>> by_socket(topo.sockets.size());
+  for (const auto& c : topo.cores)
+    for (size_t s = 0; s < topo.sockets.size(); ++s)
+      if (std::find(topo.sockets[s].begin(), topo.sockets[s].end(), c.front()) != topo.sockets[s].end()) {
+        by_socket[s].push_back(&c);
+        break;
+      }
+  for (size_t k = 0; order.size() < topo.cores.size(); ++k) {
+    const size_t before = order.size();
+    for (const auto& cores : by_socket)
+      if (k < cores.size()) order.push_back(cores[k]);
+    if (order.size() == before) break;  // a core in no socket: never expected from hwloc
+  }
+  return order;
+}
+
+const std::vector<int>& socket_of(const CpuTopology& topo, const std::vector<int>& core) {
+  for (const auto& s : topo.sockets)
+    if (std::find(s.begin(), s.end(), core.front()) != s.end()) return s;
+  return core;
+}
+
 }  // namespace
 
 StatusOr<BindTo> parse_bind_to(std::string_view text) {
@@ -61,7 +91,7 @@ StatusOr<CpuTopology> local_cpu_topology() {
   return t;
 }
 
-Status bind_ranks(BindTo how, const CpuTopology& topo, std::vector<Placement>& placement,
+Status bind_ranks(BindTo how, MapBy map, const CpuTopology& topo, std::vector<Placement>& placement,
                   const std::vector<bool>& local) {
   int here = 0;
   for (size_t i = 0; i < placement.size(); ++i) here += local[i] ? 1 : 0;
@@ -71,17 +101,19 @@ Status bind_ranks(BindTo how, const CpuTopology& topo, std::vector<Placement>& p
     return InvalidArgument("--bind-to core: " + std::to_string(here) + " ranks on this host but only " +
                            std::to_string(cores) + " cores the launcher may use (" +
                            format_cpu_list(own_cpus()) + "); use --bind-to none (or socket), or fewer ranks");
+  if (map == MapBy::kDefault) map = how == BindTo::kSocket ? MapBy::kSocket : MapBy::kCore;
+  const auto order = mapping_order(map, topo);
   for (size_t i = 0; i < placement.size(); ++i) {
     Placement& p = placement[i];
     p.cpus.clear();
-    if (!local[i] || how == BindTo::kNone) continue;
-    size_t k = static_cast<size_t>(p.local_rank);
-    p.cpus = how == BindTo::kCore ? topo.cores[k] : topo.sockets[k % topo.sockets.size()];
+    if (!local[i] || how == BindTo::kNone || order.empty()) continue;
+    const std::vector<int>& core = *order[static_cast<size_t>(p.local_rank) % order.size()];
+    p.cpus = how == BindTo::kCore ? core : socket_of(topo, core);
   }
   return Status::Ok();
 }
 
-Status bind_local_ranks(const std::string& bind_to, std::vector<Placement>& placement) {
+Status bind_local_ranks(const std::string& bind_to, MapBy map, std::vector<Placement>& placement) {
   BindTo how = BindTo::kDefault;
   if (!bind_to.empty()) {
     LZ_ASSIGN_OR_RETURN(how, parse_bind_to(bind_to));
@@ -100,7 +132,7 @@ Status bind_local_ranks(const std::string& bind_to, std::vector<Placement>& plac
     if (it == host_is_local.end()) it = host_is_local.emplace(p.host, is_local_host(p.host)).first;
     local.push_back(it->second);
   }
-  return bind_ranks(how, *topo, placement, local);
+  return bind_ranks(how, map, *topo, placement, local);
 }
 
 std::vector<std::string> describe_bindings(const std::vector<Placement>& placement) {

@@ -3,10 +3,16 @@
 // --bind-to): a rank that stays on its core keeps its caches and never waits
 // behind another rank of the job.
 //
-//   core    local rank i runs on the i-th core (all its hardware threads);
-//           more ranks on a host than cores is an error naming both counts
-//   socket  local rank i runs on socket (package) i mod sockets
+//   core    local rank i runs on the core it is mapped to (all its hardware
+//           threads); more ranks on a host than cores is an error naming
+//           both counts
+//   socket  local rank i runs on the socket (package) of that core
 //   none    ranks inherit the launcher's CPUs
+//
+// The core local rank i is mapped to (--map-by, launcher/host_list.h): the
+// i-th core (core), or the cores of the sockets taken in turn (socket: the
+// first core of each socket, then the second...). Mapped past the last core,
+// a rank starts over from the first.
 //   (not given) core when the host's ranks are no more than its cores,
 //           otherwise none, as Open MPI does
 //
@@ -38,16 +44,16 @@ struct CpuTopology {
 StatusOr<CpuTopology> local_cpu_topology();
 
 // Sets Placement::cpus of the ranks placed on this host (`local`: whether a
-// placement's host is this one) by `how` on `topo`. Ranks of other hosts are
-// left unbound.
-Status bind_ranks(BindTo how, const CpuTopology& topo, std::vector<Placement>& placement,
+// placement's host is this one) by `how` and `map` on `topo`. Ranks of other
+// hosts are left unbound.
+Status bind_ranks(BindTo how, MapBy map, const CpuTopology& topo, std::vector<Placement>& placement,
                   const std::vector<bool>& local);
 
 // What `lazarus run` does: parses `bind_to` ("" is the default), reads this
 // host's topology and binds the ranks placed here. Without a readable
 // topology the default leaves ranks unbound (and says so at info level); an
 // explicit core or socket is then an error.
-Status bind_local_ranks(const std::string& bind_to, std::vector<Placement>& placement);
+Status bind_local_ranks(const std::string& bind_to, MapBy map, std::vector<Placement>& placement);
 // "rank 3 bound to CPUs 2-3 (host h)" per rank, for --report-bindings.
 std::vector<std::string> describe_bindings(const std::vector<Placement>& placement);
 

@@ -123,7 +123,16 @@ bool is_local_host(const std::string& name) {
   return local;
 }
 
-StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts, int np, bool oversubscribe) {
+StatusOr<MapBy> parse_map_by(std::string_view text) {
+  if (text == "slot") return MapBy::kSlot;
+  if (text == "node") return MapBy::kNode;
+  if (text == "core") return MapBy::kCore;
+  if (text == "socket") return MapBy::kSocket;
+  return InvalidArgument("--map-by '" + std::string(text) + "': expected slot, node, core or socket");
+}
+
+StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts, int np, bool oversubscribe,
+                                             MapBy map) {
   if (hosts.empty()) return InvalidArgument("no hosts to place ranks on");
   if (np < 1) return InvalidArgument("the number of ranks must be at least 1");
   int total = 0;
@@ -141,12 +150,25 @@ StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts
   }
   std::vector<Placement> out;
   std::vector<int> used(hosts.size(), 0);
-  for (size_t i = 0; i < hosts.size() && static_cast<int>(out.size()) < np; ++i)
-    for (int s = 0; s < hosts[i].slots && static_cast<int>(out.size()) < np; ++s) {
-      out.push_back({hosts[i].name, node[i], 0, 0, {}});
-      ++used[i];
+  auto room = [&] { return static_cast<int>(out.size()) < np; };
+  if (map == MapBy::kNode) {
+    for (bool placed = true; placed && room();) {
+      placed = false;
+      for (size_t i = 0; i < hosts.size() && room(); ++i)
+        if (used[i] < hosts[i].slots) {
+          out.push_back({hosts[i].name, node[i], 0, 0, {}});
+          ++used[i];
+          placed = true;
+        }
     }
-  for (size_t i = 0; static_cast<int>(out.size()) < np; i = (i + 1) % hosts.size()) {
+  } else {
+    for (size_t i = 0; i < hosts.size() && room(); ++i)
+      for (int s = 0; s < hosts[i].slots && room(); ++s) {
+        out.push_back({hosts[i].name, node[i], 0, 0, {}});
+        ++used[i];
+      }
+  }
+  for (size_t i = 0; room(); i = (i + 1) % hosts.size()) {
     out.push_back({hosts[i].name, node[i], 0, 0, {}});
     ++used[i];
   }

@@ -37,9 +37,21 @@ std::string local_hostname();
 // its interface addresses).
 bool is_local_host(const std::string& name);
 
-// Fills each host's slots in order; beyond the total, places ranks round-robin
-// over the hosts when `oversubscribe`, otherwise fails saying how many slots
-// there are.
-StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts, int np, bool oversubscribe);
+// `lazarus run --map-by`, Open MPI's option and meaning: which rank goes
+// where. On the hosts: slot fills each host's slots in order, node gives the
+// hosts one rank each in turn; core and socket place on the hosts as slot
+// does and decide, on each host, the core each local rank is mapped to (and
+// so bound to, launcher/binding.h): consecutive cores, or the sockets in turn.
+// kDefault: core, or socket with --bind-to socket.
+enum class MapBy { kDefault, kSlot, kNode, kCore, kSocket };
+// "slot", "node", "core", "socket"; kInvalidArgument names the value and the choices.
+StatusOr<MapBy> parse_map_by(std::string_view text);
+
+// Places `np` ranks on the hosts' slots as `map` says (node: round-robin over
+// the hosts with a free slot; otherwise each host's slots in order); beyond
+// the total, places ranks round-robin over the hosts when `oversubscribe`,
+// otherwise fails saying how many slots there are.
+StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts, int np, bool oversubscribe,
+                                             MapBy map = MapBy::kDefault);
 
 }  // namespace lz::launcher

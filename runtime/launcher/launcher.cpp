@@ -199,12 +199,21 @@ int run_launcher(const RunOptions& o) {
   int np = o.np;
   if (np == 0)
     for (const auto& h : hosts) np += h.slots;
-  auto placement = place_ranks(hosts, np, o.oversubscribe);
+  MapBy map = MapBy::kDefault;
+  if (!o.map_by.empty()) {
+    auto m = parse_map_by(o.map_by);
+    if (!m.ok()) {
+      error(m.status().message());
+      return 2;
+    }
+    map = *m;
+  }
+  auto placement = place_ranks(hosts, np, o.oversubscribe, map);
   if (!placement.ok()) {
     error(placement.status().message());
     return 2;
   }
-  if (Status s = bind_local_ranks(o.bind_to, *placement); !s.ok()) {
+  if (Status s = bind_local_ranks(o.bind_to, map, *placement); !s.ok()) {
     error(s.message());
     return 2;
   }

@@ -169,7 +169,7 @@ int restart_here(const RestartOptions& o) {
   }
   // Ranks started anew (application-level snapshots) are bound as by `lazarus
   // run`; a core image is restored with the affinity it was saved with.
-  if (Status s = bind_local_ranks("", *placement); !s.ok()) {
+  if (Status s = bind_local_ranks("", MapBy::kDefault, *placement); !s.ok()) {
     error(who, s.message());
     return 2;
   }

@@ -1,5 +1,6 @@
-// How `lazarus run --bind-to` places ranks on a host's cores and sockets
-// (runtime/launcher/binding.h), on made-up topologies and on this machine's.
+// How `lazarus run --bind-to` and `--map-by` place ranks on hosts and on a
+// host's cores and sockets (runtime/launcher/binding.h, host_list.h), on
+// made-up topologies and on this machine's.
 #include "launcher/binding.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +28,7 @@ std::vector<Placement> on_this_host(int n) {
 
 TEST(Binding, CoreGivesEachRankItsOwnCoreWithItsHardwareThreads) {
   auto p = on_this_host(3);
-  ASSERT_TRUE(bind_ranks(BindTo::kCore, two_sockets(), p, {true, true, true}).ok());
+  ASSERT_TRUE(bind_ranks(BindTo::kCore, MapBy::kDefault, two_sockets(), p, {true, true, true}).ok());
   EXPECT_EQ(p[0].cpus, (std::vector<int>{0, 4}));
   EXPECT_EQ(p[1].cpus, (std::vector<int>{1, 5}));
   EXPECT_EQ(p[2].cpus, (std::vector<int>{2, 6}));
@@ -35,7 +36,7 @@ TEST(Binding, CoreGivesEachRankItsOwnCoreWithItsHardwareThreads) {
 
 TEST(Binding, SocketGoesRoundRobinOverSockets) {
   auto p = on_this_host(3);
-  ASSERT_TRUE(bind_ranks(BindTo::kSocket, two_sockets(), p, {true, true, true}).ok());
+  ASSERT_TRUE(bind_ranks(BindTo::kSocket, MapBy::kDefault, two_sockets(), p, {true, true, true}).ok());
   EXPECT_EQ(p[0].cpus, (std::vector<int>{0, 1, 4, 5}));
   EXPECT_EQ(p[1].cpus, (std::vector<int>{2, 3, 6, 7}));
   EXPECT_EQ(p[2].cpus, (std::vector<int>{0, 1, 4, 5}));
@@ -43,16 +44,16 @@ TEST(Binding, SocketGoesRoundRobinOverSockets) {
 
 TEST(Binding, DefaultBindsToCoresUntilTheRanksOutnumberThem) {
   auto four = on_this_host(4);
-  ASSERT_TRUE(bind_ranks(BindTo::kDefault, two_sockets(), four, std::vector<bool>(4, true)).ok());
+  ASSERT_TRUE(bind_ranks(BindTo::kDefault, MapBy::kDefault, two_sockets(), four, std::vector<bool>(4, true)).ok());
   for (size_t i = 0; i < four.size(); ++i) EXPECT_EQ(four[i].cpus, two_sockets().cores[i]) << i;
   auto five = on_this_host(5);
-  ASSERT_TRUE(bind_ranks(BindTo::kDefault, two_sockets(), five, std::vector<bool>(5, true)).ok());
+  ASSERT_TRUE(bind_ranks(BindTo::kDefault, MapBy::kDefault, two_sockets(), five, std::vector<bool>(5, true)).ok());
   for (const auto& pl : five) EXPECT_TRUE(pl.cpus.empty()) << format_cpu_list(pl.cpus);
 }
 
 TEST(Binding, CoreWithMoreRanksThanCoresIsRefusedNamingBothCounts) {
   auto p = on_this_host(5);
-  Status s = bind_ranks(BindTo::kCore, two_sockets(), p, std::vector<bool>(5, true));
+  Status s = bind_ranks(BindTo::kCore, MapBy::kDefault, two_sockets(), p, std::vector<bool>(5, true));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_NE(s.message().find("5 ranks on this host but only 4 cores"), std::string::npos) << s.message();
@@ -62,15 +63,88 @@ TEST(Binding, CoreWithMoreRanksThanCoresIsRefusedNamingBothCounts) {
 TEST(Binding, NoneAndRanksOfOtherHostsStayUnbound) {
   auto p = on_this_host(2);
   p[0].cpus = {3};  // a stale value is cleared
-  ASSERT_TRUE(bind_ranks(BindTo::kNone, two_sockets(), p, {true, true}).ok());
+  ASSERT_TRUE(bind_ranks(BindTo::kNone, MapBy::kDefault, two_sockets(), p, {true, true}).ok());
   EXPECT_TRUE(p[0].cpus.empty());
   EXPECT_TRUE(p[1].cpus.empty());
   auto q = on_this_host(2);
   q[1].host = "elsewhere";
   q[1].local_rank = 0;
-  ASSERT_TRUE(bind_ranks(BindTo::kCore, two_sockets(), q, {true, false}).ok());
+  ASSERT_TRUE(bind_ranks(BindTo::kCore, MapBy::kDefault, two_sockets(), q, {true, false}).ok());
   EXPECT_EQ(q[0].cpus, (std::vector<int>{0, 4}));
   EXPECT_TRUE(q[1].cpus.empty());
+}
+
+TEST(Binding, MapBySocketTakesTheSocketsInTurnForCoreBinding) {
+  auto p = on_this_host(4);
+  ASSERT_TRUE(bind_ranks(BindTo::kCore, MapBy::kSocket, two_sockets(), p, std::vector<bool>(4, true)).ok());
+  EXPECT_EQ(p[0].cpus, (std::vector<int>{0, 4}));  // socket 0, its first core
+  EXPECT_EQ(p[1].cpus, (std::vector<int>{2, 6}));  // socket 1, its first core
+  EXPECT_EQ(p[2].cpus, (std::vector<int>{1, 5}));
+  EXPECT_EQ(p[3].cpus, (std::vector<int>{3, 7}));
+}
+
+TEST(Binding, MapByCoreWithSocketBindingFillsOneSocketBeforeTheNext) {
+  auto p = on_this_host(5);
+  ASSERT_TRUE(bind_ranks(BindTo::kSocket, MapBy::kCore, two_sockets(), p, std::vector<bool>(5, true)).ok());
+  const std::vector<int> s0{0, 1, 4, 5}, s1{2, 3, 6, 7};
+  EXPECT_EQ(p[0].cpus, s0);
+  EXPECT_EQ(p[1].cpus, s0);
+  EXPECT_EQ(p[2].cpus, s1);
+  EXPECT_EQ(p[3].cpus, s1);
+  EXPECT_EQ(p[4].cpus, s0) << "mapped past the last core, a rank starts over from the first";
+}
+
+TEST(Binding, MapBySocketWithUnevenSocketsStillUsesEveryCoreOnce) {
+  CpuTopology t;
+  t.cores = {{0}, {1}, {2}};
+  t.sockets = {{0, 1}, {2}};
+  auto p = on_this_host(3);
+  ASSERT_TRUE(bind_ranks(BindTo::kCore, MapBy::kSocket, t, p, std::vector<bool>(3, true)).ok());
+  EXPECT_EQ(p[0].cpus, (std::vector<int>{0}));
+  EXPECT_EQ(p[1].cpus, (std::vector<int>{2}));
+  EXPECT_EQ(p[2].cpus, (std::vector<int>{1}));
+}
+
+TEST(Placement, MapByNodeGivesTheHostsOneRankEachInTurn) {
+  std::vector<HostEntry> hosts{{"a", 2}, {"b", 3}};
+  auto p = place_ranks(hosts, 4, false, MapBy::kNode);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  std::vector<std::string> got;
+  for (const auto& pl : *p) got.push_back(pl.host);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b", "a", "b"}));
+  EXPECT_EQ((*p)[2].local_rank, 1);
+  EXPECT_EQ((*p)[3].local_rank, 1);
+  // a is full: the fifth rank goes to b's last slot, then oversubscription goes round.
+  auto q = place_ranks(hosts, 7, true, MapBy::kNode);
+  ASSERT_TRUE(q.ok());
+  got.clear();
+  for (const auto& pl : *q) got.push_back(pl.host);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b", "a", "b", "b", "a", "b"}));
+}
+
+TEST(Placement, MapBySlotFillsEachHostFirst) {
+  std::vector<HostEntry> hosts{{"a", 2}, {"b", 3}};
+  for (MapBy m : {MapBy::kDefault, MapBy::kSlot, MapBy::kCore, MapBy::kSocket}) {
+    auto p = place_ranks(hosts, 4, false, m);
+    ASSERT_TRUE(p.ok());
+    std::vector<std::string> got;
+    for (const auto& pl : *p) got.push_back(pl.host);
+    EXPECT_EQ(got, (std::vector<std::string>{"a", "a", "b", "b"}));
+  }
+  auto full = place_ranks(hosts, 6, false, MapBy::kNode);
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.status().message().find("5 slots"), std::string::npos) << full.status().message();
+}
+
+TEST(Placement, ParseMapByNamesTheBadValueAndTheChoices) {
+  EXPECT_EQ(*parse_map_by("slot"), MapBy::kSlot);
+  EXPECT_EQ(*parse_map_by("node"), MapBy::kNode);
+  EXPECT_EQ(*parse_map_by("core"), MapBy::kCore);
+  EXPECT_EQ(*parse_map_by("socket"), MapBy::kSocket);
+  auto bad = parse_map_by("numa");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'numa'"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("slot, node, core or socket"), std::string::npos);
 }
 
 TEST(Binding, ParseNamesTheBadValueAndTheChoices) {

@@ -125,6 +125,28 @@ TEST_F(BindingTest, BindToCoreWithMoreRanksThanCoresIsRefused) {
       << r.err;
 }
 
+TEST_F(BindingTest, MapBySocketStillGivesEachRankItsOwnCore) {
+  // This machine's sockets taken in turn: whatever their number, every core
+  // is used once and the ranks' real affinity is what was reported.
+  std::vector<std::string> args = {"--map-by", "socket", "--report-bindings", "-np", std::to_string(cores_)};
+  args.insert(args.end(), kShowCpus.begin(), kShowCpus.end());
+  JobResult r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto m = cpus_by_rank(r.out);
+  expect_disjoint(m, cores_);
+  for (const auto& [rank, cpus] : m)
+    EXPECT_NE(r.err.find("rank " + std::to_string(rank) + " bound to CPUs " + format_cpu_list(cpus)),
+              std::string::npos)
+        << r.err;
+}
+
+TEST_F(BindingTest, AnUnknownMappingIsRefusedNamingIt) {
+  JobResult r = run({"--map-by", "numa", "-np", "1", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("numa"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("slot,node,core,socket"), std::string::npos) << r.err;
+}
+
 TEST_F(BindingTest, AnUnknownBindingIsRefusedNamingIt) {
   JobResult r = run({"--bind-to", "cores", "-np", "1", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
