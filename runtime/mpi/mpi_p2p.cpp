@@ -221,13 +221,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   if (int e = check_source("MPI_Iprobe", comm, source, tag)) return e;
   if (source == MPI_PROC_NULL) {
     *flag = 1;
-    if (status) {
-      status->MPI_SOURCE = MPI_PROC_NULL;
-      status->MPI_TAG = MPI_ANY_TAG;
-      status->MPI_ERROR = MPI_SUCCESS;
-      status->lz_cancelled = 0;
-      status->lz_bytes = 0;
-    }
+    proc_null_status(status);
     return MPI_SUCCESS;
   }
   auto& eng = engine();

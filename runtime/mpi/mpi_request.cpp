@@ -255,6 +255,24 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return MPI_SUCCESS;
 }
 
+// MPI_Test without the side effects: the request is neither freed nor
+// deactivated, and an error it ended with is in the status only.
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  static constexpr const char* kFn = "MPI_Request_get_status";
+  LZ_MPI_ENTRY(kFn);
+  if (flag == nullptr) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "flag is NULL");
+  if (request == MPI_REQUEST_NULL || !request->active) {
+    *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!request->valid()) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_REQUEST, "invalid request");
+  if (!request->complete) engine().progress();
+  *flag = request->complete;
+  if (request->complete) request->fill_status(status);
+  return MPI_SUCCESS;
+}
+
 int MPI_Request_free(MPI_Request* request) {
   LZ_MPI_ENTRY("MPI_Request_free");
   Request* r = *request;

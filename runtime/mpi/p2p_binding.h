@@ -91,6 +91,12 @@ inline void empty_status(MPI_Status* st) {
   st->lz_bytes = 0;
 }
 
+// The status of an operation on MPI_PROC_NULL.
+inline void proc_null_status(MPI_Status* st) {
+  empty_status(st);
+  if (st != MPI_STATUS_IGNORE) st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
 // Reports a completed request: fills `st`, frees a non-persistent request
 // (sets *rp to MPI_REQUEST_NULL) or deactivates a persistent one. Returns the
 // request's error class (MPI_SUCCESS normally) and the communicator in *comm.

@@ -86,6 +86,15 @@ class Engine final : public transport::Host {
   // True and fills the status fields of `probe` (source, tag, bytes) if a
   // message matching (src, tag) on `ctx` is waiting.
   bool iprobe(uint32_t ctx, int src, int tag, Request* probe);
+  // Matched probe (MPI_Improbe): takes the first message matching (src, tag)
+  // on `ctx` out of matching, so that only the receive given it
+  // (start_matched_recv) gets it; null when none is waiting. From
+  // MPI_ANY_SOURCE under a message log, the match counts as a wildcard
+  // receive (replayed after a restart like one).
+  Unexpected* take_unexpected(uint32_t ctx, int src, int tag);
+  // Starts receive `r` on a message taken by take_unexpected (MPI_Mrecv),
+  // which it consumes.
+  void start_matched_recv(Request* r, Unexpected* u);
   // Cancels a posted, unmatched receive (true), or does nothing (false).
   bool cancel(Request* r);
 
@@ -219,6 +228,12 @@ class Engine final : public transport::Host {
   void deliver_rts(int world, const wire::Header& h);
   // Keeps an eager or RTS frame no posted receive matched (payload: eager data).
   void park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload);
+  // A receive being started: counted open (checkpoint drain), its size and,
+  // when contiguous, its destination.
+  void open_recv(Request* r);
+  // Receive `r` takes unexpected message `u` (eager: delivered now;
+  // rendezvous: the CTS goes out) and recycles it.
+  void receive_unexpected(Request* r, Unexpected* u);
   void recv_eager_into(Request* r, int world, int src, int tag, uint64_t stamp, const char* payload, uint64_t len);
   void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
                        uint64_t addr);
@@ -283,6 +298,15 @@ class Engine final : public transport::Host {
   uint64_t eager_limit_param_ = 32768;
   std::function<void()> interrupt_handler_;
   crcp::MessageLog* mlog_ = nullptr;
+  // Under a message log: the wildcard number (1 + n; 0: none) and forced
+  // source of a matched probe from MPI_ANY_SOURCE that has not found its
+  // message yet, per context: later attempts keep them.
+  struct WildProbe {
+    uint32_t context = 0;
+    uint64_t wild = 0;
+    int forced = -1;
+  };
+  std::vector<WildProbe> wild_probes_;
   size_t open_recvs_ = 0;
 };
 

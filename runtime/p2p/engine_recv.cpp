@@ -16,19 +16,12 @@ using namespace engine_detail;
 
 Status Engine::start_recv(Request* r) {
   if (activate(r)) return Status::Ok();
-  r->cr_open = true;
-  ++open_recvs_;
-  if (__builtin_expect(mlog_ != nullptr, 0)) {
-    r->cr_late = false;
-    r->cr_wild = 0;
-    if (r->peer == MPI_ANY_SOURCE) {
-      int forced = -1;
-      r->cr_wild = 1 + mlog_->wildcard_posted(r->context, &forced);
-      if (forced >= 0) r->peer = forced;  // a replay: the source it matched before the restart
-    }
+  open_recv(r);
+  if (__builtin_expect(mlog_ != nullptr, 0) && r->peer == MPI_ANY_SOURCE) {
+    int forced = -1;
+    r->cr_wild = 1 + mlog_->wildcard_posted(r->context, &forced);
+    if (forced >= 0) r->peer = forced;  // a replay: the source it matched before the restart
   }
-  r->bytes = packed_bytes(r->dt, r->count);
-  r->dest = contiguous(r->dt) ? static_cast<char*>(r->buf) + first_byte(r->dt) : nullptr;
   if (r->peer != MPI_ANY_SOURCE) {
     int world = r->comm->world_rank_of(r->peer);
     r->world_peer = world;
@@ -36,13 +29,7 @@ Status Engine::start_recv(Request* r) {
   MatchQueue* q = queue(r->context);
   Unexpected* u = q->find_unexpected(r->peer, r->tag, true);
   if (u != nullptr) {
-    if (u->type == wire::kEager) {
-      recv_eager_into(r, u->world_src, u->src, u->tag, u->stamp, u->data.data(), u->length);
-      if (u->flags & wire::kFlagSync) send_ctl(u->world_src, wire::kAck, u->sreq, 0);
-    } else {
-      start_rndv_recv(r, u->world_src, u->src, u->tag, u->stamp, u->length, u->sreq, u->addr);
-    }
-    q->recycle(u);
+    receive_unexpected(r, u);
     return Status::Ok();
   }
   if (r->peer != MPI_ANY_SOURCE && peers_[static_cast<size_t>(r->world_peer)].failed) {
@@ -51,6 +38,52 @@ Status Engine::start_recv(Request* r) {
   }
   q->post(r);
   return Status::Ok();
+}
+
+void Engine::receive_unexpected(Request* r, Unexpected* u) {
+  if (u->type == wire::kEager) {
+    recv_eager_into(r, u->world_src, u->src, u->tag, u->stamp, u->data.data(), u->length);
+    if (u->flags & wire::kFlagSync) send_ctl(u->world_src, wire::kAck, u->sreq, 0);
+  } else {
+    start_rndv_recv(r, u->world_src, u->src, u->tag, u->stamp, u->length, u->sreq, u->addr);
+  }
+  queue(r->context)->recycle(u);
+}
+
+Unexpected* Engine::take_unexpected(uint32_t ctx, int src, int tag) {
+  if (__builtin_expect(mlog_ == nullptr || src != MPI_ANY_SOURCE, 1))
+    return queue(ctx)->find_unexpected(src, tag, true);
+  auto it = std::find_if(wild_probes_.begin(), wild_probes_.end(),
+                         [ctx](const WildProbe& w) { return w.context == ctx; });
+  if (it == wild_probes_.end()) {
+    WildProbe w;
+    w.context = ctx;
+    w.wild = 1 + mlog_->wildcard_posted(ctx, &w.forced);
+    it = wild_probes_.insert(wild_probes_.end(), w);
+  }
+  Unexpected* u = queue(ctx)->find_unexpected(it->forced >= 0 ? it->forced : src, tag, true);
+  if (u != nullptr) {
+    mlog_->wildcard_matched(it->wild - 1, u->src);
+    wild_probes_.erase(it);
+  }
+  return u;
+}
+
+void Engine::open_recv(Request* r) {
+  r->cr_open = true;
+  ++open_recvs_;
+  r->cr_late = false;
+  r->cr_wild = 0;
+  r->bytes = packed_bytes(r->dt, r->count);
+  r->dest = contiguous(r->dt) ? static_cast<char*>(r->buf) + first_byte(r->dt) : nullptr;
+}
+
+void Engine::start_matched_recv(Request* r, Unexpected* u) {
+  r->peer = u->src;
+  activate(r);  // false: the peer is a rank, not MPI_PROC_NULL
+  open_recv(r);  // a wildcard probe's match was noted when it took the message
+  r->world_peer = u->world_src;
+  receive_unexpected(r, u);
 }
 
 bool Engine::iprobe(uint32_t ctx, int src, int tag, Request* probe) {

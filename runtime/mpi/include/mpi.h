@@ -26,6 +26,7 @@ typedef struct lz_datatype_s *MPI_Datatype;
 typedef struct lz_op_s *MPI_Op;
 typedef struct lz_mpi_request_s *MPI_Request;
 typedef struct lz_mpi_errhandler_s *MPI_Errhandler;
+typedef struct lz_mpi_message_s *MPI_Message;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -52,6 +53,10 @@ extern struct lz_mpi_group_s lz_mpi_group_empty;
 #define MPI_GROUP_NULL ((MPI_Group)0)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
+
+extern struct lz_mpi_message_s lz_mpi_message_no_proc;
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC (&lz_mpi_message_no_proc)
 
 extern struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal, lz_mpi_errors_return;
 #define MPI_ERRORS_ARE_FATAL (&lz_mpi_errors_are_fatal)
@@ -213,12 +218,17 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,

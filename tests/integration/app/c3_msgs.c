@@ -13,6 +13,9 @@
  *          (rank 0 waits for rank 2's to be matched); after the restart the
  *          replayed late message is there first, yet the first wildcard
  *          receive must match rank 2's again.
+ *   wildprobe  the same as wild with MPI_Mprobe + MPI_Mrecv from
+ *          MPI_ANY_SOURCE instead of MPI_Recv: a matched probe is a
+ *          wildcard receive too, replayed the same way.
  *   rule   rank 1 calls LZ_Checkpoint with a receive pending: a fatal error
  *          naming the rule (the job must not go on).
  * Every mode ends with a check that no message is left over (a duplicate).
@@ -23,6 +26,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* One int with tag 9 from MPI_ANY_SOURCE, by MPI_Recv or by a matched probe. */
+static void recv_any(int *v, MPI_Status *st, int probe) {
+  if (!probe) {
+    MPI_Recv(v, 1, MPI_INT, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, st);
+    return;
+  }
+  MPI_Message m;
+  MPI_Mprobe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &m, st);
+  MPI_Mrecv(v, 1, MPI_INT, &m, st);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -42,7 +56,8 @@ int main(int argc, char **argv) {
     LZ_Restore();
     if (rank == 1) printf("restarted at phase %d\n", phase);
   }
-  const int late = !strcmp(mode, "late"), early = !strcmp(mode, "early"), wild = !strcmp(mode, "wild");
+  const int late = !strcmp(mode, "late"), early = !strcmp(mode, "early"), probe = !strcmp(mode, "wildprobe");
+  const int wild = probe || !strcmp(mode, "wild");
   for (; phase < 3; ++phase) {
     if (!strcmp(mode, "rule") && rank == 1 && phase == 1) {
       int x;
@@ -74,11 +89,11 @@ int main(int argc, char **argv) {
       if (wild && rank == 2) { int v = 2000; MPI_Send(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD); }
       if (wild && rank == 1) {
         MPI_Status st;
-        MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st);
+        recv_any(&got, &st, probe);
         src1 = st.MPI_SOURCE;
         int token = 1; /* sent again after a restart, and suppressed: rank 0 had it before its line */
         MPI_Send(&token, 1, MPI_INT, 0, 11, MPI_COMM_WORLD);
-        MPI_Recv(&got2, 1, MPI_INT, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st);
+        recv_any(&got2, &st, probe);
         src2 = st.MPI_SOURCE;
         printf("wild: first from rank %d (%d), second from rank %d (%d)\n", src1, got, src2, got2);
       }
