@@ -9,6 +9,7 @@
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/datatype/op.h"
 #include "mpi/entry.h"
+#include "mpi/coll_args.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
 
@@ -16,73 +17,7 @@ namespace {
 
 using lz::coll::Function;
 using lz::rt::mpi_error;
-
-bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
-bool in_place(const void* p) { return p == MPI_IN_PLACE; }
-
-// Each check returns MPI_SUCCESS or the error handler's answer.
-int check_comm(const char* fn, MPI_Comm comm) {
-  if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-  return MPI_SUCCESS;
-}
-
-int check_count(const char* fn, MPI_Comm comm, int count, const char* what = "count") {
-  if (count < 0) return mpi_error(comm, fn, MPI_ERR_COUNT, std::string("invalid ") + what + " " + std::to_string(count));
-  return MPI_SUCCESS;
-}
-
-int check_type(const char* fn, MPI_Comm comm, MPI_Datatype dt, const char* what = "datatype") {
-  if (dt == MPI_DATATYPE_NULL) return mpi_error(comm, fn, MPI_ERR_TYPE, std::string("invalid ") + what + " (MPI_DATATYPE_NULL)");
-  if (!dt->is_committed())
-    return mpi_error(comm, fn, MPI_ERR_TYPE, std::string(what) + " " + dt->name() + " is not committed");
-  return MPI_SUCCESS;
-}
-
-int check_op(const char* fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt) {
-  if (op == MPI_OP_NULL) return mpi_error(comm, fn, MPI_ERR_OP, "invalid op (MPI_OP_NULL)");
-  lz::Status s = op->check(*dt);
-  if (!s.ok()) return mpi_error(comm, fn, MPI_ERR_OP, s.message());
-  return MPI_SUCCESS;
-}
-
-int check_root(const char* fn, MPI_Comm comm, int root) {
-  if (root < 0 || root >= comm->size())
-    return mpi_error(comm, fn, MPI_ERR_ROOT,
-                     "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) +
-                         ")");
-  return MPI_SUCCESS;
-}
-
-int check_buffers(const char* fn, MPI_Comm comm, const void* sbuf, const void* rbuf, bool send_in_place_ok,
-                  bool count_nonzero) {
-  if (in_place(rbuf)) return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid receive buffer here");
-  if (in_place(sbuf) && !send_in_place_ok)
-    return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the send buffer here");
-  if (count_nonzero && sbuf == rbuf && sbuf != nullptr)
-    return mpi_error(comm, fn, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-  return MPI_SUCCESS;
-}
-
-int check_counts(const char* fn, MPI_Comm comm, const int* counts, const char* what) {
-  if (counts == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
-  for (int r = 0; r < comm->size(); ++r) {
-    if (counts[r] < 0)
-      return mpi_error(comm, fn, MPI_ERR_COUNT,
-                       std::string("invalid ") + what + "[" + std::to_string(r) + "] = " + std::to_string(counts[r]));
-  }
-  return MPI_SUCCESS;
-}
-
-// The part every rank supplies to a rooted collective (the send side of a
-// gather, the receive side of a scatter): checked unless it is MPI_IN_PLACE,
-// which stands for it only at the root.
-int check_own_part(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_Datatype dt, bool is_root,
-                   const char* count_what, const char* type_what) {
-  if (in_place(buf))
-    return is_root ? MPI_SUCCESS : mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
-  if (int e = check_count(fn, comm, count, count_what)) return e;
-  return check_type(fn, comm, dt, type_what);
-}
+using namespace lz::rt::coll_args;
 
 lz::coll::Module* module_for(MPI_Comm comm, Function f) { return comm->coll_table[f]; }
 
@@ -92,10 +27,6 @@ int finish(const char* fn, MPI_Comm comm, const lz::Status& s) {
 
 }  // namespace
 
-#define LZ_CHECK(expr)                   \
-  do {                                   \
-    if (int lz_e_ = (expr)) return lz_e_; \
-  } while (0)
 #define LZ_MODULE(f)                                                                                       \
   lz::coll::Module* m = module_for(comm, f);                                                               \
   if (m == nullptr)                                                                                        \
@@ -107,7 +38,7 @@ extern "C" {
 int MPI_Barrier(MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Barrier";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
   LZ_MODULE(lz::coll::kBarrier);
   return finish(kFn, comm, m->barrier(*comm));
 }
@@ -115,11 +46,7 @@ int MPI_Barrier(MPI_Comm comm) {
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Bcast";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_count(kFn, comm, count));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_root(kFn, comm, root));
-  if (in_place(buffer)) return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid buffer for MPI_Bcast");
+  LZ_COLL_CHECK(check_bcast(kFn, buffer, count, datatype, root, comm));
   LZ_MODULE(lz::coll::kBcast);
   return finish(kFn, comm, m->bcast(buffer, count, *datatype, root, *comm));
 }
@@ -128,17 +55,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
                MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Reduce";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_count(kFn, comm, count));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_CHECK(check_root(kFn, comm, root));
-  const bool is_root = comm->rank() == root;
-  if (is_root) {
-    LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
-  } else if (in_place(sendbuf)) {
-    return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
-  }
+  LZ_COLL_CHECK(check_reduce(kFn, sendbuf, recvbuf, count, datatype, op, root, comm));
   LZ_MODULE(lz::coll::kReduce);
   return finish(kFn, comm, m->reduce(sendbuf, recvbuf, count, *datatype, *op, root, *comm));
 }
@@ -146,11 +63,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Allreduce";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_count(kFn, comm, count));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
+  LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
   LZ_MODULE(lz::coll::kAllreduce);
   return finish(kFn, comm, m->allreduce(sendbuf, recvbuf, count, *datatype, *op, *comm));
 }
@@ -159,15 +72,8 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
                MPI_Datatype recvtype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Gather";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_root(kFn, comm, root));
+  LZ_COLL_CHECK(check_gather(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
   const bool is_root = comm->rank() == root;
-  LZ_CHECK(check_own_part(kFn, comm, sendbuf, sendcount, sendtype, is_root, "send count", "send datatype"));
-  if (is_root) {
-    LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-    LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-    LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
-  }
   LZ_MODULE(lz::coll::kGather);
   return finish(kFn, comm, m->gather(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                                      recvcount, is_root ? *recvtype : lz::dt::byte_type(), root, *comm));
@@ -177,15 +83,15 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Gatherv";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_root(kFn, comm, root));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_root(kFn, comm, root));
   const bool is_root = comm->rank() == root;
-  LZ_CHECK(check_own_part(kFn, comm, sendbuf, sendcount, sendtype, is_root, "send count", "send datatype"));
+  LZ_COLL_CHECK(check_own_part(kFn, comm, sendbuf, sendcount, sendtype, is_root, "send count", "send datatype"));
   if (is_root) {
-    LZ_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
+    LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
     if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
-    LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-    LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+    LZ_COLL_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
+    LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
   }
   LZ_MODULE(lz::coll::kGatherv);
   return finish(kFn, comm, m->gatherv(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
@@ -196,15 +102,8 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Scatter";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_root(kFn, comm, root));
+  LZ_COLL_CHECK(check_scatter(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
   const bool is_root = comm->rank() == root;
-  LZ_CHECK(check_own_part(kFn, comm, recvbuf, recvcount, recvtype, is_root, "receive count", "receive datatype"));
-  if (is_root) {
-    LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-    if (in_place(sendbuf)) return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid send buffer");
-  }
   LZ_MODULE(lz::coll::kScatter);
   return finish(kFn, comm, m->scatter(sendbuf, sendcount, is_root ? *sendtype : lz::dt::byte_type(), recvbuf,
                                       recvcount, in_place(recvbuf) ? *sendtype : *recvtype, root, *comm));
@@ -214,14 +113,14 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Scatterv";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_root(kFn, comm, root));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_root(kFn, comm, root));
   const bool is_root = comm->rank() == root;
-  LZ_CHECK(check_own_part(kFn, comm, recvbuf, recvcount, recvtype, is_root, "receive count", "receive datatype"));
+  LZ_COLL_CHECK(check_own_part(kFn, comm, recvbuf, recvcount, recvtype, is_root, "receive count", "receive datatype"));
   if (is_root) {
-    LZ_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
+    LZ_COLL_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
     if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
+    LZ_COLL_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
     if (in_place(sendbuf)) return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid send buffer");
   }
   LZ_MODULE(lz::coll::kScatterv);
@@ -233,14 +132,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Allgather";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  if (!in_place(sendbuf)) {
-    LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-  }
-  LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-  LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_all_to_all(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false));
   LZ_MODULE(lz::coll::kAllgather);
   return finish(kFn, comm, m->allgather(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                                         recvcount, *recvtype, *comm));
@@ -250,15 +142,15 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Allgatherv";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
   if (!in_place(sendbuf)) {
-    LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
+    LZ_COLL_CHECK(check_count(kFn, comm, sendcount, "send count"));
+    LZ_COLL_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
   }
-  LZ_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
+  LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
   if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
-  LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
+  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
   LZ_MODULE(lz::coll::kAllgatherv);
   return finish(kFn, comm, m->allgatherv(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                                          recvcounts, displs, *recvtype, *comm));
@@ -268,14 +160,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Datatype recvtype, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Alltoall";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  if (!in_place(sendbuf)) {
-    LZ_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-  }
-  LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-  LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, recvcount > 0));
+  LZ_COLL_CHECK(check_all_to_all(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, recvcount > 0));
   LZ_MODULE(lz::coll::kAlltoall);
   return finish(kFn, comm, m->alltoall(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                                        recvcount, *recvtype, *comm));
@@ -285,16 +170,16 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Alltoallv";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
   if (!in_place(sendbuf)) {
-    LZ_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
+    LZ_COLL_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
     if (sdispls == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "sdispls is NULL");
-    LZ_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
+    LZ_COLL_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
   }
-  LZ_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
+  LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
   if (rdispls == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "rdispls is NULL");
-  LZ_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
+  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
   LZ_MODULE(lz::coll::kAlltoallv);
   return finish(kFn, comm, m->alltoallv(sendbuf, sendcounts, sdispls, in_place(sendbuf) ? *recvtype : *sendtype,
                                         recvbuf, recvcounts, rdispls, *recvtype, *comm));
@@ -304,11 +189,11 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
                        MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Reduce_scatter";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
+  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
+  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
+  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
   LZ_MODULE(lz::coll::kReduceScatter);
   return finish(kFn, comm, m->reduce_scatter(sendbuf, recvbuf, recvcounts, *datatype, *op, *comm));
 }
@@ -317,11 +202,11 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
                              MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Reduce_scatter_block";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_count(kFn, comm, recvcount, "receive count"));
+  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
+  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
+  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
   LZ_MODULE(lz::coll::kReduceScatterBlock);
   return finish(kFn, comm, m->reduce_scatter_block(sendbuf, recvbuf, recvcount, *datatype, *op, *comm));
 }
@@ -329,11 +214,11 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Scan";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_count(kFn, comm, count));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_count(kFn, comm, count));
+  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
+  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
+  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
   LZ_MODULE(lz::coll::kScan);
   return finish(kFn, comm, m->scan(sendbuf, recvbuf, count, *datatype, *op, *comm));
 }
@@ -341,11 +226,11 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Exscan";
   LZ_MPI_ENTRY(kFn);
-  LZ_CHECK(check_comm(kFn, comm));
-  LZ_CHECK(check_count(kFn, comm, count));
-  LZ_CHECK(check_type(kFn, comm, datatype));
-  LZ_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  LZ_COLL_CHECK(check_count(kFn, comm, count));
+  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
+  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
+  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
   LZ_MODULE(lz::coll::kExscan);
   return finish(kFn, comm, m->exscan(sendbuf, recvbuf, count, *datatype, *op, *comm));
 }

@@ -86,6 +86,9 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   // "MPI_COMM_SELF" for the predefined ones, empty for new communicators
   // (not inherited by MPI_Comm_dup, as MPI-3.1 section 6.8 says).
   std::string name;
+  // Non-blocking collectives started on it so far: each takes the next tag
+  // (lz::rt::nbc_tag), so collectives in flight together never mix messages.
+  uint32_t nbc_calls = 0;
 
   // Engine-owned matching queues of the two contexts (set by setup()).
   lz::rt::MatchQueue* p2p_queue = nullptr;

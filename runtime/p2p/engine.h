@@ -44,6 +44,7 @@
 #include "lazarus/frameworks/transport.h"
 #include "lazarus/registry.h"
 #include "p2p/match_queue.h"
+#include "p2p/nbc_schedule.h"
 #include "p2p/peer.h"
 #include "p2p/protocol.h"
 #include "p2p/request.h"
@@ -95,6 +96,10 @@ class Engine final : public transport::Host {
   // Starts receive `r` on a message taken by take_unexpected (MPI_Mrecv),
   // which it consumes.
   void start_matched_recv(Request* r, Unexpected* u);
+  // Starts non-blocking collective `r` (kind kColl) run by `schedule`; the
+  // engine advances it on every progress turn and completes `r` at its end
+  // (st_error MPI_ERR_OTHER when a transfer failed: the message says which).
+  void start_nbc(Request* r, std::unique_ptr<NbcSchedule> schedule);
   // Cancels a posted, unmatched receive (true), or does nothing (false).
   bool cancel(Request* r);
 
@@ -298,6 +303,13 @@ class Engine final : public transport::Host {
   uint64_t eager_limit_param_ = 32768;
   std::function<void()> interrupt_handler_;
   crcp::MessageLog* mlog_ = nullptr;
+  // Non-blocking collectives in flight, advanced by progress().
+  struct Nbc {
+    Request* request;
+    std::unique_ptr<NbcSchedule> schedule;
+  };
+  std::vector<Nbc> nbc_;
+  void advance_nbc();
   // Under a message log: the wildcard number (1 + n; 0: none) and forced
   // source of a matched probe from MPI_ANY_SOURCE that has not found its
   // message yet, per context: later attempts keep them.

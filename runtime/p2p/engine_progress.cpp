@@ -23,7 +23,46 @@ int Engine::progress() {
     for (auto* t : idle_) n += t->progress();
   if (__builtin_expect(!deferred_.empty(), 0)) run_deferred();
   if (__builtin_expect(pending_peers_ != 0, 0)) flush_all();
+  if (__builtin_expect(!nbc_.empty(), 0)) advance_nbc();
   return n;
+}
+
+void Engine::start_nbc(Request* r, std::unique_ptr<NbcSchedule> schedule) {
+  r->kind = Request::Kind::kColl;
+  r->active = true;
+  r->complete = false;
+  r->st_error = MPI_SUCCESS;
+  r->st_cancelled = false;
+  r->st_source = MPI_ANY_SOURCE;
+  r->st_tag = MPI_ANY_TAG;
+  r->st_bytes = 0;
+  nbc_.push_back({r, std::move(schedule)});
+  advance_nbc();
+}
+
+void Engine::advance_nbc() {
+  // A schedule's transfers may complete others' rounds (sends to self): go
+  // round the list until a turn changes nothing. Erase by index: advancing
+  // never adds to the list.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (size_t i = 0; i < nbc_.size();) {
+      if (!nbc_[i].schedule->advance()) {
+        ++i;
+        continue;
+      }
+      Request* r = nbc_[i].request;
+      if (const Status& e = nbc_[i].schedule->error(); !e.ok()) {
+        r->st_error = e.code() == Code::kAborted    ? MPI_ERR_PROC_FAILED
+                      : e.code() == Code::kDataLoss ? MPI_ERR_TRUNCATE
+                                                    : MPI_ERR_OTHER;
+        log::debug("non-blocking collective failed: %s", e.message().c_str());
+      }
+      nbc_.erase(nbc_.begin() + static_cast<ptrdiff_t>(i));
+      complete(r);
+      moved = true;
+    }
+  }
 }
 
 bool Engine::arm_waits() {

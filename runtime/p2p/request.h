@@ -18,7 +18,7 @@ struct lz_mpi_comm_s;
 struct lz_datatype_s;
 
 struct lz_mpi_request_s : lz::coll::Request {
-  enum class Kind : uint8_t { kSend, kRecv };
+  enum class Kind : uint8_t { kSend, kRecv, kColl };  // kColl: a non-blocking collective (Engine::start_nbc)
   enum class Mode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
   // ---- arguments -------------------------------------------------------------

@@ -7,7 +7,10 @@
  * a peer that is itself blocked. Rank 0 prints "result <checksum>".
  * With CR_ITER_BALLAST_MB=N in the environment every rank also holds N MiB
  * of pseudo-random data (a slower dump: a wider window for fault injection
- * during a checkpoint); the result does not depend on it. */
+ * during a checkpoint); the result does not depend on it.
+ * With CR_ITER_NBC=1 the allreduce of each iteration is an MPI_Iallreduce
+ * left in flight across the 20 ms pause (a checkpoint then lands while it
+ * is): the same arithmetic, so the same result. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@ int main(int argc, char** argv) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
     ballast[i] = x;
   }
+  const int nbc = getenv("CR_ITER_NBC") != NULL && atoi(getenv("CR_ITER_NBC")) != 0;
   uint64_t v = 1469598103934665603ull ^ (uint64_t)(rank + 1);
   uint64_t buf[64];
   for (int it = 0; it < iters; ++it) {
@@ -49,9 +53,16 @@ int main(int argc, char** argv) {
     }
     for (int k = 0; k < 64; ++k) v = (v ^ in[k]) * 1099511628211ull;
     uint64_t sum = 0;
-    MPI_Allreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
+    if (nbc) {
+      MPI_Request req;
+      MPI_Iallreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD, &req);
+      usleep(20000);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Allreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
+      usleep(20000);
+    }
     v ^= sum >> 7;
-    usleep(20000);
   }
   uint64_t total = 0;
   MPI_Reduce(&v, &total, 1, MPI_UINT64_T, MPI_BXOR, 0, MPI_COMM_WORLD);

@@ -1,0 +1,124 @@
+// MPI binding: non-blocking collectives (MPI-3.1 section 5.12). The same
+// argument checks as the blocking calls (mpi/coll_args.h); the call builds
+// the collective's schedule (p2p/nbc_algorithms.h) and returns a request the
+// engine completes once the schedule has run (MPI_Wait, MPI_Test... as for
+// point-to-point). A checkpoint taken meanwhile drains their messages like
+// any other: they are point-to-point messages on the collective context.
+#include "mpi.h"
+#include "mpi/coll_args.h"
+#include "mpi/entry.h"
+#include "p2p/engine.h"
+#include "p2p/nbc_algorithms.h"
+#include "p2p/request.h"
+#include "p2p/runtime.h"
+
+using namespace lz::rt;
+using namespace lz::rt::coll_args;
+
+namespace {
+
+int start(MPI_Comm comm, NbcPtr schedule, MPI_Request* request) {
+  Request* r = request_pool().get();
+  r->comm = comm;
+  r->context = comm->coll_context();
+  runtime().engine().start_nbc(r, std::move(schedule));
+  *request = r;
+  return MPI_SUCCESS;
+}
+
+int check_request(const char* fn, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return mpi_error(comm_ok(comm) ? comm : MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ibarrier";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_comm(kFn, comm));
+  return start(comm, nbc_barrier(*comm), request);
+}
+
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ibcast";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_bcast(kFn, buffer, count, datatype, root, comm));
+  return start(comm, nbc_bcast(*comm, buffer, count, *datatype, root), request);
+}
+
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ireduce";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_reduce(kFn, sendbuf, recvbuf, count, datatype, op, root, comm));
+  return start(comm, nbc_reduce(*comm, sendbuf, recvbuf, count, *datatype, *op, root), request);
+}
+
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iallreduce";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
+  return start(comm, nbc_allreduce(*comm, sendbuf, recvbuf, count, *datatype, *op), request);
+}
+
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Igather";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_gather(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+  const bool is_root = comm->rank() == root;
+  return start(comm,
+               nbc_gather(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcount,
+                          is_root ? *recvtype : lz::dt::byte_type(), root),
+               request);
+}
+
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iscatter";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_scatter(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+  const bool is_root = comm->rank() == root;
+  return start(comm,
+               nbc_scatter(*comm, sendbuf, sendcount, is_root ? *sendtype : lz::dt::byte_type(), recvbuf, recvcount,
+                           in_place(recvbuf) ? *sendtype : *recvtype, root),
+               request);
+}
+
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iallgather";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_all_to_all(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false));
+  return start(comm,
+               nbc_allgather(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
+                             recvcount, *recvtype),
+               request);
+}
+
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ialltoall";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(
+      check_all_to_all(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, recvcount > 0));
+  return start(comm,
+               nbc_alltoall(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcount,
+                            *recvtype),
+               request);
+}
+
+}  // extern "C"

@@ -1,0 +1,176 @@
+#include "p2p/nbc_algorithms.h"
+
+#include "mpi.h"
+#include "p2p/comm.h"
+
+namespace lz::rt {
+namespace {
+
+// Below the runtime's own negative tags (comm_factory: -4096) and never
+// MPI_ANY_TAG; 2^20 calls in flight on one communicator before a tag recurs.
+constexpr int kNbcTagBase = -8192;
+constexpr uint32_t kNbcTagSpan = 1u << 20;
+
+bool in_place(const void* p) { return p == MPI_IN_PLACE; }
+
+void* block(void* buf, int i, int count, const Datatype& dt) {
+  return static_cast<char*>(buf) + static_cast<ptrdiff_t>(i) * count * dt.extent();
+}
+const void* block(const void* buf, int i, int count, const Datatype& dt) {
+  return static_cast<const char*>(buf) + static_cast<ptrdiff_t>(i) * count * dt.extent();
+}
+
+NbcPtr make(lz_mpi_comm_s& c) { return std::make_unique<NbcSchedule>(c, nbc_tag(c)); }
+
+// Binomial-tree bcast rounds from `root` into `buf`, added to `s`.
+void add_bcast(NbcSchedule& s, int n, int me, void* buf, int count, const Datatype& dt, int root) {
+  const int v = (me - root + n) % n;  // rank relative to the root
+  int low = 1;                        // the subtree of v spans [v, v + low)
+  if (v == 0) {
+    while (low < n) low <<= 1;
+  } else {
+    low = v & -v;
+    s.recv(buf, count, dt, (v - low + root) % n);  // parent: v without its lowest bit
+    s.next_round();
+  }
+  for (int m = low >> 1; m >= 1; m >>= 1)  // children, the largest subtree first
+    if (v + m < n) s.send(buf, count, dt, (v + m + root) % n);
+  s.next_round();
+}
+
+// Linear reduce to `root` in rank order: x0 op (x1 op (... op x_n-1)).
+void add_reduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int count, const Datatype& dt,
+                const Op& op, int root) {
+  if (me != root) {
+    s.send(sbuf, count, dt, root);
+    s.next_round();
+    return;
+  }
+  std::vector<const void*> x(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    void* t = s.temp(count, dt);
+    s.recv(t, count, dt, r);
+    x[static_cast<size_t>(r)] = t;
+  }
+  // The root's own contribution, kept apart while rbuf accumulates.
+  const void* own = sbuf;
+  if (in_place(sbuf)) {
+    void* t = s.temp(count, dt);
+    s.copy(rbuf, count, dt, t, count, dt);
+    own = t;
+  }
+  x[static_cast<size_t>(me)] = own;
+  s.copy(x[static_cast<size_t>(n - 1)], count, dt, rbuf, count, dt);
+  for (int r = n - 2; r >= 0; --r) s.reduce(x[static_cast<size_t>(r)], rbuf, count, dt, op);
+  s.next_round();
+}
+
+}  // namespace
+
+int nbc_tag(lz_mpi_comm_s& comm) { return kNbcTagBase - static_cast<int>(comm.nbc_calls++ % kNbcTagSpan); }
+
+NbcPtr nbc_barrier(lz_mpi_comm_s& c) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  for (int k = 1; k < n; k <<= 1) {
+    s->send(nullptr, 0, dt::byte_type(), (me + k) % n);
+    s->recv(nullptr, 0, dt::byte_type(), (me - k + n) % n);
+    s->next_round();
+  }
+  return s;
+}
+
+NbcPtr nbc_bcast(lz_mpi_comm_s& c, void* buf, int count, const Datatype& dt, int root) {
+  auto s = make(c);
+  if (count > 0) add_bcast(*s, c.size(), c.rank(), buf, count, dt, root);
+  return s;
+}
+
+NbcPtr nbc_reduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                  int root) {
+  auto s = make(c);
+  if (count > 0) add_reduce(*s, c.size(), c.rank(), sbuf, rbuf, count, dt, op, root);
+  return s;
+}
+
+NbcPtr nbc_allreduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op) {
+  auto s = make(c);
+  if (count == 0) return s;
+  const int n = c.size(), me = c.rank();
+  // Off the root, MPI_IN_PLACE means the contribution is in rbuf.
+  const void* mine = me != 0 && in_place(sbuf) ? rbuf : sbuf;
+  add_reduce(*s, n, me, mine, rbuf, count, dt, op, 0);
+  add_bcast(*s, n, me, rbuf, count, dt, 0);
+  return s;
+}
+
+NbcPtr nbc_gather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                  const Datatype& rdt, int root) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  if (me != root) {
+    s->send(sbuf, scount, sdt, root);
+    return s;
+  }
+  for (int r = 0; r < n; ++r)
+    if (r != me) s->recv(block(rbuf, r, rcount, rdt), rcount, rdt, r);
+  if (!in_place(sbuf)) s->copy(sbuf, scount, sdt, block(rbuf, me, rcount, rdt), rcount, rdt);
+  return s;
+}
+
+NbcPtr nbc_scatter(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                   const Datatype& rdt, int root) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  if (me != root) {
+    s->recv(rbuf, rcount, rdt, root);
+    return s;
+  }
+  for (int r = 0; r < n; ++r)
+    if (r != me) s->send(block(sbuf, r, scount, sdt), scount, sdt, r);
+  if (!in_place(rbuf)) s->copy(block(sbuf, me, scount, sdt), scount, sdt, rbuf, rcount, rdt);
+  return s;
+}
+
+NbcPtr nbc_allgather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                     const Datatype& rdt) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  const bool ip = in_place(sbuf);
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    if (ip) s->send(block(rbuf, me, rcount, rdt), rcount, rdt, r);
+    else s->send(sbuf, scount, sdt, r);
+    s->recv(block(rbuf, r, rcount, rdt), rcount, rdt, r);
+  }
+  if (!ip) s->copy(sbuf, scount, sdt, block(rbuf, me, rcount, rdt), rcount, rdt);
+  return s;
+}
+
+NbcPtr nbc_alltoall(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                    const Datatype& rdt) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  const void* from = sbuf;
+  const Datatype* fdt = &sdt;
+  int fcount = scount;
+  if (in_place(sbuf)) {
+    // rbuf is both sides: send from a copy, taken in a round of its own.
+    void* t = s->temp(n * rcount, rdt);
+    s->copy(rbuf, n * rcount, rdt, t, n * rcount, rdt);
+    s->next_round();
+    from = t;
+    fdt = &rdt;
+    fcount = rcount;
+  }
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    s->send(block(from, r, fcount, *fdt), fcount, *fdt, r);
+    s->recv(block(rbuf, r, rcount, rdt), rcount, rdt, r);
+  }
+  if (!in_place(sbuf)) s->copy(block(sbuf, me, scount, sdt), scount, sdt, block(rbuf, me, rcount, rdt), rcount, rdt);
+  return s;
+}
+
+}  // namespace lz::rt

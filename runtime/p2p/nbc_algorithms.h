@@ -1,0 +1,45 @@
+// The schedules of the non-blocking collectives (MPI_Ibarrier ... MPI_Ialltoall):
+// each function builds the whole schedule of one call, from arguments the
+// binding has checked (mpi/coll_args.h), for NbcSchedule to run. MPI_IN_PLACE
+// is accepted where MPI allows it, as in the blocking calls.
+//
+// Algorithms: barrier by dissemination (log2 n rounds), bcast down a
+// binomial tree, reduce linear at the root in rank order (right for
+// non-commutative ops), allreduce as reduce then bcast, gather / scatter /
+// allgather / alltoall in one round of direct transfers. These favour being
+// right and never blocking over speed: the blocking calls keep the tuned
+// algorithms.
+#pragma once
+
+#include <memory>
+
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "p2p/nbc_schedule.h"
+
+struct lz_mpi_comm_s;
+
+namespace lz::rt {
+
+// The tag of the next non-blocking collective on `comm` (advances its count).
+int nbc_tag(lz_mpi_comm_s& comm);
+
+using NbcPtr = std::unique_ptr<NbcSchedule>;
+using dt::Datatype;
+using dt::Op;
+
+NbcPtr nbc_barrier(lz_mpi_comm_s& c);
+NbcPtr nbc_bcast(lz_mpi_comm_s& c, void* buf, int count, const Datatype& dt, int root);
+NbcPtr nbc_reduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                  int root);
+NbcPtr nbc_allreduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op);
+NbcPtr nbc_gather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                  const Datatype& rdt, int root);
+NbcPtr nbc_scatter(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                   const Datatype& rdt, int root);
+NbcPtr nbc_allgather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                     const Datatype& rdt);
+NbcPtr nbc_alltoall(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
+                    const Datatype& rdt);
+
+}  // namespace lz::rt

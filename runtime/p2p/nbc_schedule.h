@@ -1,0 +1,92 @@
+// NbcSchedule: a non-blocking collective as rounds of point-to-point
+// transfers and local steps, advanced by the engine's progress (libNBC's
+// design). A round's sends and receives start together; when all of them
+// have completed, its local steps (copies, reductions) run in order and the
+// next round starts. The engine advances every schedule in flight on each
+// progress turn, so a collective moves on while its rank waits for anything
+// else (MPI_Wait on another request, a blocking receive).
+//
+//   auto s = std::make_unique<NbcSchedule>(comm, tag);
+//   s->recv(tmp, n, dt, left);                 // round 0
+//   s->reduce(tmp, acc, n, dt, op);            // after round 0's transfers
+//   s->next_round();
+//   s->send(acc, n, dt, right);                // round 1
+//   engine.start_nbc(request, std::move(s));
+//
+// Transfers travel on the communicator's collective context with the tag
+// given (negative: below every coll module's tags, and distinct per call,
+// so collectives in flight together never match each other's messages).
+// Datatypes and ops are retained until the schedule ends: MPI lets the
+// caller free them once the call has returned.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lazarus/datatype/datatype.h"
+#include "lazarus/datatype/op.h"
+#include "lazarus/datatype/typed_buffer.h"
+#include "lazarus/frameworks/coll.h"
+#include "lazarus/status.h"
+
+struct lz_mpi_comm_s;
+
+namespace lz::rt {
+
+class NbcSchedule {
+ public:
+  NbcSchedule(lz_mpi_comm_s& comm, int tag) : comm_(comm), tag_(tag) { rounds_.emplace_back(); }
+  ~NbcSchedule();
+  NbcSchedule(const NbcSchedule&) = delete;
+  NbcSchedule& operator=(const NbcSchedule&) = delete;
+
+  // ---- building (before start) ----------------------------------------------------
+  void send(const void* buf, int count, const dt::Datatype& dt, int peer);
+  void recv(void* buf, int count, const dt::Datatype& dt, int peer);
+  // Local steps, run once the round's transfers have completed.
+  void copy(const void* src, int scount, const dt::Datatype& sdt, void* dst, int dcount, const dt::Datatype& ddt);
+  void reduce(const void* in, void* inout, int count, const dt::Datatype& dt, const dt::Op& op);
+  void next_round();
+  // A temporary buffer of `count` elements of `dt`, owned by the schedule.
+  void* temp(int count, const dt::Datatype& dt);
+
+  // ---- running (engine) -----------------------------------------------------------
+  // Starts transfers and runs local steps as far as it can without waiting.
+  // True once every round has completed, or once the schedule failed
+  // (error()) and nothing it posted is still in flight.
+  bool advance();
+  const Status& error() const { return error_; }
+
+ private:
+  enum class StepKind { kSend, kRecv, kCopy, kReduce };
+  struct Step {
+    StepKind kind;
+    const void* in = nullptr;
+    void* out = nullptr;
+    int count = 0, out_count = 0;
+    const dt::Datatype* dt = nullptr;
+    const dt::Datatype* out_dt = nullptr;
+    const dt::Op* op = nullptr;
+    int peer = 0;
+  };
+  struct Round {
+    std::vector<Step> steps;
+  };
+  void add(Step s);
+  Status start_round();
+  bool transfers_done();
+  Status finish_round();
+
+  lz_mpi_comm_s& comm_;
+  const int tag_;
+  std::vector<Round> rounds_;
+  size_t current_ = 0;
+  bool started_ = false;  // the current round's transfers are posted
+  std::vector<lz::coll::Request*> pending_;
+  std::vector<std::unique_ptr<dt::TypedBuffer>> temps_;
+  std::vector<const dt::Datatype*> types_;
+  std::vector<const dt::Op*> ops_;
+  Status error_;
+};
+
+}  // namespace lz::rt
