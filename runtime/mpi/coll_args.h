@@ -115,6 +115,7 @@ inline int check_reduce(const char* fn, const void* sbuf, void* rbuf, int count,
   return MPI_SUCCESS;
 }
 
+// Also MPI_Scan and MPI_Exscan's arguments.
 inline int check_allreduce(const char* fn, const void* sbuf, void* rbuf, int count, MPI_Datatype dt, MPI_Op op,
                            MPI_Comm comm) {
   LZ_COLL_CHECK(check_comm(fn, comm));
@@ -161,6 +162,71 @@ inline int check_all_to_all(const char* fn, const void* sbuf, int scount, MPI_Da
   LZ_COLL_CHECK(check_count(fn, comm, rcount, "receive count"));
   LZ_COLL_CHECK(check_type(fn, comm, rdt, "receive datatype"));
   return check_buffers(fn, comm, sbuf, rbuf, true, alias_check);
+}
+
+inline int check_gatherv(const char* fn, const void* sbuf, int scount, MPI_Datatype sdt, void* rbuf, const int* rcounts,
+                         const int* displs, MPI_Datatype rdt, int root, MPI_Comm comm) {
+  LZ_COLL_CHECK(check_comm(fn, comm));
+  LZ_COLL_CHECK(check_root(fn, comm, root));
+  const bool is_root = comm->rank() == root;
+  LZ_COLL_CHECK(check_own_part(fn, comm, sbuf, scount, sdt, is_root, "send count", "send datatype"));
+  if (!is_root) return MPI_SUCCESS;
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
+  if (displs == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "displs is NULL");
+  LZ_COLL_CHECK(check_type(fn, comm, rdt, "receive datatype"));
+  return check_buffers(fn, comm, sbuf, rbuf, true, false);
+}
+
+inline int check_scatterv(const char* fn, const void* sbuf, const int* scounts, const int* displs, MPI_Datatype sdt,
+                          void* rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm) {
+  LZ_COLL_CHECK(check_comm(fn, comm));
+  LZ_COLL_CHECK(check_root(fn, comm, root));
+  const bool is_root = comm->rank() == root;
+  LZ_COLL_CHECK(check_own_part(fn, comm, rbuf, rcount, rdt, is_root, "receive count", "receive datatype"));
+  if (!is_root) return MPI_SUCCESS;
+  LZ_COLL_CHECK(check_counts(fn, comm, scounts, "sendcounts"));
+  if (displs == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "displs is NULL");
+  LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
+  if (in_place(sbuf)) return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid send buffer");
+  return MPI_SUCCESS;
+}
+
+inline int check_allgatherv(const char* fn, const void* sbuf, int scount, MPI_Datatype sdt, void* rbuf,
+                            const int* rcounts, const int* displs, MPI_Datatype rdt, MPI_Comm comm) {
+  LZ_COLL_CHECK(check_comm(fn, comm));
+  if (!in_place(sbuf)) {
+    LZ_COLL_CHECK(check_count(fn, comm, scount, "send count"));
+    LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
+  }
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
+  if (displs == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "displs is NULL");
+  LZ_COLL_CHECK(check_type(fn, comm, rdt, "receive datatype"));
+  return check_buffers(fn, comm, sbuf, rbuf, true, false);
+}
+
+inline int check_alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype sdt,
+                           void* rbuf, const int* rcounts, const int* rdispls, MPI_Datatype rdt, MPI_Comm comm) {
+  LZ_COLL_CHECK(check_comm(fn, comm));
+  if (!in_place(sbuf)) {
+    LZ_COLL_CHECK(check_counts(fn, comm, scounts, "sendcounts"));
+    if (sdispls == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "sdispls is NULL");
+    LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
+  }
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
+  if (rdispls == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "rdispls is NULL");
+  LZ_COLL_CHECK(check_type(fn, comm, rdt, "receive datatype"));
+  return check_buffers(fn, comm, sbuf, rbuf, true, false);
+}
+
+// MPI_Reduce_scatter (rcounts) and MPI_Reduce_scatter_block (rcounts null: rcount).
+inline int check_reduce_scatter(const char* fn, const void* sbuf, void* rbuf, const int* rcounts, int rcount,
+                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm, bool block) {
+  LZ_COLL_CHECK(check_comm(fn, comm));
+  if (block) LZ_COLL_CHECK(check_count(fn, comm, rcount, "receive count"));
+  else LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
+  LZ_COLL_CHECK(check_type(fn, comm, dt));
+  LZ_COLL_CHECK(check_op(fn, comm, op, dt));
+  return check_buffers(fn, comm, sbuf, rbuf, true, false);
 }
 
 }  // namespace lz::rt::coll_args

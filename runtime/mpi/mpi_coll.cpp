@@ -83,16 +83,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Gatherv";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  LZ_COLL_CHECK(check_root(kFn, comm, root));
+  LZ_COLL_CHECK(check_gatherv(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
   const bool is_root = comm->rank() == root;
-  LZ_COLL_CHECK(check_own_part(kFn, comm, sendbuf, sendcount, sendtype, is_root, "send count", "send datatype"));
-  if (is_root) {
-    LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
-    if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
-    LZ_COLL_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-    LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
-  }
   LZ_MODULE(lz::coll::kGatherv);
   return finish(kFn, comm, m->gatherv(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                                       recvcounts, displs, is_root ? *recvtype : lz::dt::byte_type(), root, *comm));
@@ -113,16 +105,8 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Scatterv";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  LZ_COLL_CHECK(check_root(kFn, comm, root));
+  LZ_COLL_CHECK(check_scatterv(kFn, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
   const bool is_root = comm->rank() == root;
-  LZ_COLL_CHECK(check_own_part(kFn, comm, recvbuf, recvcount, recvtype, is_root, "receive count", "receive datatype"));
-  if (is_root) {
-    LZ_COLL_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
-    if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
-    LZ_COLL_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-    if (in_place(sendbuf)) return mpi_error(comm, kFn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid send buffer");
-  }
   LZ_MODULE(lz::coll::kScatterv);
   return finish(kFn, comm, m->scatterv(sendbuf, sendcounts, displs, is_root ? *sendtype : lz::dt::byte_type(),
                                        recvbuf, recvcount, in_place(recvbuf) ? *sendtype : *recvtype, root, *comm));
@@ -142,15 +126,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Allgatherv";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  if (!in_place(sendbuf)) {
-    LZ_COLL_CHECK(check_count(kFn, comm, sendcount, "send count"));
-    LZ_COLL_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-  }
-  LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
-  if (displs == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "displs is NULL");
-  LZ_COLL_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_allgatherv(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
   LZ_MODULE(lz::coll::kAllgatherv);
   return finish(kFn, comm, m->allgatherv(sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                                          recvcounts, displs, *recvtype, *comm));
@@ -170,16 +146,8 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Alltoallv";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  if (!in_place(sendbuf)) {
-    LZ_COLL_CHECK(check_counts(kFn, comm, sendcounts, "sendcounts"));
-    if (sdispls == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "sdispls is NULL");
-    LZ_COLL_CHECK(check_type(kFn, comm, sendtype, "send datatype"));
-  }
-  LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
-  if (rdispls == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "rdispls is NULL");
-  LZ_COLL_CHECK(check_type(kFn, comm, recvtype, "receive datatype"));
-  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(
+      check_alltoallv(kFn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
   LZ_MODULE(lz::coll::kAlltoallv);
   return finish(kFn, comm, m->alltoallv(sendbuf, sendcounts, sdispls, in_place(sendbuf) ? *recvtype : *sendtype,
                                         recvbuf, recvcounts, rdispls, *recvtype, *comm));
@@ -189,11 +157,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
                        MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Reduce_scatter";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  LZ_COLL_CHECK(check_counts(kFn, comm, recvcounts, "recvcounts"));
-  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
-  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_reduce_scatter(kFn, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, false));
   LZ_MODULE(lz::coll::kReduceScatter);
   return finish(kFn, comm, m->reduce_scatter(sendbuf, recvbuf, recvcounts, *datatype, *op, *comm));
 }
@@ -202,11 +166,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
                              MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Reduce_scatter_block";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  LZ_COLL_CHECK(check_count(kFn, comm, recvcount, "receive count"));
-  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
-  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, false));
+  LZ_COLL_CHECK(check_reduce_scatter(kFn, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, true));
   LZ_MODULE(lz::coll::kReduceScatterBlock);
   return finish(kFn, comm, m->reduce_scatter_block(sendbuf, recvbuf, recvcount, *datatype, *op, *comm));
 }
@@ -214,11 +174,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Scan";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  LZ_COLL_CHECK(check_count(kFn, comm, count));
-  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
-  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
+  LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
   LZ_MODULE(lz::coll::kScan);
   return finish(kFn, comm, m->scan(sendbuf, recvbuf, count, *datatype, *op, *comm));
 }
@@ -226,11 +182,7 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Exscan";
   LZ_MPI_ENTRY(kFn);
-  LZ_COLL_CHECK(check_comm(kFn, comm));
-  LZ_COLL_CHECK(check_count(kFn, comm, count));
-  LZ_COLL_CHECK(check_type(kFn, comm, datatype));
-  LZ_COLL_CHECK(check_op(kFn, comm, op, datatype));
-  LZ_COLL_CHECK(check_buffers(kFn, comm, sendbuf, recvbuf, true, count > 0));
+  LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
   LZ_MODULE(lz::coll::kExscan);
   return finish(kFn, comm, m->exscan(sendbuf, recvbuf, count, *datatype, *op, *comm));
 }

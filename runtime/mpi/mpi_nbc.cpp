@@ -4,6 +4,8 @@
 // engine completes once the schedule has run (MPI_Wait, MPI_Test... as for
 // point-to-point). A checkpoint taken meanwhile drains their messages like
 // any other: they are point-to-point messages on the collective context.
+#include <vector>
+
 #include "mpi.h"
 #include "mpi/coll_args.h"
 #include "mpi/entry.h"
@@ -119,6 +121,95 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                nbc_alltoall(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcount,
                             *recvtype),
                request);
+}
+
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Igatherv";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_gatherv(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+  const bool is_root = comm->rank() == root;
+  return start(comm,
+               nbc_gatherv(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcounts,
+                           displs, is_root ? *recvtype : lz::dt::byte_type(), root),
+               request);
+}
+
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iscatterv";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_scatterv(kFn, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+  const bool is_root = comm->rank() == root;
+  return start(comm,
+               nbc_scatterv(*comm, sendbuf, sendcounts, displs, is_root ? *sendtype : lz::dt::byte_type(), recvbuf,
+                            recvcount, in_place(recvbuf) ? *sendtype : *recvtype, root),
+               request);
+}
+
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iallgatherv";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_allgatherv(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+  return start(comm,
+               nbc_allgatherv(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
+                              recvcounts, displs, *recvtype),
+               request);
+}
+
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ialltoallv";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(
+      check_alltoallv(kFn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+  return start(comm,
+               nbc_alltoallv(*comm, sendbuf, sendcounts, sdispls, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
+                             recvcounts, rdispls, *recvtype),
+               request);
+}
+
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ireduce_scatter";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_reduce_scatter(kFn, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, false));
+  return start(comm, nbc_reduce_scatter(*comm, sendbuf, recvbuf, recvcounts, *datatype, *op), request);
+}
+
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ireduce_scatter_block";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_reduce_scatter(kFn, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, true));
+  std::vector<int> counts(static_cast<size_t>(comm->size()), recvcount);
+  return start(comm, nbc_reduce_scatter(*comm, sendbuf, recvbuf, counts.data(), *datatype, *op), request);
+}
+
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iscan";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
+  return start(comm, nbc_scan(*comm, sendbuf, recvbuf, count, *datatype, *op, false), request);
+}
+
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Iexscan";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
+  return start(comm, nbc_scan(*comm, sendbuf, recvbuf, count, *datatype, *op, true), request);
 }
 
 }  // extern "C"

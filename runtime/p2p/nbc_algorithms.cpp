@@ -173,4 +173,133 @@ NbcPtr nbc_alltoall(lz_mpi_comm_s& c, const void* sbuf, int scount, const Dataty
   return s;
 }
 
+NbcPtr nbc_gatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
+                   const int* displs, const Datatype& rdt, int root) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  if (me != root) {
+    s->send(sbuf, scount, sdt, root);
+    return s;
+  }
+  for (int r = 0; r < n; ++r)
+    if (r != me) s->recv(block(rbuf, displs[r], 1, rdt), rcounts[r], rdt, r);
+  if (!in_place(sbuf)) s->copy(sbuf, scount, sdt, block(rbuf, displs[me], 1, rdt), rcounts[me], rdt);
+  return s;
+}
+
+NbcPtr nbc_scatterv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* displs, const Datatype& sdt,
+                    void* rbuf, int rcount, const Datatype& rdt, int root) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  if (me != root) {
+    s->recv(rbuf, rcount, rdt, root);
+    return s;
+  }
+  for (int r = 0; r < n; ++r)
+    if (r != me) s->send(block(sbuf, displs[r], 1, sdt), scounts[r], sdt, r);
+  if (!in_place(rbuf)) s->copy(block(sbuf, displs[me], 1, sdt), scounts[me], sdt, rbuf, rcount, rdt);
+  return s;
+}
+
+NbcPtr nbc_allgatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf,
+                      const int* rcounts, const int* displs, const Datatype& rdt) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  const bool ip = in_place(sbuf);
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    if (ip) s->send(block(rbuf, displs[me], 1, rdt), rcounts[me], rdt, r);
+    else s->send(sbuf, scount, sdt, r);
+    s->recv(block(rbuf, displs[r], 1, rdt), rcounts[r], rdt, r);
+  }
+  if (!ip) s->copy(sbuf, scount, sdt, block(rbuf, displs[me], 1, rdt), rcounts[me], rdt);
+  return s;
+}
+
+NbcPtr nbc_alltoallv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt,
+                     void* rbuf, const int* rcounts, const int* rdispls, const Datatype& rdt) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  const void* from = sbuf;
+  const Datatype* fdt = &sdt;
+  const int* fcounts = scounts;
+  const int* fdispls = sdispls;
+  std::vector<int>* tdispls = nullptr;
+  if (in_place(sbuf)) {
+    // rbuf is both sides: send from a packed-by-block copy, taken in a round of its own.
+    int total = 0;
+    for (int r = 0; r < n; ++r) total += rcounts[r];
+    char* t = static_cast<char*>(s->temp(total, rdt));
+    tdispls = s->ints(n);
+    for (int r = 0, at = 0; r < n; ++r) {
+      (*tdispls)[static_cast<size_t>(r)] = at;
+      s->copy(block(rbuf, rdispls[r], 1, rdt), rcounts[r], rdt, block(t, at, 1, rdt), rcounts[r], rdt);
+      at += rcounts[r];
+    }
+    s->next_round();
+    from = t;
+    fdt = &rdt;
+    fcounts = rcounts;
+    fdispls = tdispls->data();
+  }
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    s->send(block(from, fdispls[r], 1, *fdt), fcounts[r], *fdt, r);
+    s->recv(block(rbuf, rdispls[r], 1, rdt), rcounts[r], rdt, r);
+  }
+  if (!in_place(sbuf))
+    s->copy(block(sbuf, sdispls[me], 1, sdt), scounts[me], sdt, block(rbuf, rdispls[me], 1, rdt), rcounts[me], rdt);
+  return s;
+}
+
+NbcPtr nbc_reduce_scatter(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
+                          const Op& op) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  std::vector<int>& displs = *s->ints(n);
+  int total = 0;
+  for (int r = 0; r < n; ++r) {
+    displs[static_cast<size_t>(r)] = total;
+    total += rcounts[r];
+  }
+  if (total == 0) return s;
+  // MPI_IN_PLACE: the whole input is in rbuf.
+  const void* mine = in_place(sbuf) ? rbuf : sbuf;
+  void* all = me == 0 ? s->temp(total, dt) : nullptr;
+  add_reduce(*s, n, me, mine, all, total, dt, op, 0);
+  if (me != 0) {
+    s->recv(rbuf, rcounts[me], dt, 0);
+    return s;
+  }
+  for (int r = 1; r < n; ++r) s->send(block(all, displs[static_cast<size_t>(r)], 1, dt), rcounts[r], dt, r);
+  s->copy(all, rcounts[0], dt, rbuf, rcounts[0], dt);
+  return s;
+}
+
+NbcPtr nbc_scan(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                bool exclusive) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  if (count == 0) return s;
+  const void* mine = in_place(sbuf) ? rbuf : sbuf;
+  void* prev = me > 0 ? s->temp(count, dt) : nullptr;
+  if (me > 0) s->recv(prev, count, dt, me - 1);
+  // What goes on to the next rank: the prefix up to and including this one.
+  void* incl = rbuf;
+  if (exclusive) {
+    incl = s->temp(count, dt);
+    s->copy(mine, count, dt, incl, count, dt);
+    if (me > 0) {
+      s->reduce(prev, incl, count, dt, op);  // incl = prev op mine
+      s->copy(prev, count, dt, rbuf, count, dt);
+    }
+  } else {
+    if (mine != rbuf) s->copy(mine, count, dt, rbuf, count, dt);
+    if (me > 0) s->reduce(prev, rbuf, count, dt, op);  // rbuf = prev op mine
+  }
+  s->next_round();
+  if (me + 1 < n) s->send(incl, count, dt, me + 1);
+  return s;
+}
+
 }  // namespace lz::rt

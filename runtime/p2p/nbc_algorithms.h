@@ -6,7 +6,8 @@
 // Algorithms: barrier by dissemination (log2 n rounds), bcast down a
 // binomial tree, reduce linear at the root in rank order (right for
 // non-commutative ops), allreduce as reduce then bcast, gather / scatter /
-// allgather / alltoall in one round of direct transfers. These favour being
+// allgather / alltoall and their v-variants in one round of direct
+// transfers, reduce_scatter as reduce then scatterv, scans along the chain. These favour being
 // right and never blocking over speed: the blocking calls keep the tuned
 // algorithms.
 #pragma once
@@ -41,5 +42,20 @@ NbcPtr nbc_allgather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datat
                      const Datatype& rdt);
 NbcPtr nbc_alltoall(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                     const Datatype& rdt);
+NbcPtr nbc_gatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
+                   const int* displs, const Datatype& rdt, int root);
+NbcPtr nbc_scatterv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* displs, const Datatype& sdt,
+                    void* rbuf, int rcount, const Datatype& rdt, int root);
+NbcPtr nbc_allgatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf,
+                      const int* rcounts, const int* displs, const Datatype& rdt);
+NbcPtr nbc_alltoallv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt,
+                     void* rbuf, const int* rcounts, const int* rdispls, const Datatype& rdt);
+// Reduce to rank 0, then scatter the blocks rcounts[r] long.
+NbcPtr nbc_reduce_scatter(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
+                          const Op& op);
+// Along the chain of ranks, each adding its own (inclusive) or passing the
+// prefix before it (exclusive: rank 0's rbuf is left as it was).
+NbcPtr nbc_scan(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
+                bool exclusive);
 
 }  // namespace lz::rt

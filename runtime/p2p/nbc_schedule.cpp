@@ -77,6 +77,11 @@ void* NbcSchedule::temp(int count, const dt::Datatype& dt) {
   return temps_.back()->data();
 }
 
+std::vector<int>* NbcSchedule::ints(int n) {
+  int_arrays_.push_back(std::make_unique<std::vector<int>>(static_cast<size_t>(n), 0));
+  return int_arrays_.back().get();
+}
+
 Status NbcSchedule::start_round() {
   for (const Step& s : rounds_[current_].steps) {
     if (s.kind != StepKind::kSend && s.kind != StepKind::kRecv) continue;

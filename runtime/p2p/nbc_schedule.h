@@ -49,6 +49,8 @@ class NbcSchedule {
   void next_round();
   // A temporary buffer of `count` elements of `dt`, owned by the schedule.
   void* temp(int count, const dt::Datatype& dt);
+  // `n` ints owned by the schedule (displacements computed at build time).
+  std::vector<int>* ints(int n);
 
   // ---- running (engine) -----------------------------------------------------------
   // Starts transfers and runs local steps as far as it can without waiting.
@@ -84,6 +86,7 @@ class NbcSchedule {
   bool started_ = false;  // the current round's transfers are posted
   std::vector<lz::coll::Request*> pending_;
   std::vector<std::unique_ptr<dt::TypedBuffer>> temps_;
+  std::vector<std::unique_ptr<std::vector<int>>> int_arrays_;
   std::vector<const dt::Datatype*> types_;
   std::vector<const dt::Op*> ops_;
   Status error_;
