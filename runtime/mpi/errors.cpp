@@ -9,8 +9,8 @@
 #include "p2p/comm.h"
 #include "p2p/runtime.h"
 
-struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal = {0};
-struct lz_mpi_errhandler_s lz_mpi_errors_return = {1};
+struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal = {lz_mpi_errhandler_s::kFatal};
+struct lz_mpi_errhandler_s lz_mpi_errors_return = {lz_mpi_errhandler_s::kReturn};
 
 namespace lz::rt {
 
@@ -29,6 +29,11 @@ void fatal(const char* function, int code, const std::string& message) {
 int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message) {
   MPI_Comm c = (comm != nullptr && comm->valid()) ? comm : &lz_mpi_comm_world;
   if (c->errhandler == MPI_ERRORS_RETURN) return mpi_error_class;
+  if (c->errhandler != nullptr && c->errhandler->kind == lz_mpi_errhandler_s::kUser) {
+    int code = mpi_error_class;
+    c->errhandler->fn(&c, &code);
+    return mpi_error_class;
+  }
   std::string m = message;
   if (comm != nullptr && comm->valid() && comm != &lz_mpi_comm_world && comm->rank() >= 0 &&
       runtime_if_any() != nullptr && comm->rank() != runtime().rank())

@@ -7,7 +7,9 @@
 // MPI_ERRORS_ARE_FATAL (the default) prints
 //   "MPI_Send: rank 3: invalid destination rank 7 (communicator size 4)"
 // to stderr and aborts the whole job through the launcher (exit code: the
-// error class); MPI_ERRORS_RETURN returns the class to the caller.
+// error class); MPI_ERRORS_RETURN returns the class to the caller; a
+// handler of MPI_Comm_create_errhandler is called with the communicator and
+// the class, then the class is returned.
 #pragma once
 
 #include <string>
@@ -16,7 +18,9 @@
 #include "mpi.h"
 
 struct lz_mpi_errhandler_s {
-  int kind;  // 0: fatal, 1: return
+  enum Kind { kFatal = 0, kReturn = 1, kUser = 2 };
+  int kind;
+  MPI_Comm_errhandler_function* fn = nullptr;  // kUser
 };
 
 namespace lz::rt {

@@ -1,6 +1,10 @@
-// MPI binding: error classes, strings and communicator error handlers.
+// MPI binding: error classes, strings and communicator error handlers,
+// the user's own (MPI_Comm_create_errhandler) and the error classes, codes
+// and strings a program adds (MPI_Add_error_class/_code/_string).
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <string>
 
 #include "mpi.h"
 #include "mpi/entry.h"
@@ -34,11 +38,30 @@ const char* error_text(int code) {
     default: return nullptr;
   }
 }
+// Classes and codes added by the program, numbered after MPI_ERR_LASTCODE:
+// each code's class (a class is its own) and string.
+struct Added {
+  int error_class;
+  std::string text;
+};
+std::map<int, Added>& added() {
+  static std::map<int, Added> m;
+  return m;
+}
+int g_last_code = MPI_ERR_LASTCODE;
+
+bool is_class(int code) { return error_text(code) != nullptr || (added().count(code) && added()[code].error_class == code); }
+
 }  // namespace
 
 extern "C" {
 
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (auto it = added().find(errorcode); it != added().end()) {
+    std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", it->second.text.c_str());
+    *resultlen = static_cast<int>(std::strlen(string));
+    return MPI_SUCCESS;
+  }
   const char* t = error_text(errorcode);
   char buf[MPI_MAX_ERROR_STRING];
   if (t == nullptr) {
@@ -51,6 +74,10 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
 }
 
 int MPI_Error_class(int errorcode, int* errorclass) {
+  if (auto it = added().find(errorcode); it != added().end()) {
+    *errorclass = it->second.error_class;
+    return MPI_SUCCESS;
+  }
   if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) {
     *errorclass = MPI_ERR_UNKNOWN;
     return MPI_ERR_ARG;
@@ -63,8 +90,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   LZ_MPI_ENTRY("MPI_Comm_set_errhandler");
   if (comm == nullptr || !comm->valid())
     return lz::rt::mpi_error(MPI_COMM_WORLD, "MPI_Comm_set_errhandler", MPI_ERR_COMM, "invalid communicator");
-  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-    return lz::rt::mpi_error(comm, "MPI_Comm_set_errhandler", MPI_ERR_ARG, "invalid error handler");
+  if (errhandler == MPI_ERRHANDLER_NULL)
+    return lz::rt::mpi_error(comm, "MPI_Comm_set_errhandler", MPI_ERR_ARG, "invalid error handler (MPI_ERRHANDLER_NULL)");
   comm->errhandler = errhandler;
   return MPI_SUCCESS;
 }
@@ -74,6 +101,77 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   if (comm == nullptr || !comm->valid())
     return lz::rt::mpi_error(MPI_COMM_WORLD, "MPI_Comm_get_errhandler", MPI_ERR_COMM, "invalid communicator");
   *errhandler = comm->errhandler ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
+  static constexpr const char* kFn = "MPI_Comm_create_errhandler";
+  LZ_MPI_ENTRY(kFn);
+  if (function == nullptr || errhandler == nullptr)
+    return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "function or errhandler is NULL");
+  *errhandler = new lz_mpi_errhandler_s{lz_mpi_errhandler_s::kUser, function};
+  return MPI_SUCCESS;
+}
+
+// The handler stays valid for the communicators that still use it (MPI:
+// freed once none does): a user handler is never deleted, only the
+// caller's handle is reset.
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  static constexpr const char* kFn = "MPI_Errhandler_free";
+  LZ_MPI_ENTRY(kFn);
+  if (errhandler == nullptr || *errhandler == MPI_ERRHANDLER_NULL)
+    return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "invalid error handler (NULL or MPI_ERRHANDLER_NULL)");
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  static constexpr const char* kFn = "MPI_Comm_call_errhandler";
+  LZ_MPI_ENTRY(kFn);
+  if (comm == nullptr || !comm->valid())
+    return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  std::string text = "error code " + std::to_string(errorcode);
+  if (auto it = added().find(errorcode); it != added().end() && !it->second.text.empty()) text += ": " + it->second.text;
+  else if (const char* t = error_text(errorcode)) text = t;
+  lz::rt::mpi_error(comm, kFn, errorcode, text + " (raised by the program)");
+  return MPI_SUCCESS;  // MPI: the call succeeds when the handler returns
+}
+
+int MPI_Add_error_class(int* errorclass) {
+  static constexpr const char* kFn = "MPI_Add_error_class";
+  LZ_MPI_ENTRY(kFn);
+  if (errorclass == nullptr) return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "errorclass is NULL");
+  *errorclass = ++g_last_code;
+  added()[*errorclass] = {*errorclass, ""};
+  return MPI_SUCCESS;
+}
+
+int MPI_Add_error_code(int errorclass, int* errorcode) {
+  static constexpr const char* kFn = "MPI_Add_error_code";
+  LZ_MPI_ENTRY(kFn);
+  if (errorcode == nullptr) return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "errorcode is NULL");
+  if (!is_class(errorclass))
+    return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
+                             "error class " + std::to_string(errorclass) + " is neither predefined nor added");
+  *errorcode = ++g_last_code;
+  added()[*errorcode] = {errorclass, ""};
+  return MPI_SUCCESS;
+}
+
+int MPI_Add_error_string(int errorcode, const char* string) {
+  static constexpr const char* kFn = "MPI_Add_error_string";
+  LZ_MPI_ENTRY(kFn);
+  auto it = added().find(errorcode);
+  if (it == added().end())
+    return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
+                             "error code " + std::to_string(errorcode) +
+                                 " was not added by MPI_Add_error_class/_code (predefined strings cannot change)");
+  if (string == nullptr) return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "string is NULL");
+  if (std::strlen(string) >= MPI_MAX_ERROR_STRING)
+    return lz::rt::mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
+                             "string of " + std::to_string(std::strlen(string)) + " characters; at most " +
+                                 std::to_string(MPI_MAX_ERROR_STRING - 1));
+  it->second.text = string;
   return MPI_SUCCESS;
 }
 
