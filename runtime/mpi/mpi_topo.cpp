@@ -1,5 +1,6 @@
 // MPI binding: topology helpers (MPI-3.1 section 7.5.2, MPI_Dims_create).
-// Cartesian and graph communicators are not provided yet.
+// Cartesian communicators: mpi_cart.cpp; graph ones and MPI_Topo_test:
+// mpi_graph.cpp.
 #include <string>
 #include <vector>
 

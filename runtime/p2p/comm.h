@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct lz_mpi_group_s;
 
 namespace lz::rt {
 class MatchQueue;
+struct Topology;
 using Group = ::lz_mpi_group_s;
 using Request = ::lz_mpi_request_s;
 }  // namespace lz::rt
@@ -89,6 +91,9 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   // Non-blocking collectives started on it so far: each takes the next tag
   // (lz::rt::nbc_tag), so collectives in flight together never mix messages.
   uint32_t nbc_calls = 0;
+  // MPI_Cart_create / MPI_Graph_create's topology (p2p/topology.h), shared
+  // with dups; null for none.
+  std::shared_ptr<const lz::rt::Topology> topology;
 
   // Engine-owned matching queues of the two contexts (set by setup()).
   lz::rt::MatchQueue* p2p_queue = nullptr;

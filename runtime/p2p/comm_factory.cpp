@@ -102,7 +102,9 @@ StatusOr<Comm*> comm_dup(Comm& parent) {
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);
   eng.reserve_contexts(ctx + 2);
-  return make_comm(parent, parent.world_ranks(), ctx);
+  LZ_ASSIGN_OR_RETURN(Comm * c, make_comm(parent, parent.world_ranks(), ctx));
+  c->topology = parent.topology;  // MPI_Comm_dup keeps the topology
+  return c;
 }
 
 StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {

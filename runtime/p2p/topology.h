@@ -1,0 +1,54 @@
+// Topology: the process topology a communicator carries (MPI-3.1 chapter 7),
+// set by MPI_Cart_create / MPI_Cart_sub / MPI_Graph_create, kept by
+// MPI_Comm_dup, read by the MPI_Cart_* / MPI_Graph_* queries and
+// MPI_Topo_test. Immutable once made: communicators share it.
+//
+//   Cartesian: ranks in row-major order over dims (the last dimension
+//   varies fastest), each dimension periodic or not.
+//   Graph: node i's neighbours are edges[index[i-1] .. index[i]) (index[-1]
+//   is 0), MPI_Graph_create's arrays as given.
+#pragma once
+
+#include <vector>
+
+namespace lz::rt {
+
+struct Topology {
+  enum class Kind { kCart, kGraph };
+  Kind kind = Kind::kCart;
+  std::vector<int> dims;     // kCart
+  std::vector<int> periods;  // kCart: 0 or 1 per dimension
+  std::vector<int> index;    // kGraph
+  std::vector<int> edges;    // kGraph
+
+  // kCart: the coordinates of `rank` (0 <= rank < product of dims).
+  std::vector<int> coords_of(int rank) const {
+    std::vector<int> c(dims.size());
+    for (size_t i = dims.size(); i-- > 0;) {
+      c[i] = rank % dims[i];
+      rank /= dims[i];
+    }
+    return c;
+  }
+  // kCart: the rank at `coords`, wrapped in periodic dimensions; -1 when a
+  // coordinate of a non-periodic dimension is out of range.
+  int rank_of(const std::vector<int>& coords) const {
+    int r = 0;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int c = coords[i];
+      if (c < 0 || c >= dims[i]) {
+        if (!periods[i]) return -1;
+        c = ((c % dims[i]) + dims[i]) % dims[i];
+      }
+      r = r * dims[i] + c;
+    }
+    return r;
+  }
+  // kGraph: the neighbours of node `rank`.
+  std::vector<int> neighbours(int rank) const {
+    const int from = rank == 0 ? 0 : index[static_cast<size_t>(rank) - 1];
+    return std::vector<int>(edges.begin() + from, edges.begin() + index[static_cast<size_t>(rank)]);
+  }
+};
+
+}  // namespace lz::rt
