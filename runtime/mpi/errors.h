@@ -35,6 +35,10 @@ int mpi_class_of(const Status& s);
 // mpi_error() with the class and message of a non-ok Status.
 int mpi_error(MPI_Comm comm, const char* function, const Status& s);
 
+// The largest error code MPI_Add_error_class/_code gave out (MPI_ERR_LASTCODE
+// when none): the MPI_LASTUSEDCODE attribute.
+int last_used_error_code();
+
 // Prints "<function>: rank <r>: <message>" and aborts the job with `code`.
 [[noreturn]] void fatal(const char* function, int code, const std::string& message);
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "mpi.h"
+#include "mpi/attributes.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
@@ -52,6 +53,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     *newcomm = MPI_COMM_NULL;
     return mpi_error(comm, "MPI_Comm_dup", c.status());
   }
+  if (int e = lz::rt::attributes_copy("MPI_Comm_dup", comm, *c)) {
+    lz::rt::attributes_delete_all("MPI_Comm_dup", *c);
+    lz::rt::comm_free(*c);
+    *newcomm = MPI_COMM_NULL;
+    return e;
+  }
   *newcomm = *c;
   return MPI_SUCCESS;
 }
@@ -88,6 +95,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if (comm == nullptr || !comm_ok(*comm)) return mpi_error(MPI_COMM_WORLD, "MPI_Comm_free", MPI_ERR_COMM, "invalid communicator");
   if ((*comm)->predefined())
     return mpi_error(*comm, "MPI_Comm_free", MPI_ERR_COMM, "cannot free a predefined communicator");
+  if (int e = lz::rt::attributes_delete_all("MPI_Comm_free", *comm)) return e;
   lz::rt::comm_free(*comm);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -35,6 +35,11 @@ const char* error_text(int code) {
     case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS: error code is in status";
     case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
     case MPI_ERR_PROC_FAILED: return "MPI_ERR_PROC_FAILED: a peer process failed";
+    case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid keyval";
+    case MPI_ERR_INFO: return "MPI_ERR_INFO: invalid info object";
+    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY: key longer than MPI_MAX_INFO_KEY";
+    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE: value longer than MPI_MAX_INFO_VAL";
+    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY: no such key in the info object";
     default: return nullptr;
   }
 }
@@ -53,6 +58,8 @@ int g_last_code = MPI_ERR_LASTCODE;
 bool is_class(int code) { return error_text(code) != nullptr || (added().count(code) && added()[code].error_class == code); }
 
 }  // namespace
+
+int lz::rt::last_used_error_code() { return g_last_code; }
 
 extern "C" {
 

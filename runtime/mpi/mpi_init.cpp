@@ -14,6 +14,7 @@
 #include "cr/cr_service.h"
 #include "lazarus/log.h"
 #include "mpi.h"
+#include "mpi/attributes.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm_factory.h"
@@ -91,6 +92,9 @@ int MPI_Init(int* argc, char*** argv) {
 
 int MPI_Finalize(void) {
   LZ_MPI_ENTRY("MPI_Finalize");
+  // MPI-3.1 section 8.7.1: MPI_COMM_SELF's attributes are deleted first, as
+  // if it were freed (the hook libraries use to run at finalize).
+  if (int e = lz::rt::attributes_delete_all("MPI_Finalize", MPI_COMM_SELF)) return e;
   // CR_FINALIZING first, under the entry lock, then the CR thread stops: no
   // checkpoint can start once the finalize barrier may block this thread.
   if (g_cr_service) g_cr_service->stop_for_finalize();

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazarus/frameworks/coll.h"
@@ -94,6 +95,9 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   // MPI_Cart_create / MPI_Graph_create's topology (p2p/topology.h), shared
   // with dups; null for none.
   std::shared_ptr<const lz::rt::Topology> topology;
+  // MPI_Comm_set_attr's (keyval, value) pairs in the order they were set
+  // (mpi/mpi_attr.cpp copies them on dup, deletes them on free).
+  std::vector<std::pair<int, void*>> attributes;
 
   // Engine-owned matching queues of the two contexts (set by setup()).
   lz::rt::MatchQueue* p2p_queue = nullptr;

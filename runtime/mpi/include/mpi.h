@@ -27,6 +27,7 @@ typedef struct lz_op_s *MPI_Op;
 typedef struct lz_mpi_request_s *MPI_Request;
 typedef struct lz_mpi_errhandler_s *MPI_Errhandler;
 typedef struct lz_mpi_message_s *MPI_Message;
+typedef struct lz_mpi_info_s *MPI_Info;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
@@ -42,6 +43,11 @@ typedef struct MPI_Status {
 
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function; /* MPI-1 names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 
 /* ---- predefined objects -------------------------------------------------- */
 extern struct lz_mpi_comm_s lz_mpi_comm_world, lz_mpi_comm_self;
@@ -58,6 +64,34 @@ extern struct lz_mpi_group_s lz_mpi_group_empty;
 extern struct lz_mpi_message_s lz_mpi_message_no_proc;
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
 #define MPI_MESSAGE_NO_PROC (&lz_mpi_message_no_proc)
+
+extern struct lz_mpi_info_s lz_mpi_info_env;
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV (&lz_mpi_info_env)
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+
+/* Attribute keyvals: the predefined ones (on every communicator, read-only)
+ * and the callbacks MPI names. */
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_APPNUM 5
+#define MPI_UNIVERSE_SIZE 6
+#define MPI_LASTUSEDCODE 7
+int lz_mpi_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+int lz_mpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+int lz_mpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN lz_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN lz_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN lz_mpi_comm_null_delete_fn
+#define MPI_NULL_COPY_FN lz_mpi_comm_null_copy_fn
+#define MPI_DUP_FN lz_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN lz_mpi_comm_null_delete_fn
+
+#define MPI_COMM_TYPE_SHARED 1
 
 extern struct lz_mpi_errhandler_s lz_mpi_errors_are_fatal, lz_mpi_errors_return;
 #define MPI_ERRORS_ARE_FATAL (&lz_mpi_errors_are_fatal)
@@ -149,6 +183,11 @@ extern struct lz_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_pro
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
 #define MPI_ERR_PROC_FAILED 20 /* a peer process died */
+#define MPI_ERR_KEYVAL 21
+#define MPI_ERR_INFO 22
+#define MPI_ERR_INFO_KEY 23
+#define MPI_ERR_INFO_VALUE 24
+#define MPI_ERR_INFO_NOKEY 25
 #define MPI_ERR_LASTCODE 100
 
 #define MPI_ANY_SOURCE (-1)
@@ -375,6 +414,29 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
 /* ---- topologies ---------------------------------------------------------------- */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
+int MPI_Comm_free_keyval(int *comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_free(MPI_Info *info);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
