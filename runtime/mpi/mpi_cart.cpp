@@ -33,6 +33,11 @@ const Topology* cart_of(const char* fn, MPI_Comm comm, int* err) {
   return comm->topology.get();
 }
 
+int maxdims_error(const char* fn, MPI_Comm comm, int maxdims, int n) {
+  return mpi_error(comm, fn, MPI_ERR_ARG,
+                   "maxdims " + std::to_string(maxdims) + " is less than the " + std::to_string(n) + " dimensions");
+}
+
 // Splits `comm` keeping its first `nnodes` ranks in order and gives the
 // result `topo`; MPI_COMM_NULL elsewhere.
 int make_topo_comm(const char* fn, MPI_Comm comm, int nnodes, std::shared_ptr<const Topology> topo,
@@ -94,9 +99,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
   const Topology* t = cart_of(kFn, comm, &err);
   if (t == nullptr) return err;
   const int n = static_cast<int>(t->dims.size());
-  if (maxdims < n)
-    return mpi_error(comm, kFn, MPI_ERR_ARG,
-                     "maxdims " + std::to_string(maxdims) + " is less than the " + std::to_string(n) + " dimensions");
+  if (maxdims < n) return maxdims_error(kFn, comm, maxdims, n);
   if (n > 0 && (dims == nullptr || periods == nullptr || coords == nullptr))
     return mpi_error(comm, kFn, MPI_ERR_ARG, "dims, periods or coords is NULL");
   const std::vector<int> mine = t->coords_of(comm->rank());
@@ -140,9 +143,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
                      "invalid rank " + std::to_string(rank) + " (communicator size " + std::to_string(comm->size()) +
                          ")");
   const int n = static_cast<int>(t->dims.size());
-  if (maxdims < n)
-    return mpi_error(comm, kFn, MPI_ERR_ARG,
-                     "maxdims " + std::to_string(maxdims) + " is less than the " + std::to_string(n) + " dimensions");
+  if (maxdims < n) return maxdims_error(kFn, comm, maxdims, n);
   if (n > 0 && coords == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "coords is NULL");
   const std::vector<int> c = t->coords_of(rank);
   for (int i = 0; i < n; ++i) coords[i] = c[static_cast<size_t>(i)];

@@ -31,6 +31,18 @@ const Topology* graph_of(const char* fn, MPI_Comm comm, int* err) {
   return comm->topology.get();
 }
 
+// graph_of(), also checking that `rank` is a node of the graph.
+const Topology* graph_node(const char* fn, MPI_Comm comm, int rank, int* err) {
+  const Topology* t = graph_of(fn, comm, err);
+  if (t != nullptr && (rank < 0 || rank >= static_cast<int>(t->index.size()))) {
+    *err = mpi_error(comm, fn, MPI_ERR_RANK,
+                     "invalid rank " + std::to_string(rank) + " (graph of " + std::to_string(t->index.size()) +
+                         " nodes)");
+    return nullptr;
+  }
+  return t;
+}
+
 // index[] nondecreasing from 0, every edge a node of the graph.
 int check_graph(const char* fn, MPI_Comm comm, int nnodes, const int* index, const int* edges) {
   if (nnodes < 0 || nnodes > comm->size())
@@ -106,11 +118,8 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
   static constexpr const char* kFn = "MPI_Graph_neighbors_count";
   LZ_MPI_ENTRY(kFn);
   int err = MPI_SUCCESS;
-  const Topology* t = graph_of(kFn, comm, &err);
+  const Topology* t = graph_node(kFn, comm, rank, &err);
   if (t == nullptr) return err;
-  if (rank < 0 || rank >= static_cast<int>(t->index.size()))
-    return mpi_error(comm, kFn, MPI_ERR_RANK, "invalid rank " + std::to_string(rank) + " (graph of " +
-                                                  std::to_string(t->index.size()) + " nodes)");
   if (nneighbors == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "nneighbors is NULL");
   *nneighbors = static_cast<int>(t->neighbours(rank).size());
   return MPI_SUCCESS;
@@ -120,11 +129,8 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
   static constexpr const char* kFn = "MPI_Graph_neighbors";
   LZ_MPI_ENTRY(kFn);
   int err = MPI_SUCCESS;
-  const Topology* t = graph_of(kFn, comm, &err);
+  const Topology* t = graph_node(kFn, comm, rank, &err);
   if (t == nullptr) return err;
-  if (rank < 0 || rank >= static_cast<int>(t->index.size()))
-    return mpi_error(comm, kFn, MPI_ERR_RANK, "invalid rank " + std::to_string(rank) + " (graph of " +
-                                                  std::to_string(t->index.size()) + " nodes)");
   const std::vector<int> nb = t->neighbours(rank);
   if (maxneighbors > 0 && neighbors == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "neighbors is NULL");
   for (int i = 0; i < maxneighbors && i < static_cast<int>(nb.size()); ++i) neighbors[i] = nb[static_cast<size_t>(i)];

@@ -1,5 +1,7 @@
 #include "p2p/nbc_algorithms.h"
 
+#include <vector>
+
 #include "mpi.h"
 #include "p2p/comm.h"
 
@@ -13,12 +15,22 @@ constexpr uint32_t kNbcTagSpan = 1u << 20;
 
 bool in_place(const void* p) { return p == MPI_IN_PLACE; }
 
-void* block(void* buf, int i, int count, const Datatype& dt) {
-  return static_cast<char*>(buf) + static_cast<ptrdiff_t>(i) * count * dt.extent();
+// Element i of a buffer of dt elements (displacements count elements).
+void* block(void* buf, int i, const Datatype& dt) {
+  return static_cast<char*>(buf) + static_cast<ptrdiff_t>(i) * dt.extent();
 }
-const void* block(const void* buf, int i, int count, const Datatype& dt) {
-  return static_cast<const char*>(buf) + static_cast<ptrdiff_t>(i) * count * dt.extent();
+const void* block(const void* buf, int i, const Datatype& dt) {
+  return static_cast<const char*>(buf) + static_cast<ptrdiff_t>(i) * dt.extent();
 }
+
+// The fixed-size collectives are their v-variants with every count equal
+// and the blocks one after the other.
+struct Uniform {
+  std::vector<int> counts, displs;
+  Uniform(int n, int count) : counts(static_cast<size_t>(n), count), displs(static_cast<size_t>(n)) {
+    for (int r = 0; r < n; ++r) displs[static_cast<size_t>(r)] = r * count;
+  }
+};
 
 NbcPtr make(lz_mpi_comm_s& c) { return std::make_unique<NbcSchedule>(c, nbc_tag(c)); }
 
@@ -107,70 +119,26 @@ NbcPtr nbc_allreduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, 
 
 NbcPtr nbc_gather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                   const Datatype& rdt, int root) {
-  auto s = make(c);
-  const int n = c.size(), me = c.rank();
-  if (me != root) {
-    s->send(sbuf, scount, sdt, root);
-    return s;
-  }
-  for (int r = 0; r < n; ++r)
-    if (r != me) s->recv(block(rbuf, r, rcount, rdt), rcount, rdt, r);
-  if (!in_place(sbuf)) s->copy(sbuf, scount, sdt, block(rbuf, me, rcount, rdt), rcount, rdt);
-  return s;
+  Uniform u(c.size(), rcount);
+  return nbc_gatherv(c, sbuf, scount, sdt, rbuf, u.counts.data(), u.displs.data(), rdt, root);
 }
 
 NbcPtr nbc_scatter(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                    const Datatype& rdt, int root) {
-  auto s = make(c);
-  const int n = c.size(), me = c.rank();
-  if (me != root) {
-    s->recv(rbuf, rcount, rdt, root);
-    return s;
-  }
-  for (int r = 0; r < n; ++r)
-    if (r != me) s->send(block(sbuf, r, scount, sdt), scount, sdt, r);
-  if (!in_place(rbuf)) s->copy(block(sbuf, me, scount, sdt), scount, sdt, rbuf, rcount, rdt);
-  return s;
+  Uniform u(c.size(), scount);
+  return nbc_scatterv(c, sbuf, u.counts.data(), u.displs.data(), sdt, rbuf, rcount, rdt, root);
 }
 
 NbcPtr nbc_allgather(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                      const Datatype& rdt) {
-  auto s = make(c);
-  const int n = c.size(), me = c.rank();
-  const bool ip = in_place(sbuf);
-  for (int r = 0; r < n; ++r) {
-    if (r == me) continue;
-    if (ip) s->send(block(rbuf, me, rcount, rdt), rcount, rdt, r);
-    else s->send(sbuf, scount, sdt, r);
-    s->recv(block(rbuf, r, rcount, rdt), rcount, rdt, r);
-  }
-  if (!ip) s->copy(sbuf, scount, sdt, block(rbuf, me, rcount, rdt), rcount, rdt);
-  return s;
+  Uniform u(c.size(), rcount);
+  return nbc_allgatherv(c, sbuf, scount, sdt, rbuf, u.counts.data(), u.displs.data(), rdt);
 }
 
 NbcPtr nbc_alltoall(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                     const Datatype& rdt) {
-  auto s = make(c);
-  const int n = c.size(), me = c.rank();
-  const void* from = sbuf;
-  const Datatype* fdt = &sdt;
-  int fcount = scount;
-  if (in_place(sbuf)) {
-    // rbuf is both sides: send from a copy, taken in a round of its own.
-    void* t = s->temp(n * rcount, rdt);
-    s->copy(rbuf, n * rcount, rdt, t, n * rcount, rdt);
-    s->next_round();
-    from = t;
-    fdt = &rdt;
-    fcount = rcount;
-  }
-  for (int r = 0; r < n; ++r) {
-    if (r == me) continue;
-    s->send(block(from, r, fcount, *fdt), fcount, *fdt, r);
-    s->recv(block(rbuf, r, rcount, rdt), rcount, rdt, r);
-  }
-  if (!in_place(sbuf)) s->copy(block(sbuf, me, scount, sdt), scount, sdt, block(rbuf, me, rcount, rdt), rcount, rdt);
-  return s;
+  Uniform su(c.size(), scount), ru(c.size(), rcount);
+  return nbc_alltoallv(c, sbuf, su.counts.data(), su.displs.data(), sdt, rbuf, ru.counts.data(), ru.displs.data(), rdt);
 }
 
 NbcPtr nbc_gatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,
@@ -182,8 +150,8 @@ NbcPtr nbc_gatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Datatyp
     return s;
   }
   for (int r = 0; r < n; ++r)
-    if (r != me) s->recv(block(rbuf, displs[r], 1, rdt), rcounts[r], rdt, r);
-  if (!in_place(sbuf)) s->copy(sbuf, scount, sdt, block(rbuf, displs[me], 1, rdt), rcounts[me], rdt);
+    if (r != me) s->recv(block(rbuf, displs[r], rdt), rcounts[r], rdt, r);
+  if (!in_place(sbuf)) s->copy(sbuf, scount, sdt, block(rbuf, displs[me], rdt), rcounts[me], rdt);
   return s;
 }
 
@@ -196,8 +164,8 @@ NbcPtr nbc_scatterv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, cons
     return s;
   }
   for (int r = 0; r < n; ++r)
-    if (r != me) s->send(block(sbuf, displs[r], 1, sdt), scounts[r], sdt, r);
-  if (!in_place(rbuf)) s->copy(block(sbuf, displs[me], 1, sdt), scounts[me], sdt, rbuf, rcount, rdt);
+    if (r != me) s->send(block(sbuf, displs[r], sdt), scounts[r], sdt, r);
+  if (!in_place(rbuf)) s->copy(block(sbuf, displs[me], sdt), scounts[me], sdt, rbuf, rcount, rdt);
   return s;
 }
 
@@ -208,11 +176,11 @@ NbcPtr nbc_allgatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Data
   const bool ip = in_place(sbuf);
   for (int r = 0; r < n; ++r) {
     if (r == me) continue;
-    if (ip) s->send(block(rbuf, displs[me], 1, rdt), rcounts[me], rdt, r);
+    if (ip) s->send(block(rbuf, displs[me], rdt), rcounts[me], rdt, r);
     else s->send(sbuf, scount, sdt, r);
-    s->recv(block(rbuf, displs[r], 1, rdt), rcounts[r], rdt, r);
+    s->recv(block(rbuf, displs[r], rdt), rcounts[r], rdt, r);
   }
-  if (!ip) s->copy(sbuf, scount, sdt, block(rbuf, displs[me], 1, rdt), rcounts[me], rdt);
+  if (!ip) s->copy(sbuf, scount, sdt, block(rbuf, displs[me], rdt), rcounts[me], rdt);
   return s;
 }
 
@@ -233,7 +201,7 @@ NbcPtr nbc_alltoallv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, con
     tdispls = s->ints(n);
     for (int r = 0, at = 0; r < n; ++r) {
       (*tdispls)[static_cast<size_t>(r)] = at;
-      s->copy(block(rbuf, rdispls[r], 1, rdt), rcounts[r], rdt, block(t, at, 1, rdt), rcounts[r], rdt);
+      s->copy(block(rbuf, rdispls[r], rdt), rcounts[r], rdt, block(t, at, rdt), rcounts[r], rdt);
       at += rcounts[r];
     }
     s->next_round();
@@ -244,11 +212,11 @@ NbcPtr nbc_alltoallv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, con
   }
   for (int r = 0; r < n; ++r) {
     if (r == me) continue;
-    s->send(block(from, fdispls[r], 1, *fdt), fcounts[r], *fdt, r);
-    s->recv(block(rbuf, rdispls[r], 1, rdt), rcounts[r], rdt, r);
+    s->send(block(from, fdispls[r], *fdt), fcounts[r], *fdt, r);
+    s->recv(block(rbuf, rdispls[r], rdt), rcounts[r], rdt, r);
   }
   if (!in_place(sbuf))
-    s->copy(block(sbuf, sdispls[me], 1, sdt), scounts[me], sdt, block(rbuf, rdispls[me], 1, rdt), rcounts[me], rdt);
+    s->copy(block(sbuf, sdispls[me], sdt), scounts[me], sdt, block(rbuf, rdispls[me], rdt), rcounts[me], rdt);
   return s;
 }
 
@@ -271,7 +239,7 @@ NbcPtr nbc_reduce_scatter(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, const 
     s->recv(rbuf, rcounts[me], dt, 0);
     return s;
   }
-  for (int r = 1; r < n; ++r) s->send(block(all, displs[static_cast<size_t>(r)], 1, dt), rcounts[r], dt, r);
+  for (int r = 1; r < n; ++r) s->send(block(all, displs[static_cast<size_t>(r)], dt), rcounts[r], dt, r);
   s->copy(all, rcounts[0], dt, rbuf, rcounts[0], dt);
   return s;
 }
