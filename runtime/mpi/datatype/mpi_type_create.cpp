@@ -34,6 +34,19 @@ int finish_new(const char* fn, lz::StatusOr<Datatype*> t, MPI_Datatype* newtype)
   return MPI_SUCCESS;
 }
 
+// The arguments of the (h)indexed_block constructors: equal blocks at
+// displacements counted in elements or in bytes.
+template <typename Displacement>
+int check_blocks(const char* fn, int count, int blocklength, const Displacement* displacements, MPI_Datatype oldtype,
+                 MPI_Datatype* newtype) {
+  if (int e = check_count(fn, count)) return e;
+  if (int e = check_type(fn, oldtype)) return e;
+  if (blocklength < 0) return arg_error(fn, "negative block length " + std::to_string(blocklength));
+  if (count > 0 && displacements == nullptr) return arg_error(fn, "NULL displacement array");
+  if (newtype == nullptr) return arg_error(fn, "newtype is NULL");
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -73,11 +86,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
   static constexpr const char* kFn = "MPI_Type_create_indexed_block";
   LZ_MPI_ENTRY(kFn);
-  if (int e = check_count(kFn, count)) return e;
-  if (int e = check_type(kFn, oldtype)) return e;
-  if (blocklength < 0) return arg_error(kFn, "negative block length " + std::to_string(blocklength));
-  if (count > 0 && array_of_displacements == nullptr) return arg_error(kFn, "NULL displacement array");
-  if (newtype == nullptr) return arg_error(kFn, "newtype is NULL");
+  if (int e = check_blocks(kFn, count, blocklength, array_of_displacements, oldtype, newtype)) return e;
   return finish_new(kFn, Datatype::indexed_block(count, blocklength, array_of_displacements, *oldtype), newtype);
 }
 
@@ -85,11 +94,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
   static constexpr const char* kFn = "MPI_Type_create_hindexed_block";
   LZ_MPI_ENTRY(kFn);
-  if (int e = check_count(kFn, count)) return e;
-  if (int e = check_type(kFn, oldtype)) return e;
-  if (blocklength < 0) return arg_error(kFn, "negative block length " + std::to_string(blocklength));
-  if (count > 0 && array_of_displacements == nullptr) return arg_error(kFn, "NULL displacement array");
-  if (newtype == nullptr) return arg_error(kFn, "newtype is NULL");
+  if (int e = check_blocks(kFn, count, blocklength, array_of_displacements, oldtype, newtype)) return e;
   return finish_new(kFn, Datatype::hindexed_block(count, blocklength, array_of_displacements, *oldtype), newtype);
 }
 

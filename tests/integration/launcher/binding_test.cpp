@@ -74,20 +74,28 @@ class BindingTest : public ::testing::Test {
     }
   }
 
+  // A job of one rank per core with `options` and --report-bindings: each
+  // rank on CPUs of its own, the ones the launcher reported.
+  void expect_a_core_each_as_reported(std::vector<std::string> options) {
+    std::vector<std::string> args = std::move(options);
+    for (const std::string& a : {std::string("--report-bindings"), std::string("-np"), std::to_string(cores_)})
+      args.push_back(a);
+    args.insert(args.end(), kShowCpus.begin(), kShowCpus.end());
+    JobResult r = run(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto m = cpus_by_rank(r.out);
+    expect_disjoint(m, cores_);
+    for (const auto& [rank, cpus] : m)
+      EXPECT_NE(r.err.find("rank " + std::to_string(rank) + " bound to CPUs " + format_cpu_list(cpus)),
+                std::string::npos)
+          << r.err;
+  }
+
   int cores_ = 0;
 };
 
 TEST_F(BindingTest, BindToCoreGivesEachRankItsOwnCoreAndReportsIt) {
-  std::vector<std::string> args = {"--bind-to", "core", "--report-bindings", "-np", std::to_string(cores_)};
-  args.insert(args.end(), kShowCpus.begin(), kShowCpus.end());
-  JobResult r = run(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto m = cpus_by_rank(r.out);
-  expect_disjoint(m, cores_);
-  for (const auto& [rank, cpus] : m)
-    EXPECT_NE(r.err.find("rank " + std::to_string(rank) + " bound to CPUs " + format_cpu_list(cpus)),
-              std::string::npos)
-        << r.err;
+  expect_a_core_each_as_reported({"--bind-to", "core"});
 }
 
 TEST_F(BindingTest, BindToNoneLeavesEveryRankTheLaunchersCpus) {
@@ -128,16 +136,7 @@ TEST_F(BindingTest, BindToCoreWithMoreRanksThanCoresIsRefused) {
 TEST_F(BindingTest, MapBySocketStillGivesEachRankItsOwnCore) {
   // This machine's sockets taken in turn: whatever their number, every core
   // is used once and the ranks' real affinity is what was reported.
-  std::vector<std::string> args = {"--map-by", "socket", "--report-bindings", "-np", std::to_string(cores_)};
-  args.insert(args.end(), kShowCpus.begin(), kShowCpus.end());
-  JobResult r = run(args);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto m = cpus_by_rank(r.out);
-  expect_disjoint(m, cores_);
-  for (const auto& [rank, cpus] : m)
-    EXPECT_NE(r.err.find("rank " + std::to_string(rank) + " bound to CPUs " + format_cpu_list(cpus)),
-              std::string::npos)
-        << r.err;
+  expect_a_core_each_as_reported({"--map-by", "socket"});
 }
 
 TEST_F(BindingTest, AnUnknownMappingIsRefusedNamingIt) {
