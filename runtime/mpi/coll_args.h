@@ -218,6 +218,28 @@ inline int check_alltoallv(const char* fn, const void* sbuf, const int* scounts,
   return check_buffers(fn, comm, sbuf, rbuf, true, false);
 }
 
+inline int check_types(const char* fn, MPI_Comm comm, const MPI_Datatype* types, const char* what) {
+  if (types == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
+  for (int r = 0; r < comm->size(); ++r)
+    LZ_COLL_CHECK(check_type(fn, comm, types[r], what));
+  return MPI_SUCCESS;
+}
+
+inline int check_alltoallw(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
+                           const MPI_Datatype* sdts, void* rbuf, const int* rcounts, const int* rdispls,
+                           const MPI_Datatype* rdts, MPI_Comm comm) {
+  LZ_COLL_CHECK(check_comm(fn, comm));
+  if (!in_place(sbuf)) {
+    LZ_COLL_CHECK(check_counts(fn, comm, scounts, "sendcounts"));
+    if (sdispls == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "sdispls is NULL");
+    LZ_COLL_CHECK(check_types(fn, comm, sdts, "sendtypes"));
+  }
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
+  if (rdispls == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "rdispls is NULL");
+  LZ_COLL_CHECK(check_types(fn, comm, rdts, "recvtypes"));
+  return check_buffers(fn, comm, sbuf, rbuf, true, false);
+}
+
 // MPI_Reduce_scatter (rcounts) and MPI_Reduce_scatter_block (rcounts null: rcount).
 inline int check_reduce_scatter(const char* fn, const void* sbuf, void* rbuf, const int* rcounts, int rcount,
                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, bool block) {

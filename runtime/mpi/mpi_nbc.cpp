@@ -9,6 +9,7 @@
 #include "mpi.h"
 #include "mpi/coll_args.h"
 #include "mpi/entry.h"
+#include "mpi/p2p_binding.h"
 #include "p2p/engine.h"
 #include "p2p/nbc_algorithms.h"
 #include "p2p/request.h"
@@ -26,6 +27,15 @@ int start(MPI_Comm comm, NbcPtr schedule, MPI_Request* request) {
   runtime().engine().start_nbc(r, std::move(schedule));
   *request = r;
   return MPI_SUCCESS;
+}
+
+NbcPtr alltoallw_schedule(MPI_Comm comm, const void* sbuf, const int* scounts, const int* sdispls,
+                          const MPI_Datatype* sdts, void* rbuf, const int* rcounts, const int* rdispls,
+                          const MPI_Datatype* rdts) {
+  // MPI_Datatype is the engine's Datatype*; with MPI_IN_PLACE the send
+  // arrays are not read.
+  return nbc_alltoallw(*comm, sbuf, scounts, sdispls, in_place(sbuf) ? nullptr : sdts, rbuf, rcounts, rdispls,
+                       rdts);
 }
 
 int check_request(const char* fn, MPI_Comm comm, MPI_Request* request) {
@@ -210,6 +220,37 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
   return start(comm, nbc_scan(*comm, sendbuf, recvbuf, count, *datatype, *op, true), request);
+}
+
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Ialltoallw";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_request(kFn, comm, request));
+  LZ_COLL_CHECK(check_alltoallw(kFn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                comm));
+  return start(comm,
+               alltoallw_schedule(comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                  recvtypes),
+               request);
+}
+
+// The blocking call runs the same schedule and waits for it.
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) {
+  static constexpr const char* kFn = "MPI_Alltoallw";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_alltoallw(kFn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                comm));
+  MPI_Request r = MPI_REQUEST_NULL;
+  start(comm, alltoallw_schedule(comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes),
+        &r);
+  runtime().engine().wait_until([r] { return r->complete; });
+  std::string text;
+  int err = lz::rt::binding::retire(&r, MPI_STATUS_IGNORE, nullptr, &text);
+  return err == MPI_SUCCESS ? MPI_SUCCESS : mpi_error(comm, kFn, err, text);
 }
 
 }  // extern "C"

@@ -23,6 +23,10 @@ const void* block(const void* buf, int i, const Datatype& dt) {
   return static_cast<const char*>(buf) + static_cast<ptrdiff_t>(i) * dt.extent();
 }
 
+// `off` bytes into a buffer (alltoallw's displacements).
+void* bytes_at(void* buf, int off) { return static_cast<char*>(buf) + off; }
+const void* bytes_at(const void* buf, int off) { return static_cast<const char*>(buf) + off; }
+
 // The fixed-size collectives are their v-variants with every count equal
 // and the blocks one after the other.
 struct Uniform {
@@ -217,6 +221,43 @@ NbcPtr nbc_alltoallv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, con
   }
   if (!in_place(sbuf))
     s->copy(block(sbuf, sdispls[me], sdt), scounts[me], sdt, block(rbuf, rdispls[me], rdt), rcounts[me], rdt);
+  return s;
+}
+
+NbcPtr nbc_alltoallw(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* sdispls,
+                     const Datatype* const* sdts, void* rbuf, const int* rcounts, const int* rdispls,
+                     const Datatype* const* rdts) {
+  auto s = make(c);
+  const int n = c.size(), me = c.rank();
+  const void* from = sbuf;
+  const int* fdispls = sdispls;
+  const int* fcounts = scounts;
+  const Datatype* const* fdts = sdts;
+  if (in_place(sbuf)) {
+    // rbuf is both sides: send from a copy of each block, in a round of its own.
+    std::vector<int>& tdispls = *s->ints(n);
+    size_t total = 0;
+    for (int r = 0; r < n; ++r) {
+      tdispls[static_cast<size_t>(r)] = static_cast<int>(total);
+      total += static_cast<size_t>(rcounts[r]) * static_cast<size_t>(rdts[r]->extent());
+    }
+    char* t = static_cast<char*>(s->temp(static_cast<int>(total), dt::byte_type()));
+    for (int r = 0; r < n; ++r)
+      s->copy(bytes_at(static_cast<const void*>(rbuf), rdispls[r]), rcounts[r], *rdts[r], t + tdispls[static_cast<size_t>(r)],
+              rcounts[r], *rdts[r]);
+    s->next_round();
+    from = t;
+    fdispls = tdispls.data();
+    fcounts = rcounts;
+    fdts = rdts;
+  }
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    s->send(bytes_at(from, fdispls[r]), fcounts[r], *fdts[r], r);
+    s->recv(bytes_at(rbuf, rdispls[r]), rcounts[r], *rdts[r], r);
+  }
+  if (!in_place(sbuf))
+    s->copy(bytes_at(sbuf, sdispls[me]), scounts[me], *sdts[me], bytes_at(rbuf, rdispls[me]), rcounts[me], *rdts[me]);
   return s;
 }
 

@@ -50,6 +50,10 @@ NbcPtr nbc_allgatherv(lz_mpi_comm_s& c, const void* sbuf, int scount, const Data
                       const int* rcounts, const int* displs, const Datatype& rdt);
 NbcPtr nbc_alltoallv(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt,
                      void* rbuf, const int* rcounts, const int* rdispls, const Datatype& rdt);
+// Alltoallw: a datatype per peer, displacements in bytes.
+NbcPtr nbc_alltoallw(lz_mpi_comm_s& c, const void* sbuf, const int* scounts, const int* sdispls,
+                     const Datatype* const* sdts, void* rbuf, const int* rcounts, const int* rdispls,
+                     const Datatype* const* rdts);
 // Reduce to rank 0, then scatter the blocks rcounts[r] long.
 NbcPtr nbc_reduce_scatter(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
                           const Op& op);

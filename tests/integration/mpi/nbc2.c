@@ -1,6 +1,6 @@
 /* Non-blocking collectives, the rest: MPI_Igatherv, MPI_Iscatterv,
  * MPI_Iallgatherv, MPI_Ialltoallv (uneven counts, gaps between blocks that
- * must stay untouched, MPI_IN_PLACE), MPI_Ireduce_scatter(_block) and
+ * must stay untouched, MPI_IN_PLACE), MPI_(I)alltoallw (a type per peer), MPI_Ireduce_scatter(_block) and
  * MPI_Iscan / MPI_Iexscan (with a sum and with a non-commutative op). */
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +119,50 @@ int main(int argc, char **argv) {
       }
     }
     free(sc), free(sd), free(rc), free(rd), free(sb), free(rb);
+  }
+
+  /* ---- alltoallw (blocking and not, in place): a type per peer, byte
+   *      displacements; ints to even peers as MPI_INT, to odd ones as pairs ---- */
+  {
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int *sc = malloc(sizeof(int) * (size_t)n), *sd = malloc(sizeof(int) * (size_t)n);
+    MPI_Datatype *ty = malloc(sizeof(MPI_Datatype) * (size_t)n);
+    int off = 0;
+    for (int p = 0; p < n; ++p) {
+      ty[p] = p % 2 ? pair : MPI_INT;
+      sc[p] = p % 2 ? 1 : 2; /* two ints either way */
+      sd[p] = off;
+      off += 2 * (int)sizeof(int) + (int)sizeof(int); /* one int of gap after each block */
+    }
+    int *sb = malloc((size_t)off), *rb = malloc((size_t)off);
+    for (int mode = 0; mode < 3; ++mode) {
+      for (int p = 0; p < n; ++p) {
+        int *blk = (int *)((char *)sb + sd[p]);
+        blk[0] = rank * 100 + p;
+        blk[1] = -(rank * 100 + p);
+        blk[2] = GAP;
+      }
+      if (mode == 2) memcpy(rb, sb, (size_t)off);
+      else
+        for (int i = 0; i < off / (int)sizeof(int); ++i) rb[i] = GAP;
+      /* peer p's types towards me: p sends me (rank) with ty[rank] shape; I receive as ty[p]
+       * shape: both are two ints, whatever the split */
+      if (mode == 0) {
+        MPI_Alltoallw(sb, sc, sd, ty, rb, sc, sd, ty, MPI_COMM_WORLD);
+      } else {
+        MPI_Ialltoallw(mode == 2 ? MPI_IN_PLACE : sb, sc, sd, ty, rb, sc, sd, ty, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
+      for (int p = 0; p < n; ++p) {
+        int *blk = (int *)((char *)rb + sd[p]);
+        CHECK(blk[0] == p * 100 + rank && blk[1] == -(p * 100 + rank) && blk[2] == GAP,
+              "Alltoallw mode %d from %d: %d %d %d", mode, p, blk[0], blk[1], blk[2]);
+      }
+    }
+    MPI_Type_free(&pair);
+    free(sc), free(sd), free(ty), free(sb), free(rb);
   }
 
   /* ---- reduce_scatter_block and reduce_scatter (in place too) ---- */
