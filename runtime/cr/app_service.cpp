@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 
 #include "lazarus/datatype/datatype.h"
@@ -173,7 +174,9 @@ void AppService::finish_line() {
     extra = *b;
   }
   pending_ = false;
-  send(MsgType::kCheckpointDone, oob::encode_cr_done({seq_, oob::kCrOutcomeContinued, bytes_ + extra}));
+  // The line is named by its safe point (the launcher reuses a dropped
+  // line's snapshot number).
+  send(MsgType::kCheckpointDone, oob::encode_cr_done({line_point_, oob::kCrOutcomeContinued, bytes_ + extra}));
   log::debug("snapshot %llu (safe point %llu): this rank's part is complete", static_cast<unsigned long long>(seq_),
              static_cast<unsigned long long>(line_point_));
 }
@@ -181,7 +184,7 @@ void AppService::finish_line() {
 void AppService::fail_pending(const std::string& reason) {
   if (!pending_) return;
   pending_ = false;
-  send(MsgType::kCheckpointFailed, oob::encode_cr_reason({seq_, reason.substr(0, oob::kMaxReasonBytes)}));
+  send(MsgType::kCheckpointFailed, oob::encode_cr_reason({line_point_, reason.substr(0, oob::kMaxReasonBytes)}));
 }
 
 bool AppService::handles(uint16_t type) {
@@ -204,7 +207,7 @@ void AppService::handle(uint16_t type, const std::string& payload) {
       log::error("%s", s.message().c_str());
       return;
     }
-    if (line_ == nullptr || m.seq != seq_) return;
+    if (line_ == nullptr || m.seq != line_point_) return;  // a dropped line's: stale
     std::vector<uint64_t> v;
     for (const auto& b : m.peers) v.push_back(b.messages);
     line_->expect(v);
@@ -239,10 +242,25 @@ void AppService::handle(uint16_t type, const std::string& payload) {
   }
 }
 
-Status AppService::wait_for(const char* what, bool (AppService::*done)() const) {
+void AppService::finish_before_finalize() {
+  if (!pending_) return;
+  constexpr double kFinalizeWait = 30;
+  Status s = wait_for("the snapshot's line to complete before MPI_Finalize", &AppService::line_finishable, kFinalizeWait);
+  if (!s.ok()) {
+    fail_pending(s.message() + " (a late message this rank never received?)");
+    return;
+  }
+  finish_line();
+}
+
+Status AppService::wait_for(const char* what, bool (AppService::*done)() const, double timeout_s) {
   Bootstrap& boot = rt_.bootstrap();
   Engine& eng = rt_.engine();
+  const auto start = std::chrono::steady_clock::now();
   while (!(this->*done)()) {
+    if (timeout_s > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_s)
+      return Timeout(std::string("waited ") + std::to_string(static_cast<int>(timeout_s)) + " s for " + what);
     auto m = boot.next_control();
     if (!m.ok()) return m.status().with_context(std::string("waiting for ") + what);
     if (m->has_value()) {

@@ -59,6 +59,13 @@ class AppService {
   // loads the protocol's log and replays it. kFailedPrecondition-like
   // kInvalidArgument when the process is not restarting.
   Status restore();
+  // MPI_Finalize, before the CR thread stops: a snapshot whose line this
+  // rank crossed is finished here (its APP_EXPECT and the late messages the
+  // line waits for come during the wait; the peers reach the same line), so
+  // a rank that ends right after its last safe point does not drop it.
+  // Bounded (30 s): a late message never received would
+  // hold it for ever; then this rank's part fails, naming why.
+  void finish_before_finalize();
   // LZ_Checkpoint. True when this call wrote this rank's part of a snapshot.
   // Errors: a receive pending at the safe point (kInvalidArgument naming the
   // rule). A snapshot that could not be written is reported to the launcher
@@ -76,7 +83,10 @@ class AppService {
   Status take_line(uint64_t safe_point);
   // Reads control messages (progressing the engine) until `done` is true or
   // the channel fails; messages are handled as they come.
-  Status wait_for(const char* what, bool (AppService::*done)() const);
+  // Handles APP_* messages and progresses until `done`; kTimeout after
+  // `timeout_s` seconds when it is positive.
+  Status wait_for(const char* what, bool (AppService::*done)() const, double timeout_s = 0);
+  bool line_finishable() const { return !pending_ || line_ == nullptr || line_->line_complete(); }
   bool have_dir() const { return dir_for_ == line_point_; }
   bool have_target() const { return !negotiating_ || target_ != 0; }
   void send(oob::MsgType type, const std::string& payload);

@@ -140,7 +140,7 @@ class CheckpointCoordinator {
   void app_on_rank_lost(const std::string& why);
   void app_position(int rank, const oob::AppPointMsg& m);
   void app_line(int rank, const oob::CrBookmarksMsg& m);
-  void app_done(int rank, uint64_t seq, uint64_t bytes);
+  void app_done(int rank, uint64_t safe_point, uint64_t bytes);
   void app_abort_line(uint64_t safe_point, const std::string& reason);
   void app_cancel_negotiation(const std::string& reason);
   void app_commit(uint64_t safe_point);

@@ -139,22 +139,25 @@ void CheckpointCoordinator::app_line(int rank, const oob::CrBookmarksMsg& m) {
     if (!line.lined[q]) return;
   // Every rank crossed the line: tell each what its peers had sent it.
   for (size_t p = 0; p < n; ++p) {
-    oob::CrBookmarksMsg e{line.snap->seq(), {}};
+    oob::CrBookmarksMsg e{sp, {}};  // lines are named by safe point (app_done)
     for (size_t q = 0; q < n; ++q) e.peers.push_back({line.sent[q][p], 0});
     host_.send(static_cast<int>(p), oob::MsgType::kAppExpect, oob::encode_cr_bookmarks(e));
   }
 }
 
-void CheckpointCoordinator::app_done(int rank, uint64_t seq, uint64_t bytes) {
-  for (auto& [sp, line] : lines_) {
-    if (!line.snap || line.snap->seq() != seq) continue;
-    line.done[static_cast<size_t>(rank)] = true;
-    line.bytes += bytes;
-    for (bool d : line.done)
-      if (!d) return;
-    app_commit(sp);
-    return;
-  }
+// The ranks name a line by its safe point in APP_EXPECT, CHECKPOINT_DONE and
+// CHECKPOINT_FAILED, not by snapshot number: a dropped line's number is
+// given to the next one, and a late message about the dropped line must not
+// be taken for the new one's.
+void CheckpointCoordinator::app_done(int rank, uint64_t safe_point, uint64_t bytes) {
+  auto it = lines_.find(safe_point);
+  if (it == lines_.end() || !it->second.snap) return;
+  AppLine& line = it->second;
+  line.done[static_cast<size_t>(rank)] = true;
+  line.bytes += bytes;
+  for (bool d : line.done)
+    if (!d) return;
+  app_commit(safe_point);
 }
 
 void CheckpointCoordinator::app_abort_line(uint64_t safe_point, const std::string& reason) {
@@ -240,11 +243,7 @@ void CheckpointCoordinator::app_on_frame(int rank, oob::Frame& f) {
     case MsgType::kCheckpointFailed: {
       oob::CrReasonMsg m;
       if (Status s = oob::decode_cr_reason(f.payload, &m); !s.ok()) return broke(s);
-      for (auto& [sp, line] : lines_)
-        if (line.snap && line.snap->seq() == m.seq) {
-          app_abort_line(sp, "rank " + std::to_string(rank) + ": " + m.reason);
-          break;
-        }
+      app_abort_line(m.seq, "rank " + std::to_string(rank) + ": " + m.reason);  // m.seq: the safe point
       return;
     }
     default:

@@ -97,6 +97,7 @@ int MPI_Finalize(void) {
   if (int e = lz::rt::attributes_delete_all("MPI_Finalize", MPI_COMM_SELF)) return e;
   // CR_FINALIZING first, under the entry lock, then the CR thread stops: no
   // checkpoint can start once the finalize barrier may block this thread.
+  if (lz::rt::AppService* app = lz::rt::app_service()) app->finish_before_finalize();
   if (g_cr_service) g_cr_service->stop_for_finalize();
   g_mpi_state.store(static_cast<int>(MpiState::kFinalizing));
   lz::Status s = lz::rt::runtime().finalize();

@@ -104,16 +104,19 @@ enum class MsgType : uint16_t {
   //   (every cr_app_every calls: no negotiation)
   //                                        <-    APP_LINE{T, sent[p]} at its line
   //   (first LINE of T: begin a snapshot) APP_DIR{T, seq, dir} -> writes its variables
-  //   (all LINEs of T) APP_EXPECT{seq, what each p had sent this rank at p's line} ->
+  //   (all LINEs of T) APP_EXPECT{T, what each p had sent this rank at p's line} ->
   //                                              logs the late messages
-  //                                        <-    CHECKPOINT_DONE{seq} | CHECKPOINT_FAILED{seq, reason}
+  //                                        <-    CHECKPOINT_DONE{T} | CHECKPOINT_FAILED{T, reason}
   //   (all DONE) commit; a newer line's commit drops older pending ones.
+  // After APP_DIR a line is named by its safe point T, not by seq: a
+  // dropped line's seq goes to the next snapshot, and a late message about
+  // it must not be taken for the new one's.
   // A rank waits only at its own line, for APP_DIR, and, when it reported
   // its count and reaches the next call before APP_TARGET arrives, for that
   // answer: never for another rank's progress.
   kAppLine = 76,            // rank -> launcher: CrBookmarksMsg{safe point, messages sent to each rank}
   kAppDir = 77,             // launcher -> rank: AppPointMsg{safe point, seq, dir}
-  kAppExpect = 78,          // launcher -> rank: CrBookmarksMsg{seq, messages each rank sent this one}
+  kAppExpect = 78,          // launcher -> rank: CrBookmarksMsg{safe point, messages each rank sent this one}
   kAppNegotiate = 79,       // launcher -> rank: AppPointMsg{0, request, ""}
   kAppPosition = 80,        // rank -> launcher: AppPointMsg{calls so far, request, ""}
   kAppTarget = 81,          // launcher -> rank: AppPointMsg{safe point, request, ""}
