@@ -123,11 +123,19 @@ Status Engine::choose_transports() {
   for (auto& n : module_names_) all_names += (all_names.empty() ? "" : ",") + n;
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[static_cast<size_t>(r)];
+    // The highest exclusivity, then the lower latency, then priority order.
     p.transport = nullptr;
-    for (auto* m : modules_) {
-      if (m->reaches(r)) {
+    transport::Attributes best;
+    size_t chosen = 0;
+    for (size_t i = 0; i < modules_.size(); ++i) {
+      transport::Module* m = modules_[i];
+      if (!m->reaches(r)) continue;
+      transport::Attributes a = m->attributes(r);
+      if (p.transport == nullptr || a.exclusivity > best.exclusivity ||
+          (a.exclusivity == best.exclusivity && a.latency_us < best.latency_us)) {
         p.transport = m;
-        break;
+        best = a;
+        chosen = i;
       }
     }
     if (p.transport == nullptr)
@@ -136,10 +144,15 @@ Status Engine::choose_transports() {
     size_t mf = p.transport->max_frame();
     p.max_payload = mf > sizeof(wire::Header) ? mf - sizeof(wire::Header) : 0;
     if (p.max_payload == 0) return Internal("transport max_frame too small for the p2p header");
-    p.eager_limit = static_cast<size_t>(std::min<uint64_t>(eager_limit_param_, p.max_payload));
+    const uint64_t eager = eager_limit_param_ ? eager_limit_param_ : best.eager_limit;
+    p.eager_limit = static_cast<size_t>(std::min<uint64_t>(eager, p.max_payload));
+    p.get_threshold = best.get_threshold;
     // A rank reads its own memory with memcpy: single copy for rendezvous to itself.
     p.has_get = (r == rank_) || (p.transport->capabilities() & transport::kCapGet) != 0;
     if (std::find(active_.begin(), active_.end(), p.transport) == active_.end()) active_.push_back(p.transport);
+    log::debug("p2p: rank %d reached through %s (caps %s, exclusivity %u, ~%.2f us, ~%.0f MB/s), eager limit %zu", r,
+               module_names_[chosen].c_str(), transport::capability_names(p.transport->capabilities()).c_str(),
+               best.exclusivity, best.latency_us, best.bandwidth_mbs, p.eager_limit);
   }
   // Modules no peer of ours uses still get progressed now and then: a peer
   // may reach us through one of them.
@@ -149,10 +162,6 @@ Status Engine::choose_transports() {
     uint64_t caps = m->capabilities();
     if (!(caps & transport::kCapSelf) && m->wait_fd() < 0) any_without_fd_ = true;
   }
-  for (int r = 0; r < size_; ++r)
-    log::debug("p2p: rank %d reached through transport with caps %s, eager limit %zu", r,
-               transport::capability_names(peers_[static_cast<size_t>(r)].transport->capabilities()).c_str(),
-               peers_[static_cast<size_t>(r)].eager_limit);
   return Status::Ok();
 }
 
@@ -223,6 +232,10 @@ Status Engine::finalize() {
     Status s = m->finalize();
     if (!s.ok() && first.ok()) first = s;
   }
+  // A transport completes its gets (or drops them) by finalize(): what is
+  // left was never going to finish.
+  for (GetOp* op : gets_) delete op;
+  gets_.clear();
   active_.clear();
   idle_.clear();
   return first;

@@ -46,6 +46,7 @@
 #include "p2p/match_queue.h"
 #include "p2p/nbc_schedule.h"
 #include "p2p/peer.h"
+#include "p2p/registered_buffer.h"
 #include "p2p/protocol.h"
 #include "p2p/request.h"
 
@@ -192,6 +193,7 @@ class Engine final : public transport::Host {
   void replay(std::vector<crcp::Replayed> messages);
 
  private:
+  struct GetOp;  // below: a get_async() in flight
   // After the modex fence: whether this rank's CPUs are shared by more ranks
   // of its host than they number (cpu_sharing.h).
   bool decide_oversubscribed(const std::vector<int>& my_cpus) const;
@@ -230,9 +232,10 @@ class Engine final : public transport::Host {
 
   // Matching and protocols.
   void deliver_eager(int world, const wire::Header& h, const char* payload);
-  void deliver_rts(int world, const wire::Header& h);
-  // Keeps an eager or RTS frame no posted receive matched (payload: eager data).
-  void park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload);
+  void deliver_rts(int world, const wire::Header& h, const char* key, size_t key_len);
+  // Keeps an eager or RTS frame no posted receive matched (payload: the eager
+  // data, or the RTS's remote key).
+  void park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload, size_t len);
   // A receive being started: counted open (checkpoint drain), its size and,
   // when contiguous, its destination.
   void open_recv(Request* r);
@@ -241,7 +244,16 @@ class Engine final : public transport::Host {
   void receive_unexpected(Request* r, Unexpected* u);
   void recv_eager_into(Request* r, int world, int src, int tag, uint64_t stamp, const char* payload, uint64_t len);
   void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
-                       uint64_t addr);
+                       const RndvSource& from);
+  // Rendezvous receive by single copy: starts get_async(); false if the
+  // transport did not take it (the caller streams instead).
+  bool start_get(Request* r, int world, const RndvSource& from, uint64_t n);
+  static void get_done(void* op, const Status& result);
+  void finish_get(GetOp* op);
+  // Registers a rendezvous send's buffer for the peer's get (wire::kFlagGet
+  // when it worked); released by complete().
+  bool offer_get(Request* xfer, Peer& p);
+  void release_region(Request* r);
   // A receive matched a message: the protocol hears of it (mlog_ set).
   void note_match(Request* r, int world, int src, int tag, uint64_t stamp);
   // A late message's delivered bytes to the protocol's log.
@@ -280,15 +292,27 @@ class Engine final : public transport::Host {
   // Work that may not run inside a transport's progress() (it sends or
   // reads through a transport): replies and rendezvous starts.
   struct Deferred {
-    enum Kind : uint8_t { kCtl, kRndvStart, kCts } kind;
+    enum Kind : uint8_t { kCtl, kRndvStart, kCts, kGetDone } kind;
     int world;
-    uint8_t type;
+    uint8_t type;  // kCtl: the frame type; kRndvStart: the RTS flags
     int src, tag;
     uint64_t length, sreq, addr;
     Request* req;
     uint64_t stamp;
+    std::string key;  // kRndvStart: the RTS's remote key
+    GetOp* op = nullptr;  // kGetDone
   };
   std::vector<Deferred> deferred_;
+  // A get_async() in flight: its completion comes back through get_done()
+  // and is finished by run_deferred(). `req` is cleared when the request was
+  // failed meanwhile (peer lost).
+  struct GetOp {
+    Engine* engine = nullptr;
+    Request* req = nullptr;
+    int world = -1;
+    Status result;
+  };
+  std::vector<GetOp*> gets_;
 
   int spin_count_ = 2000;
   int64_t spin_time_ns_ = 1000000;
@@ -300,7 +324,7 @@ class Engine final : public transport::Host {
   bool oversubscribed_ = false;
   int wait_timeout_ms_ = 10;
   double flush_timeout_s_ = 600;
-  uint64_t eager_limit_param_ = 32768;
+  uint64_t eager_limit_param_ = 0;  // 0: each transport's attributes
   std::function<void()> interrupt_handler_;
   crcp::MessageLog* mlog_ = nullptr;
   // Non-blocking collectives in flight, advanced by progress().

@@ -12,6 +12,7 @@ namespace lz::rt {
 using namespace engine_detail;
 
 void Engine::complete(Request* r) {
+  if (r->region != nullptr) release_region(r);
   if (r->kind == Request::Kind::kSend) r->free_tmp();
   if (r->cr_open) {
     r->cr_open = false;
@@ -65,6 +66,8 @@ void Engine::peer_failed(int world, const Status& why) {
     p.pending.clear();
     --pending_peers_;
   }
+  for (GetOp* op : gets_)
+    if (op->world == world) op->req = nullptr;  // failed below; its completion only frees the op
   while (p.waiting != nullptr) {
     Request* r = p.waiting;
     remove_waiting(r);

@@ -45,7 +45,8 @@ void Engine::receive_unexpected(Request* r, Unexpected* u) {
     recv_eager_into(r, u->world_src, u->src, u->tag, u->stamp, u->data.data(), u->length);
     if (u->flags & wire::kFlagSync) send_ctl(u->world_src, wire::kAck, u->sreq, 0);
   } else {
-    start_rndv_recv(r, u->world_src, u->src, u->tag, u->stamp, u->length, u->sreq, u->addr);
+    RndvSource from{u->addr, (u->flags & wire::kFlagGet) != 0, std::string_view(u->data.data(), u->data.size())};
+    start_rndv_recv(r, u->world_src, u->src, u->tag, u->stamp, u->length, u->sreq, from);
   }
   queue(r->context)->recycle(u);
 }
@@ -148,7 +149,7 @@ void Engine::recv_eager_into(Request* r, int world, int src, int tag, uint64_t s
 }
 
 void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
-                             uint64_t addr) {
+                             const RndvSource& from) {
   if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, world, src, tag, stamp);
   const uint64_t n = accept(r, src, tag, length);
   r->world_peer = world;
@@ -162,22 +163,56 @@ void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t s
   }
   Peer& p = peers_[static_cast<size_t>(world)];
   if (world == rank_) {
-    if (n) std::memcpy(r->dest, reinterpret_cast<const void*>(static_cast<uintptr_t>(addr)), n);
+    if (n) std::memcpy(r->dest, reinterpret_cast<const void*>(static_cast<uintptr_t>(from.addr)), n);
     send_ctl(world, wire::kFin, sreq, 0);
     finish_recv(r);
     return;
   }
-  if (p.has_get) {
-    Status s = n ? p.transport->get(world, r->dest, addr, n) : Status::Ok();
-    if (s.ok()) {
-      send_ctl(world, wire::kFin, sreq, 0);
-      finish_recv(r);
-      return;
-    }
-    log::debug("p2p: single-copy get from rank %d failed (%s); streaming instead", world, s.message().c_str());
-  }
+  if (from.get_offered && p.has_get && start_get(r, world, from, n)) return;
   add_waiting(world, r);
   send_ctl(world, wire::kCts, sreq, reinterpret_cast<uintptr_t>(r));
+}
+
+bool Engine::start_get(Request* r, int world, const RndvSource& from, uint64_t n) {
+  Peer& p = peers_[static_cast<size_t>(world)];
+  auto* op = new GetOp{this, r, world, Status::Ok()};
+  gets_.push_back(op);
+  add_waiting(world, r);  // a lost peer fails it (and orphans the op)
+  Status s = p.transport->get_async(world, r->dest, n, from.addr, from.key, transport::Completion{&Engine::get_done, op});
+  if (s.ok()) return true;
+  log::debug("p2p: single-copy get from rank %d not started (%s); streaming instead", world, s.message().c_str());
+  remove_waiting(r);
+  gets_.erase(std::find(gets_.begin(), gets_.end(), op));
+  delete op;
+  return false;
+}
+
+// Runs inside the transport (progress or get_async itself): only queues.
+void Engine::get_done(void* arg, const Status& result) {
+  auto* op = static_cast<GetOp*>(arg);
+  op->result = result;
+  Deferred d{};
+  d.kind = Deferred::kGetDone;
+  d.op = op;
+  op->engine->deferred_.push_back(std::move(d));
+}
+
+void Engine::finish_get(GetOp* op) {
+  gets_.erase(std::find(gets_.begin(), gets_.end(), op));
+  Request* r = op->req;
+  const Status result = op->result;
+  const int world = op->world;
+  delete op;
+  if (r == nullptr) return;  // failed with its peer meanwhile
+  remove_waiting(r);
+  if (result.ok()) {
+    send_ctl(world, wire::kFin, r->remote_req, 0);
+    finish_recv(r);
+    return;
+  }
+  log::debug("p2p: single-copy get from rank %d failed (%s); streaming instead", world, result.message().c_str());
+  add_waiting(world, r);
+  send_ctl(world, wire::kCts, r->remote_req, reinterpret_cast<uintptr_t>(r));
 }
 
 void Engine::finish_recv(Request* r) {
@@ -212,8 +247,8 @@ void Engine::deliver(int src, const void* data, size_t len) {
       deliver_eager(src, h, payload);
       return;
     case wire::kRts:
-      if (h.context >= kMaxContext) break;
-      deliver_rts(src, h);
+      if (h.context >= kMaxContext || plen > transport::kMaxRemoteKey) break;
+      deliver_rts(src, h, payload, plen);
       return;
     case wire::kCts: {
       Request* r = as_request(h.sreq);
@@ -258,20 +293,22 @@ void Engine::deliver_eager(int world, const wire::Header& h, const char* payload
     if (h.flags & wire::kFlagSync) deferred_.push_back({Deferred::kCtl, world, wire::kAck, 0, 0, 0, h.sreq, 0, nullptr, 0});
     return;
   }
-  park_unexpected(q, world, h, payload);
+  park_unexpected(q, world, h, payload, h.length);
 }
 
-void Engine::deliver_rts(int world, const wire::Header& h) {
+void Engine::deliver_rts(int world, const wire::Header& h, const char* key, size_t key_len) {
   MatchQueue* q = queue(h.context);
   Request* r = q->match_posted(h.src, h.tag);
   if (r != nullptr) {
-    deferred_.push_back({Deferred::kRndvStart, world, 0, h.src, h.tag, h.length, h.sreq, h.addr, r, h.rreq});
+    Deferred d{Deferred::kRndvStart, world, h.flags, h.src, h.tag, h.length, h.sreq, h.addr, r, h.rreq};
+    if (h.flags & wire::kFlagGet) d.key.assign(key, key_len);
+    deferred_.push_back(std::move(d));
     return;
   }
-  park_unexpected(q, world, h, nullptr);
+  park_unexpected(q, world, h, key, key_len);
 }
 
-void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload) {
+void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, const char* payload, size_t len) {
   Unexpected* u = q->new_unexpected();
   u->src = h.src;
   u->tag = h.tag;
@@ -281,13 +318,8 @@ void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, co
   u->length = h.length;
   u->sreq = h.sreq;
   u->stamp = h.rreq;
-  if (h.type == wire::kEager) {
-    u->addr = 0;
-    u->data.assign(payload, payload + h.length);
-  } else {
-    u->addr = h.addr;
-    u->data.clear();
-  }
+  u->addr = h.type == wire::kEager ? 0 : h.addr;
+  u->data.assign(payload, payload + len);  // eager: the message; RTS: the remote key
   q->append(u);
 }
 
@@ -318,7 +350,11 @@ void Engine::run_deferred() {
         send_ctl(d.world, d.type, d.sreq, 0);
         break;
       case Deferred::kRndvStart:
-        start_rndv_recv(d.req, d.world, d.src, d.tag, d.stamp, d.length, d.sreq, d.addr);
+        start_rndv_recv(d.req, d.world, d.src, d.tag, d.stamp, d.length, d.sreq,
+                        RndvSource{d.addr, (d.type & wire::kFlagGet) != 0, d.key});
+        break;
+      case Deferred::kGetDone:
+        finish_get(d.op);
         break;
       case Deferred::kCts: {
         Peer& p = peers_[static_cast<size_t>(d.world)];

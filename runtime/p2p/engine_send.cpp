@@ -205,14 +205,44 @@ Status Engine::start_send(Request* r) {
   }
   h.type = wire::kRts;
   h.addr = reinterpret_cast<uintptr_t>(xfer->data);
+  const std::string* key = nullptr;
+  if (world != rank_ && p.has_get && bytes >= p.get_threshold && offer_get(xfer, p)) {
+    h.flags |= wire::kFlagGet;
+    key = &xfer->region->region.key;
+  }
   add_waiting(world, xfer);
-  Status s = send_frame(world, h, nullptr, 0);
+  Status s = key ? send_frame(world, h, key->data(), key->size()) : send_frame(world, h, nullptr, 0);
   if (!s.ok()) {
     remove_waiting(xfer);
     fail_request(xfer, MPI_ERR_OTHER);
     return s;
   }
   return Status::Ok();
+}
+
+bool Engine::offer_get(Request* xfer, Peer& p) {
+  auto* rb = new RegisteredBuffer{p.transport, {}};
+  Status s = p.transport->register_memory(xfer->data, xfer->bytes, &rb->region);
+  if (s.ok() && rb->region.key.size() <= transport::kMaxRemoteKey &&
+      sizeof(wire::Header) + rb->region.key.size() <= p.transport->max_frame()) {
+    xfer->region = rb;
+    return true;
+  }
+  if (s.ok()) {
+    log::debug("p2p: a %zu-byte remote key does not fit a rendezvous request; streaming instead", rb->region.key.size());
+    p.transport->deregister_memory(rb->region);
+  } else {
+    log::debug("p2p: registering %llu bytes for single copy failed (%s); streaming instead",
+               static_cast<unsigned long long>(xfer->bytes), s.message().c_str());
+  }
+  delete rb;
+  return false;
+}
+
+void Engine::release_region(Request* r) {
+  r->region->module->deregister_memory(r->region->region);
+  delete r->region;
+  r->region = nullptr;
 }
 
 }  // namespace lz::rt

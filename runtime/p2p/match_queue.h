@@ -26,7 +26,7 @@ struct Unexpected {
   uint64_t sreq = 0;
   uint64_t addr = 0;    // kRts: sender's buffer address
   uint64_t stamp = 0;   // the sender's application-level checkpoint stamp (protocol.h)
-  std::vector<char> data;  // kEager: the payload (capacity kept across reuse)
+  std::vector<char> data;  // kEager: the payload; kRts: the remote key (capacity kept across reuse)
   Unexpected* next = nullptr;
   Unexpected* prev = nullptr;
 };

@@ -5,8 +5,9 @@
 namespace lz::rt {
 namespace {
 constexpr ParamSpec kParams[] = {
-    {"p2p_eager_limit", ParamType::kSize, "32k",
-     "Largest message (packed bytes) sent eagerly; larger ones use rendezvous. Clamped to each transport's "
+    {"p2p_eager_limit", ParamType::kSize, "0",
+     "Largest message (packed bytes) sent eagerly; larger ones use rendezvous. 0: each transport's own limit "
+     "(its attributes; 32k for self and tcp, transport_shm_get_threshold for shm). Clamped to each transport's "
      "max_frame minus the 48-byte p2p header",
      4},
     {"p2p_spin_count", ParamType::kInt, "2000",

@@ -24,7 +24,8 @@ struct PendingFrame {
 struct Peer {
   transport::Module* transport = nullptr;
   size_t max_payload = 0;   // transport max_frame minus the wire header
-  size_t eager_limit = 0;   // min(p2p_eager_limit, max_payload)
+  size_t eager_limit = 0;   // p2p_eager_limit (or the transport's), at most max_payload
+  size_t get_threshold = 0; // rendezvous of at least this many bytes read with get
   bool has_get = false;     // transport::kCapGet
   bool failed = false;
   crcp::Bookmark sent;

@@ -6,7 +6,10 @@
 //   kEager  header + the whole message. flags kSync: the receiver answers
 //           kAck{sreq} when it matches (MPI_Ssend / MPI_Issend).
 //   kRts    rendezvous request: length = message bytes, sreq = the sender's
-//           request, addr = the sender's (packed) buffer address.
+//           request, addr = the sender's (packed) buffer address. flags
+//           kFlagGet: the sender registered that buffer for the receiver's
+//           get_async(); the payload is the transport's packed remote key.
+//           Without it the receiver answers kCts.
 //   kCts    receiver -> sender: "stream it to rreq" (transport without get()).
 //   kFrag   sender -> receiver: a piece of the message at byte `addr` (offset)
 //           for request rreq; pieces arrive in order.
@@ -26,7 +29,7 @@ namespace lz::rt::wire {
 inline constexpr uint8_t kVersion = 1;
 
 enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6 };
-enum Flags : uint8_t { kFlagSync = 1 };
+enum Flags : uint8_t { kFlagSync = 1, kFlagGet = 2 };
 
 struct Header {
   uint8_t version;

@@ -16,6 +16,9 @@
 
 struct lz_mpi_comm_s;
 struct lz_datatype_s;
+namespace lz::rt {
+struct RegisteredBuffer;
+}
 
 struct lz_mpi_request_s : lz::coll::Request {
   enum class Kind : uint8_t { kSend, kRecv, kColl };  // kColl: a non-blocking collective (Engine::start_nbc)
@@ -46,6 +49,7 @@ struct lz_mpi_request_s : lz::coll::Request {
   uint64_t rndv_total = 0;     // rendezvous: message bytes
   uint64_t rndv_done = 0;      // rendezvous: bytes sent or received so far
   uint64_t remote_req = 0;     // the peer's request id
+  lz::rt::RegisteredBuffer* region = nullptr;  // rendezvous send: `data` registered for the peer's get
   // ---- application-level checkpoints (crcp MessageLog) --------------------------
   uint64_t cr_stamp = 0;   // recv: the matched message's stamp
   uint64_t cr_wild = 0;    // recv: 1 + its number among wildcard receives (0: not one)

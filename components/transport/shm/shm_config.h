@@ -25,7 +25,9 @@ inline constexpr ParamSpec kParams[] = {
     {"max_frame", ParamType::kSize, "32k",
      "Largest frame copied through a ring (header and payload); at most ring_size/2 - 8", 4},
     {"get_threshold", ParamType::kSize, "32k",
-     "Messages at least this large should move by rendezvous and single-copy get() (read by the p2p engine)", 4},
+     "Messages larger than this move by rendezvous and single-copy get (the p2p engine's eager limit over shm "
+     "while single copy works, unless p2p_eager_limit is set)",
+     4},
     {"single_copy", ParamType::kBool, "true",
      "Offer single-copy get() through process_vm_readv (needs ptrace permission between ranks)", 4},
     {"backing_dir", ParamType::kString, "/dev/shm",
@@ -44,7 +46,7 @@ inline constexpr size_t kNumParams = std::size(kParams);
 struct ShmConfig {
   uint64_t ring_bytes{};          // each per-sender ring
   uint64_t max_frame{};           // largest frame through a ring
-  uint64_t get_threshold{};       // advice to the p2p engine (rendezvous + get above it)
+  uint64_t get_threshold{};       // eager limit advised to the engine while get works
   bool single_copy{};             // offer get() through process_vm_readv
   std::string backing_dir;        // where segments and doorbells live
   int64_t liveness_ms{};          // how often a busy rank checks its peers are alive

@@ -1,6 +1,6 @@
-// ShmTransport, single-copy get(): a peer's memory read with
+// ShmTransport, single-copy get_async(): a peer's memory read with
 // process_vm_readv, which needs ptrace access to the peer (Yama permitting);
-// connect() probes each peer once, and a failed probe turns get() off.
+// connect() probes each peer once, and a failed probe turns it off.
 #include "shm_transport.h"
 
 #include <errno.h>
@@ -54,9 +54,17 @@ void ShmTransport::probe_get(const ShmPeer& p) {
             n < 0 ? strerror(err) : "returned unexpected data");
 }
 
-Status ShmTransport::get(int peer, void* local, uint64_t remote, size_t len) {
+Status ShmTransport::get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                               Completion done) {
+  (void)key;  // process_vm_readv needs no registration
+  LZ_RETURN_IF_ERROR(read_peer_memory(peer, local, remote, len));
+  done(Status::Ok());
+  return Status::Ok();
+}
+
+Status ShmTransport::read_peer_memory(int peer, void* local, uint64_t remote, size_t len) {
   if (!get_ok_) return Unimplemented("shm: single-copy get is not available (see `lazarus info` and the log)");
-  if (checkpointed_) return Status(Code::kWouldBlock, "shm: checkpointed; no get() before connect()");
+  if (checkpointed_) return Status(Code::kWouldBlock, "shm: checkpointed; no get before connect()");
   if (peer < 0 || static_cast<size_t>(peer) >= slot_of_rank_.size() || slot_of_rank_[static_cast<size_t>(peer)] < 0)
     return InvalidArgument("shm: rank " + std::to_string(peer) + " is not on this host");
   const ShmPeer& p = peers_[static_cast<size_t>(slot_of_rank_[static_cast<size_t>(peer)])];

@@ -75,7 +75,10 @@ class ShmTransport final : public lz::transport::Module {
   Status finalize() override;
   int wait_fd() const override { return waitset_.get(); }
   bool arm_wait() override;
-  Status get(int peer, void* local, uint64_t remote, size_t len) override;
+  Attributes attributes(int peer) const override;
+  // process_vm_readv completes before it returns: `done` runs at once.
+  Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override;
 
   const ShmConfig& config() const { return cfg_; }
   // No frame of ours unconsumed in any peer's ring, none pending in ours.
@@ -88,6 +91,7 @@ class ShmTransport final : public lz::transport::Module {
   // Which ranks share our node, from the Host (init and restart).
   void build_topology();
   void setup_single_copy();
+  Status read_peer_memory(int peer, void* local, uint64_t remote, size_t len);
   // Frames from peers still in our rings: "" or what is pending, from whom.
   std::string inbound_pending() const;
   // Waits for peers to consume what we wrote into their rings.

@@ -610,35 +610,88 @@ TEST_P(TransportConformance, MalformedAndUnauthenticatedConnections) {
       spec);
 }
 
-// kCapGet: get() copies the right bytes out of the peer's memory (an address
-// that is only meaningful in the peer's process).
+// kCapGet: get_async() copies the right bytes out of the peer's memory (an
+// address that is only meaningful in the peer's process, inside a region the
+// peer registered, named by the key it packed), and its completion runs
+// exactly once.
+std::string to_hex(std::string_view bytes) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char ch : bytes) {
+    out += d[ch >> 4];
+    out += d[ch & 15];
+  }
+  return out;
+}
+
+std::string from_hex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  return out;
+}
+
+struct GetResult {
+  int calls = 0;
+  Status status;
+};
+
+void record_get(void* arg, const Status& s) {
+  auto* g = static_cast<GetResult*>(arg);
+  ++g->calls;
+  g->status = s;
+}
+
+// get_async() until the transport takes it, then progress until it completes;
+// the completion's status, or why it never came (checked to run exactly once).
+Status get_blocking(Child& c, void* local, size_t len, uint64_t remote, std::string_view key) {
+  GetResult g;
+  Status s;
+  for (;;) {
+    s = c.module().get_async(c.peer(), local, len, remote, key, transport::Completion{&record_get, &g});
+    if (s.code() != Code::kWouldBlock || c.expired()) break;
+    c.progress();
+  }
+  if (!s.ok()) return s.with_context("get_async not started");
+  c.wait_until([&] { return g.calls > 0 || c.expired(); });
+  if (g.calls == 0) return Timeout("get_async: no completion before the deadline");
+  for (int i = 0; i < 3; ++i) c.progress();
+  if (g.calls != 1) return Internal("get_async: completion ran " + std::to_string(g.calls) + " times");
+  return g.status;
+}
+
 TEST_P(TransportConformance, GetReadsPeerMemory) {
   Run([](Child& c) {
     constexpr size_t kLen = 1 * MiB;
     // Every rank exposes a buffer (its peer may have 'get' even if it does not).
     std::vector<char> mine(kLen);
     fill_pattern(stream_seed(c.rank(), 6, 0), 0, mine.data(), kLen);
+    transport::MemoryRegion region;
+    const bool registered = (c.caps() & kCapGet) != 0;
+    if (registered) {
+      Status rs = c.module().register_memory(mine.data(), kLen, &region);
+      CT_ASSERT(c, rs.ok()) << "register_memory(1 MiB): " << rs.to_string();
+      CT_ASSERT(c, region.key.size() <= transport::kMaxRemoteKey)
+          << "a " << region.key.size() << "-byte remote key is over kMaxRemoteKey";
+    }
     CT_ASSERT(c, c.modex().put("test.get.addr", std::to_string(reinterpret_cast<uintptr_t>(mine.data()))).ok());
+    CT_ASSERT(c, c.modex().put("test.get.key", to_hex(region.key)).ok());
     if (!c.sync()) return;
     if (!(c.caps() & kCapGet)) {
       c.skip("capability 'get' not declared after connect() (" + transport::capability_names(c.caps()) + ")");
       return;  // the final sync keeps `mine` alive for a peer that reads it
     }
     auto addr = c.modex().get(c.peer(), "test.get.addr");
-    CT_ASSERT(c, addr.ok()) << addr.status().to_string();
+    auto key_hex = c.modex().get(c.peer(), "test.get.key");
+    CT_ASSERT(c, addr.ok() && key_hex.ok()) << "the peer's buffer is not in the modex";
     const uint64_t base = std::stoull(*addr);
+    const std::string key = from_hex(*key_hex);
     struct Range {
       size_t off, len;
     };
     for (Range r : {Range{0, kLen}, Range{7, 1}, Range{4095, 4097}, Range{kLen - 1, 1}, Range{12345, 500000}}) {
       std::vector<char> local(r.len + 2, '\x5a');
-      Status s;
-      for (;;) {
-        s = c.module().get(c.peer(), local.data() + 1, base + r.off, r.len);
-        if (s.code() != Code::kWouldBlock || c.expired()) break;
-        c.progress();
-      }
-      CT_ASSERT(c, s.ok()) << "get(" << r.len << " bytes at offset " << r.off << "): " << s.to_string();
+      Status s = get_blocking(c, local.data() + 1, r.len, base + r.off, key);
+      CT_ASSERT(c, s.ok()) << "get_async(" << r.len << " bytes at offset " << r.off << "): " << s.to_string();
       size_t bad = first_mismatch(stream_seed(c.peer(), 6, 0), r.off, local.data() + 1, r.len);
       CT_EXPECT(c, bad == r.len) << "get(" << r.len << " bytes at offset " << r.off << "): byte " << bad
                                  << " differs from the peer's memory";
@@ -646,6 +699,133 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
           << "get(" << r.len << " bytes at offset " << r.off << ") wrote outside the destination";
     }
     (void)c.sync();  // the peer keeps its buffer until everyone is done
+    if (registered) c.module().deregister_memory(region);
+  });
+}
+
+// send_zcopy(): frames interleaved with send() arrive in order and intact;
+// each completion runs exactly once, and only after it ran does the sender
+// reuse (scribble over) the buffer, which must not change what the peer got.
+TEST_P(TransportConformance, ZeroCopySendCompletes) {
+  Run([](Child& c) {
+    const size_t mf = c.module().max_frame();
+    constexpr uint64_t kFrames = 2000;
+    constexpr uint64_t kSalt = 11;
+    std::vector<std::string> bufs(kFrames);
+    std::vector<std::vector<iovec>> iovs(kFrames);
+    std::vector<GetResult> done(kFrames);
+    uint64_t received = 0;
+    bool ok = true;
+    c.deliver_to([&](int src, const void* p, size_t n) {
+      Frame f{src, std::string(static_cast<const char*>(p), n)};
+      size_t payload = clamp_payload(c, (received * 97) % 4000, mf);
+      if (ok && !check_seq_frame(c, f, c.peer(), kSalt, received, payload)) ok = false;
+      ++received;
+    });
+    for (uint64_t i = 0; i < kFrames && ok && !c.expired(); ++i) {
+      make_seq_frame(c.rank(), kSalt, i, clamp_payload(c, (i * 97) % 4000, mf), bufs[i], iovs[i]);
+      for (;;) {
+        Status s = (i % 2) ? c.module().send_zcopy(c.peer(), iovs[i].data(), static_cast<int>(iovs[i].size()),
+                                                   transport::Completion{&record_get, &done[i]})
+                           : c.module().send(c.peer(), iovs[i].data(), static_cast<int>(iovs[i].size()));
+        if (s.ok()) break;
+        CT_ASSERT(c, s.code() == Code::kWouldBlock) << "frame " << i << ": " << s.to_string();
+        if (c.expired()) break;
+        c.progress();
+      }
+      if (i % 2 == 0) done[i].calls = 1;  // a plain send(): the buffer is free at once
+      // Reuse every buffer whose completion ran: the peer must still see the
+      // bytes as they were when sent.
+      for (uint64_t j = 0; j <= i; ++j)
+        if (done[j].calls == 1 && !bufs[j].empty()) {
+          std::fill(bufs[j].begin(), bufs[j].end(), '\xee');
+          bufs[j].clear();
+        }
+    }
+    c.wait_until([&] {
+      bool all = true;
+      for (uint64_t j = 1; j < kFrames; j += 2) all = all && done[j].calls > 0;
+      return (all && received >= kFrames) || !ok || c.expired();
+    });
+    CT_ASSERT(c, ok) << "a frame arrived wrong";
+    CT_EXPECT(c, received == kFrames) << "received " << received << " of " << kFrames << " frames";
+    for (uint64_t j = 1; j < kFrames; j += 2) {
+      CT_EXPECT(c, done[j].calls == 1) << "send_zcopy frame " << j << ": completion ran " << done[j].calls << " times";
+      CT_EXPECT(c, done[j].status.ok()) << "send_zcopy frame " << j << ": " << done[j].status.to_string();
+      if (done[j].calls != 1) break;
+    }
+    (void)c.sync();
+  });
+}
+
+// The re-entry rule (transport.h): Host::deliver may send. Rank 0 sends
+// frame 0; each side answers every frame from inside deliver() with the next
+// one, so the whole exchange of 20k frames runs inside progress() calls.
+TEST_P(TransportConformance, DeliverMaySend) {
+  Run([](Child& c) {
+    const size_t mf = c.module().max_frame();
+    constexpr uint64_t kRounds = 10000;
+    constexpr uint64_t kSalt = 12;
+    uint64_t next_in = 0, next_out = 0;
+    bool ok = true;
+    std::string buf;
+    std::vector<iovec> iov;
+    auto send_next = [&]() {
+      make_seq_frame(c.rank(), kSalt, next_out, clamp_payload(c, (next_out * 13) % 3000, mf), buf, iov);
+      for (;;) {
+        Status s = c.module().send(c.peer(), iov.data(), static_cast<int>(iov.size()));
+        if (s.ok()) break;
+        if (s.code() != Code::kWouldBlock) {
+          c.fail("send from inside deliver(), frame " + std::to_string(next_out) + ": " + s.to_string());
+          ok = false;
+          return;
+        }
+        // No room: the rule forbids progress() here; the frame waits for the
+        // next turn of the scenario's loop (below).
+        return;
+      }
+      ++next_out;
+    };
+    // Rank 0 (or a rank alone with itself) leads: it sends frame k once it
+    // has received k frames; the other answers frame k with its frame k.
+    const bool leads = c.rank() == 0 || c.peer() == c.rank();
+    auto my_turn = [&] { return ok && next_out < kRounds && (leads ? next_out <= next_in : next_out < next_in); };
+    c.deliver_to([&](int src, const void* p, size_t n) {
+      Frame f{src, std::string(static_cast<const char*>(p), n)};
+      if (ok && !check_seq_frame(c, f, c.peer(), kSalt, next_in, clamp_payload(c, (next_in * 13) % 3000, mf)))
+        ok = false;
+      ++next_in;
+      if (my_turn()) send_next();
+    });
+    if (my_turn()) send_next();
+    c.wait_until([&] {
+      // A frame the transport had no room for inside deliver() goes out here.
+      if (my_turn()) send_next();
+      return (next_in >= kRounds && next_out >= kRounds) || !ok || c.expired();
+    });
+    CT_ASSERT(c, ok) << "a frame arrived wrong";
+    CT_EXPECT(c, next_in == kRounds && next_out == kRounds)
+        << "exchange stalled: sent " << next_out << ", received " << next_in << " of " << kRounds;
+    (void)c.sync();
+  });
+}
+
+// Attributes (transport.h): what the engine reads instead of guessing must be
+// declared, and be coherent with the capabilities.
+TEST_P(TransportConformance, AttributesDeclared) {
+  Run([](Child& c) {
+    for (int r = 0; r < c.size(); ++r) {
+      if (!c.module().reaches(r)) continue;
+      const transport::Attributes a = c.module().attributes(r);
+      const std::string who = "attributes(" + std::to_string(r) + ")";
+      CT_EXPECT(c, a.eager_limit > 0) << who << ": eager_limit 0 (every message would go by rendezvous)";
+      CT_EXPECT(c, a.latency_us > 0 && a.latency_us < 1e6) << who << ": latency estimate " << a.latency_us << " us";
+      CT_EXPECT(c, a.bandwidth_mbs > 0) << who << ": bandwidth estimate " << a.bandwidth_mbs << " MB/s";
+      CT_EXPECT(c, a.exclusivity <= 100) << who << ": exclusivity " << a.exclusivity << " (0..100)";
+      if (c.caps() & kCapSelf) CT_EXPECT(c, a.exclusivity == 100) << who << ": a self transport must win its rank";
+      else CT_EXPECT(c, a.exclusivity < 100) << who << ": 100 is kept for self";
+    }
+    (void)c.sync();
   });
 }
 
@@ -878,15 +1058,24 @@ TEST_P(TransportConformance, CheckpointRestartNewProcesses) {
                     {"test.cr.pid", std::to_string(::getpid())}}))
       return;
     if (c.size() > 1 && (c.caps() & kCapGet)) {
-      c.phase("get() from the restarted peer");
+      c.phase("get from the restarted peer");
+      // Registered with the rebuilt module; the key goes out like the address.
+      transport::MemoryRegion region;
+      Status rs = c.module().register_memory(mine.data(), mine.size(), &region);
+      CT_ASSERT(c, rs.ok()) << "register_memory after restart: " << rs.to_string();
+      CT_ASSERT(c, c.modex().put("test.cr.key", to_hex(region.key)).ok());
+      if (!c.sync()) return;
       auto addr = c.modex().get(c.peer(), "test.cr.buf");
-      CT_ASSERT(c, addr.ok()) << addr.status().to_string();
+      auto key = c.modex().get(c.peer(), "test.cr.key");
+      CT_ASSERT(c, addr.ok() && key.ok()) << "the peer's buffer is not in the modex";
       std::vector<unsigned char> theirs(mine.size());
-      Status s = c.module().get(c.peer(), theirs.data(), std::stoull(*addr), theirs.size());
+      Status s = get_blocking(c, theirs.data(), theirs.size(), std::stoull(*addr), from_hex(*key));
       CT_ASSERT(c, s.ok()) << "get() from rank " << c.peer() << " after restart (its pid is now "
                            << c.modex().get(c.peer(), "test.cr.pid").value() << "): " << s.to_string();
       const size_t bad = first_mismatch(900 + static_cast<uint64_t>(c.peer()), 0, theirs.data(), theirs.size());
       CT_ASSERT(c, bad == theirs.size()) << "get() after restart read wrong bytes at offset " << bad;
+      if (!c.sync()) return;  // the peer read ours too
+      c.module().deregister_memory(region);
     }
     c.phase("traffic in the new process set");
     Flow after = cr_flow(c, kCrFrames, 51);

@@ -255,8 +255,11 @@ TEST(ShmTransport, GetReads16MiBInOneCopy) {
     } else {
       c.wait_until([&] { return got; });
       std::vector<uint64_t> mine(kLen / 8, 0);
-      Status s = c.module().get(0, mine.data(), msg.addr, msg.len);
+      int completions = 0;
+      auto count = [](void* n, const Status& st) { ++*static_cast<int*>(n), (void)st; };
+      Status s = c.module().get_async(0, mine.data(), msg.len, msg.addr, {}, {count, &completions});
       ASSERT_TRUE(s.ok()) << s.to_string();
+      EXPECT_EQ(completions, 1);  // process_vm_readv: done before get_async returns
       uint64_t sum = 0;
       bool exact = true;
       for (size_t i = 0; i < mine.size(); ++i) {
@@ -266,7 +269,8 @@ TEST(ShmTransport, GetReads16MiBInOneCopy) {
       EXPECT_EQ(sum, msg.sum);
       EXPECT_TRUE(exact);
       // A bad remote address is an error, never a crash.
-      EXPECT_FALSE(c.module().get(0, mine.data(), 8, 64).ok());
+      EXPECT_FALSE(c.module().get_async(0, mine.data(), 64, 8, {}, {count, &completions}).ok());
+      EXPECT_EQ(completions, 1);  // a read not started never completes
       uint64_t done = 1;
       ASSERT_TRUE(c.send_blocking(0, &done, sizeof done).ok());
     }

@@ -4,7 +4,8 @@
 // processes of a job, reliably and in order per (sender, receiver) pair. It
 // knows nothing of MPI: the p2p engine (runtime/p2p) puts its envelope in the
 // first bytes of each frame, does matching, protocols (eager, rendezvous) and
-// bookmarks, and chooses one transport per peer (reachability, then priority).
+// bookmarks, and chooses one transport per peer (reachability, then the
+// attributes each module declares for it: see Attributes).
 //
 // Life cycle, driven by the p2p engine in each rank:
 //
@@ -30,6 +31,15 @@
 // were delivered (the crcp drain), and no frame is sent until connect().
 // Threading: every method is called by one thread at a time (the engine
 // serializes), never concurrently on the same module.
+//
+// Re-entry: Host::deliver, Host::peer_failed and Completion callbacks run
+// inside progress() (or, for a completion, inside the call that started the
+// operation when it finished at once). From there the engine may call send(),
+// send_zcopy(), get_async(), register_memory() and deregister_memory() on any
+// module, this one included; never progress(), connect(), finalize() or a CR
+// hook. A module therefore keeps its own state consistent before it calls out
+// (a frame is consumed, its buffer re-posted or copied, before deliver), and a
+// send() made from inside deliver() is ordered after every frame already sent.
 #pragma once
 
 #include <sys/uio.h>
@@ -37,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "lazarus/component.h"
 #include "lazarus/modex.h"
@@ -45,13 +56,16 @@
 namespace lz::transport {
 
 // 2: unsent_bytes().
-inline constexpr uint32_t kInterfaceVersion = 2;
+// 3: attributes(), register_memory()/deregister_memory(), get_async() with a
+//    packed remote key (replaces the synchronous get()), send_zcopy(), the
+//    re-entry rule above.
+inline constexpr uint32_t kInterfaceVersion = 3;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
   kCapSelf = 1ull << 0,        // reaches only its own process
   kCapLocalHost = 1ull << 1,   // reaches only processes on the same host
-  kCapGet = 1ull << 2,         // get(): single-copy read from a peer's memory
+  kCapGet = 1ull << 2,         // get_async(): single-copy read from a peer's memory
   kCapWaitFd = 1ull << 3,      // wait_fd(): a pollable fd for blocking waits
   kCapCheckpoint = 1ull << 4,  // on_checkpoint/on_continue/on_restart implemented
 };
@@ -63,6 +77,42 @@ struct PeerInfo {
   int rank = -1;
   std::string host;     // host name as the launcher knows it
   uint64_t node_id = 0;  // equal for ranks sharing a host (and its memory)
+};
+
+// What the engine reads of a module for one peer instead of guessing (valid
+// after connect()). Selection: of the modules that reach a peer, the one with
+// the highest exclusivity carries its frames; ties go to the lower latency,
+// then to the earlier module in priority order. Protocol: messages up to
+// eager_limit bytes go eagerly (unless p2p_eager_limit overrides it); larger
+// ones by rendezvous, read with get_async() when the module has kCapGet and
+// the message has at least get_threshold bytes, streamed in frames otherwise.
+// The estimates are nominal figures for this path (measured, documented in
+// the component), shown by the engine's debug log and `lazarus info`.
+struct Attributes {
+  size_t eager_limit = 32 * 1024;  // message bytes (p2p header excluded)
+  size_t get_threshold = 0;        // rendezvous bytes from which get_async() is used
+  uint32_t exclusivity = 0;        // self 100, shm 50, ucx/ofi 30, tcp 10
+  double latency_us = 0;           // one-way latency of a small frame
+  double bandwidth_mbs = 0;        // large transfers, MB/s
+};
+
+// A completion callback: fn(arg, status) runs exactly once, from progress()
+// or before the call that started the operation returned Ok (see re-entry).
+struct Completion {
+  void (*fn)(void* arg, const Status& result) = nullptr;
+  void* arg = nullptr;
+  void operator()(const Status& s) const {
+    if (fn != nullptr) fn(arg, s);
+  }
+};
+
+// A local buffer registered for peers' get_async(). `key` is opaque bytes the
+// engine carries to the peer (in the rendezvous request) and hands to the
+// peer's get_async(); at most kMaxRemoteKey bytes. `handle` is the module's.
+inline constexpr size_t kMaxRemoteKey = 512;
+struct MemoryRegion {
+  uint64_t handle = 0;
+  std::string key;
 };
 
 // What a transport needs from the engine.
@@ -97,6 +147,12 @@ class Module : public lz::Module {
   virtual bool reaches(int peer) const = 0;
   // Largest frame send() accepts, in bytes (header and payload together).
   virtual size_t max_frame() const = 0;
+  // How to use this module towards `peer` (see Attributes). The default suits
+  // a plain byte mover: 32 KiB eager, exclusivity 0, no estimates.
+  virtual Attributes attributes(int peer) const {
+    (void)peer;
+    return Attributes{};
+  }
   // Sends one frame made of the concatenated iovecs. Non-blocking: on Ok the
   // bytes are copied or on the wire and the caller may reuse its buffers;
   // kWouldBlock means no room now (retry after progress()); other errors are
@@ -130,10 +186,33 @@ class Module : public lz::Module {
   // which case the caller must progress instead of sleeping. The transport
   // disarms itself in its next progress().
   virtual bool arm_wait() { return true; }
-  // Optional: copies `len` bytes at address `remote` in `peer`'s memory into
-  // `local` (kCapGet). Used by the rendezvous protocol for single copy.
-  virtual Status get(int peer, void* local, uint64_t remote, size_t len) {
-    (void)peer, (void)local, (void)remote, (void)len;
+  // A send whose buffers the caller keeps unchanged until `done` runs
+  // (zero-copy where the module can; Ok then means accepted, in order with
+  // send()). Errors as send(); on an error `done` never runs. The default
+  // sends a copy with send() and completes at once.
+  virtual Status send_zcopy(int peer, const struct iovec* iov, int iovcnt, Completion done) {
+    Status s = send(peer, iov, iovcnt);
+    if (s.ok()) done(s);
+    return s;
+  }
+
+  // Single copy (kCapGet). register_memory() prepares [addr, addr+len) of
+  // this process for peers' reads and fills `out`; the engine deregisters it
+  // once the peer reported its read done (or failed). The default needs no
+  // registration: an empty key.
+  virtual Status register_memory(const void* addr, size_t len, MemoryRegion* out) {
+    (void)addr, (void)len;
+    *out = MemoryRegion{};
+    return Status::Ok();
+  }
+  virtual void deregister_memory(const MemoryRegion& region) { (void)region; }
+  // Copies `len` bytes at address `remote` of `peer`'s memory, inside a region
+  // the peer registered with `key`, into `local`; `done` runs when the bytes
+  // are there (or the read failed). An error return means the read was not
+  // started (the engine then streams the message instead).
+  virtual Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                           Completion done) {
+    (void)peer, (void)local, (void)len, (void)remote, (void)key, (void)done;
     return Unimplemented("single-copy get is not provided by this transport");
   }
 
