@@ -41,6 +41,14 @@ void ShmTransport::setup_single_copy() {
   }
 }
 
+std::vector<std::string> ShmTransport::details() const {
+  const int scope = yama_ptrace_scope();
+  std::string yama = scope < 0 ? "no Yama" : "Yama ptrace_scope " + std::to_string(scope);
+  if (!cfg_.single_copy) return {"single copy: off (transport_shm_single_copy)"};
+  if (scope == 3) return {"single copy: unavailable (" + yama + " forbids process_vm_readv)"};
+  return {"single copy: process_vm_readv (" + yama + "; probed per peer at connect)"};
+}
+
 void ShmTransport::probe_get(const ShmPeer& p) {
   uint64_t word = 0;
   struct iovec l{&word, sizeof word}, r{reinterpret_cast<void*>(p.address.probe_addr), sizeof word};

@@ -63,6 +63,7 @@ class ShmTransport final : public lz::transport::Module {
   ~ShmTransport() override;
 
   uint64_t capabilities() const override;
+  std::vector<std::string> details() const override;
   Status init(Host& host) override;
   Status on_checkpoint() override;
   Status on_continue() override;

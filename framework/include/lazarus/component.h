@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lazarus/param.h"
 #include "lazarus/status.h"
@@ -31,8 +32,9 @@ namespace lz {
 
 class ParamStore;
 
-// Layout version of ComponentDescriptor. Bump on any change to the struct.
-inline constexpr uint32_t kComponentAbiVersion = 1;
+// Layout version of ComponentDescriptor and of lz::Module's virtual table.
+// Bump on any change to either. 2: Module::details().
+inline constexpr uint32_t kComponentAbiVersion = 2;
 inline constexpr uint32_t kComponentMagic = 0x4c5a4331;  // "LZC1"
 
 // What a component's query() may look at. Cheap to build; query() must not
@@ -54,6 +56,10 @@ class Module {
   virtual ~Module() = default;
   // Framework-specific capability bits (see each framework's header).
   virtual uint64_t capabilities() const { return 0; }
+  // Lines `lazarus info` shows under the component (a library's version,
+  // what it found on this machine). Called on a queried module that was never
+  // initialised: it may open and close what it needs to find out.
+  virtual std::vector<std::string> details() const { return {}; }
 };
 
 using QueryFn = StatusOr<std::unique_ptr<Module>> (*)(const QueryContext& ctx);
