@@ -1,12 +1,16 @@
 // Topology: the process topology a communicator carries (MPI-3.1 chapter 7),
-// set by MPI_Cart_create / MPI_Cart_sub / MPI_Graph_create, kept by
-// MPI_Comm_dup, read by the MPI_Cart_* / MPI_Graph_* queries and
-// MPI_Topo_test. Immutable once made: communicators share it.
+// set by MPI_Cart_create / MPI_Cart_sub / MPI_Graph_create /
+// MPI_Dist_graph_create(_adjacent), kept by MPI_Comm_dup, read by the
+// MPI_Cart_* / MPI_Graph_* / MPI_Dist_graph_* queries and MPI_Topo_test.
+// Immutable once made: communicators share it.
 //
 //   Cartesian: ranks in row-major order over dims (the last dimension
 //   varies fastest), each dimension periodic or not.
 //   Graph: node i's neighbours are edges[index[i-1] .. index[i]) (index[-1]
 //   is 0), MPI_Graph_create's arrays as given.
+//   Distributed graph: only this process's adjacency, as MPI keeps it
+//   (sources: in-neighbours, destinations: out-neighbours, each with its
+//   weight when the graph is weighted; repeated neighbours allowed).
 #pragma once
 
 #include <vector>
@@ -14,12 +18,18 @@
 namespace lz::rt {
 
 struct Topology {
-  enum class Kind { kCart, kGraph };
+  enum class Kind { kCart, kGraph, kDistGraph };
   Kind kind = Kind::kCart;
   std::vector<int> dims;     // kCart
   std::vector<int> periods;  // kCart: 0 or 1 per dimension
   std::vector<int> index;    // kGraph
   std::vector<int> edges;    // kGraph
+  // kDistGraph: this process's in- and out-neighbours in the order
+  // MPI_Dist_graph_neighbors returns them; the weights are empty when
+  // !weighted (MPI_UNWEIGHTED at creation).
+  std::vector<int> sources, sourceweights;
+  std::vector<int> destinations, destweights;
+  bool weighted = false;
 
   // kCart: the coordinates of `rank` (0 <= rank < product of dims).
   std::vector<int> coords_of(int rank) const {
