@@ -15,7 +15,8 @@
  * MPI_Graph_neighbors, MPI_Dist_graph_neighbors(_count), MPI_Topo_test),
  * then runs each neighbourhood collective, blocking, and all five
  * non-blocking ones at once beside a wildcard point-to-point exchange and an
- * MPI_Iallreduce on the same communicator. Values encode (sender, sender's
+ * MPI_Iallreduce on the same communicator, and with blocks of 128 KiB
+ * (rendezvous) one of each in flight together. Values encode (sender, sender's
  * block, element): which block of a sender fills which receive block is
  * the standard's rule, computed here independently: in a Cartesian
  * dimension the sender's block 2d lands in block 2d+1 and 2d+1 in 2d
@@ -23,6 +24,7 @@
  * to a process fills the k-th block it receives from the sender. Gaps
  * between blocks and blocks of MPI_PROC_NULL neighbours must stay untouched.
  * Last, argument errors with MPI_ERRORS_RETURN. */
+#include <stdlib.h>
 #include <string.h>
 #include "lz_test.h"
 
@@ -208,7 +210,8 @@ static void check_queries(const Topo *t, MPI_Comm c, int me, const Lists *l) {
     MPI_Graph_neighbors_count(c, me, &cnt);
     CHECK(cnt == l->nin, "graph: %d neighbours, expected %d", cnt, l->nin);
     MPI_Graph_neighbors(c, me, MAXN, nb);
-    for (int k = 0; k < cnt; ++k) CHECK(nb[k] == l->in[k], "graph: neighbour %d is %d, expected %d", k, nb[k], l->in[k]);
+    for (int k = 0; k < cnt; ++k)
+      CHECK(nb[k] == l->in[k], "graph: neighbour %d is %d, expected %d", k, nb[k], l->in[k]);
   } else {
     int in = -1, out = -1, weighted = -1;
     e = MPI_Dist_graph_neighbors_count(c, &in, &out, &weighted);
@@ -442,12 +445,43 @@ static void run_collectives(const Ctx *x) {
   CHECK(sum == size * (size - 1) / 2, "Iallreduce beside them: %d", sum);
 }
 
+/* Blocks of 128 KiB (rendezvous on every transport): an
+ * MPI_Ineighbor_alltoall in flight while an MPI_Neighbor_alltoall runs on
+ * the same communicator; repeated neighbours must still pair up as above. */
+#define LARGE (1 << 15)
+static int large_code(int src, int block, int e) { return (src * 10 + block) * 100000 + e; }
+static void check_large(const Ctx *x) {
+  size_t n = (size_t)LARGE * MAXN;
+  int *s = malloc(n * sizeof(int)), *r1 = malloc(n * sizeof(int)), *r2 = malloc(n * sizeof(int));
+  CHECK(s && r1 && r2, "malloc");
+  for (int j = 0; j < x->l.nout; ++j)
+    for (int e = 0; e < LARGE; ++e) s[(size_t)j * LARGE + e] = large_code(x->me, j, e);
+  for (size_t k = 0; k < n; ++k) r1[k] = r2[k] = -1;
+  MPI_Request rq;
+  CHECK(MPI_Ineighbor_alltoall(s, LARGE, MPI_INT, r1, LARGE, MPI_INT, x->comm, &rq) == MPI_SUCCESS,
+        "Ineighbor_alltoall");
+  CHECK(MPI_Neighbor_alltoall(s, LARGE, MPI_INT, r2, LARGE, MPI_INT, x->comm) == MPI_SUCCESS, "Neighbor_alltoall");
+  CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Wait");
+  for (int i = 0; i < x->l.nin; ++i)
+    for (int e = 0; e < LARGE; ++e) {
+      size_t k = (size_t)i * LARGE + e;
+      int expect = x->l.in[i] == MPI_PROC_NULL ? -1 : large_code(x->l.in[i], x->jof[i], e);
+      CHECK(r1[k] == expect && r2[k] == expect,
+            "%s, large alltoall: block %d [%d] = %d (non-blocking) %d (blocking), expected %d", kind_name(x->t), i, e,
+            r1[k], r2[k], expect);
+    }
+  free(s);
+  free(r1);
+  free(r2);
+}
+
 static void check_topology(const Topo *t, int me) {
   MPI_Comm c = make_comm(t, me);
   Ctx x;
   init_ctx(&x, t, c, me);
   check_queries(t, c, me, &x.l);
   run_collectives(&x);
+  check_large(&x);
   MPI_Comm_free(&c);
 }
 
