@@ -22,6 +22,7 @@
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "mpi/info.h"
+#include "mpi/topo_args.h"
 #include "p2p/comm.h"
 #include "p2p/comm_factory.h"
 #include "p2p/dist_graph_edges.h"
@@ -29,23 +30,14 @@
 
 using lz::rt::mpi_error;
 using lz::rt::Topology;
+using namespace lz::rt::topo_args;
 
 namespace {
-
-bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
 
 std::string str(int v) { return std::to_string(v); }
 
 const Topology* dist_graph_of(const char* fn, MPI_Comm comm, int* err) {
-  if (!comm_ok(comm)) {
-    *err = mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-    return nullptr;
-  }
-  if (!comm->topology || comm->topology->kind != Topology::Kind::kDistGraph) {
-    *err = mpi_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no distributed graph topology");
-    return nullptr;
-  }
-  return comm->topology.get();
+  return topology_of(fn, comm, Topology::Kind::kDistGraph, err);
 }
 
 int check_info(const char* fn, MPI_Comm comm, MPI_Info info) {

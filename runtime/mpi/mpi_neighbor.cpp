@@ -11,6 +11,7 @@
 #include "mpi/coll_args.h"
 #include "mpi/entry.h"
 #include "mpi/nbc_start.h"
+#include "mpi/topo_args.h"
 #include "p2p/nbc_neighbor.h"
 #include "p2p/topology.h"
 
@@ -22,12 +23,11 @@ namespace {
 
 // The communicator's neighbours; an error (MPI_ERR_TOPOLOGY) without a topology.
 int neighbours(const char* fn, MPI_Comm comm, NeighbourLists* nb) {
-  LZ_COLL_CHECK(check_comm(fn, comm));
-  if (!comm->topology)
-    return mpi_error(comm, fn, MPI_ERR_TOPOLOGY,
-                     "the communicator has no process topology (Cartesian, graph or distributed graph)");
-  comm->topology->neighbours_of(comm->rank(), &nb->in, &nb->out);
-  nb->cartesian = comm->topology->kind == Topology::Kind::kCart;
+  int err = MPI_SUCCESS;
+  const Topology* t = topo_args::any_topology_of(fn, comm, &err);
+  if (t == nullptr) return err;
+  t->neighbours_of(comm->rank(), &nb->in, &nb->out);
+  nb->cartesian = t->kind == Topology::Kind::kCart;
   return MPI_SUCCESS;
 }
 
