@@ -68,9 +68,11 @@ inline int check_buffers(const char* fn, MPI_Comm comm, const void* sbuf, const 
   return MPI_SUCCESS;
 }
 
-inline int check_counts(const char* fn, MPI_Comm comm, const int* counts, const char* what) {
-  if (counts == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
-  for (int r = 0; r < comm->size(); ++r) {
+// `n` counts (-1: one per rank of comm); NULL is accepted for none.
+inline int check_counts(const char* fn, MPI_Comm comm, const int* counts, const char* what, int n = -1) {
+  if (n < 0) n = comm->size();
+  if (counts == nullptr && n > 0) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
+  for (int r = 0; r < n; ++r) {
     if (counts[r] < 0)
       return mpi_error(comm, fn, MPI_ERR_COUNT,
                        std::string("invalid ") + what + "[" + std::to_string(r) + "] = " + std::to_string(counts[r]));
@@ -218,9 +220,11 @@ inline int check_alltoallv(const char* fn, const void* sbuf, const int* scounts,
   return check_buffers(fn, comm, sbuf, rbuf, true, false);
 }
 
-inline int check_types(const char* fn, MPI_Comm comm, const MPI_Datatype* types, const char* what) {
-  if (types == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
-  for (int r = 0; r < comm->size(); ++r)
+// `n` types (-1: one per rank of comm); NULL is accepted for none.
+inline int check_types(const char* fn, MPI_Comm comm, const MPI_Datatype* types, const char* what, int n = -1) {
+  if (n < 0) n = comm->size();
+  if (types == nullptr && n > 0) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
+  for (int r = 0; r < n; ++r)
     LZ_COLL_CHECK(check_type(fn, comm, types[r], what));
   return MPI_SUCCESS;
 }
@@ -249,6 +253,68 @@ inline int check_reduce_scatter(const char* fn, const void* sbuf, void* rbuf, co
   LZ_COLL_CHECK(check_type(fn, comm, dt));
   LZ_COLL_CHECK(check_op(fn, comm, op, dt));
   return check_buffers(fn, comm, sbuf, rbuf, true, false);
+}
+
+// ---- the neighbourhood collectives (mpi_neighbor.cpp): a count, datatype
+// and displacement per neighbour, `indegree` receive blocks and `outdegree`
+// send blocks (the communicator and its topology are checked first);
+// MPI_IN_PLACE means nothing here. Arrays may be NULL when they have no
+// entry. ---------------------------------------------------------------------------
+
+inline int check_displs(const char* fn, MPI_Comm comm, const void* displs, int n, const char* what) {
+  if (displs == nullptr && n > 0) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
+  return MPI_SUCCESS;
+}
+
+inline int check_neighbor_buffers(const char* fn, MPI_Comm comm, const void* sbuf, const void* rbuf) {
+  if (in_place(sbuf) || in_place(rbuf))
+    return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid in a neighbourhood collective");
+  return MPI_SUCCESS;
+}
+
+// MPI_Neighbor_allgather and MPI_Neighbor_alltoall: one count and type a side.
+inline int check_neighbor_uniform(const char* fn, const void* sbuf, int scount, MPI_Datatype sdt, void* rbuf,
+                                  int rcount, MPI_Datatype rdt, MPI_Comm comm) {
+  LZ_COLL_CHECK(check_neighbor_buffers(fn, comm, sbuf, rbuf));
+  LZ_COLL_CHECK(check_count(fn, comm, scount, "send count"));
+  LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
+  LZ_COLL_CHECK(check_count(fn, comm, rcount, "receive count"));
+  return check_type(fn, comm, rdt, "receive datatype");
+}
+
+inline int check_neighbor_allgatherv(const char* fn, const void* sbuf, int scount, MPI_Datatype sdt, void* rbuf,
+                                     const int* rcounts, const int* displs, MPI_Datatype rdt, MPI_Comm comm,
+                                     int indegree) {
+  LZ_COLL_CHECK(check_neighbor_buffers(fn, comm, sbuf, rbuf));
+  LZ_COLL_CHECK(check_count(fn, comm, scount, "send count"));
+  LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts", indegree));
+  LZ_COLL_CHECK(check_displs(fn, comm, displs, indegree, "displs"));
+  return check_type(fn, comm, rdt, "receive datatype");
+}
+
+inline int check_neighbor_alltoallv(const char* fn, const void* sbuf, const int* scounts, const int* sdispls,
+                                    MPI_Datatype sdt, void* rbuf, const int* rcounts, const int* rdispls,
+                                    MPI_Datatype rdt, MPI_Comm comm, int indegree, int outdegree) {
+  LZ_COLL_CHECK(check_neighbor_buffers(fn, comm, sbuf, rbuf));
+  LZ_COLL_CHECK(check_counts(fn, comm, scounts, "sendcounts", outdegree));
+  LZ_COLL_CHECK(check_displs(fn, comm, sdispls, outdegree, "sdispls"));
+  LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts", indegree));
+  LZ_COLL_CHECK(check_displs(fn, comm, rdispls, indegree, "rdispls"));
+  return check_type(fn, comm, rdt, "receive datatype");
+}
+
+inline int check_neighbor_alltoallw(const char* fn, const void* sbuf, const int* scounts, const MPI_Aint* sdispls,
+                                    const MPI_Datatype* sdts, void* rbuf, const int* rcounts, const MPI_Aint* rdispls,
+                                    const MPI_Datatype* rdts, MPI_Comm comm, int indegree, int outdegree) {
+  LZ_COLL_CHECK(check_neighbor_buffers(fn, comm, sbuf, rbuf));
+  LZ_COLL_CHECK(check_counts(fn, comm, scounts, "sendcounts", outdegree));
+  LZ_COLL_CHECK(check_displs(fn, comm, sdispls, outdegree, "sdispls"));
+  LZ_COLL_CHECK(check_types(fn, comm, sdts, "sendtypes", outdegree));
+  LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts", indegree));
+  LZ_COLL_CHECK(check_displs(fn, comm, rdispls, indegree, "rdispls"));
+  return check_types(fn, comm, rdts, "recvtypes", indegree);
 }
 
 }  // namespace lz::rt::coll_args

@@ -9,28 +9,20 @@
 #include "mpi.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
+#include "mpi/topo_args.h"
 #include "p2p/comm.h"
 #include "p2p/comm_factory.h"
 #include "p2p/topology.h"
 
 using lz::rt::mpi_error;
 using lz::rt::Topology;
+using namespace lz::rt::topo_args;
 
 namespace {
 
-bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
-
 // The communicator's Cartesian topology, or null after reporting the error.
 const Topology* cart_of(const char* fn, MPI_Comm comm, int* err) {
-  if (!comm_ok(comm)) {
-    *err = mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-    return nullptr;
-  }
-  if (!comm->topology || comm->topology->kind != Topology::Kind::kCart) {
-    *err = mpi_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology");
-    return nullptr;
-  }
-  return comm->topology.get();
+  return topology_of(fn, comm, Topology::Kind::kCart, err);
 }
 
 int maxdims_error(const char* fn, MPI_Comm comm, int maxdims, int n) {

@@ -1,5 +1,5 @@
 // MPI binding: graph topologies (MPI-3.1 sections 7.5.3, 7.5.5, 7.5.7) and
-// MPI_Topo_test. As for Cartesian ones, reorder keeps every rank where it
+// MPI_Topo_test (distributed graphs: mpi_dist_graph.cpp). As for Cartesian ones, reorder keeps every rank where it
 // is: the first nnodes ranks take part, the others get MPI_COMM_NULL.
 #include <memory>
 #include <string>
@@ -8,27 +8,19 @@
 #include "mpi.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
+#include "mpi/topo_args.h"
 #include "p2p/comm.h"
 #include "p2p/comm_factory.h"
 #include "p2p/topology.h"
 
 using lz::rt::mpi_error;
 using lz::rt::Topology;
+using namespace lz::rt::topo_args;
 
 namespace {
 
-bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
-
 const Topology* graph_of(const char* fn, MPI_Comm comm, int* err) {
-  if (!comm_ok(comm)) {
-    *err = mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-    return nullptr;
-  }
-  if (!comm->topology || comm->topology->kind != Topology::Kind::kGraph) {
-    *err = mpi_error(comm, fn, MPI_ERR_TOPOLOGY, "the communicator has no graph topology");
-    return nullptr;
-  }
-  return comm->topology.get();
+  return topology_of(fn, comm, Topology::Kind::kGraph, err);
 }
 
 // graph_of(), also checking that `rank` is a node of the graph.
@@ -153,7 +145,9 @@ int MPI_Topo_test(MPI_Comm comm, int* status) {
   if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
   if (status == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "status is NULL");
   if (!comm->topology) *status = MPI_UNDEFINED;
-  else *status = comm->topology->kind == Topology::Kind::kCart ? MPI_CART : MPI_GRAPH;
+  else if (comm->topology->kind == Topology::Kind::kCart) *status = MPI_CART;
+  else if (comm->topology->kind == Topology::Kind::kGraph) *status = MPI_GRAPH;
+  else *status = MPI_DIST_GRAPH;
   return MPI_SUCCESS;
 }
 

@@ -9,25 +9,14 @@
 #include "mpi.h"
 #include "mpi/coll_args.h"
 #include "mpi/entry.h"
-#include "mpi/p2p_binding.h"
-#include "p2p/engine.h"
+#include "mpi/nbc_start.h"
 #include "p2p/nbc_algorithms.h"
-#include "p2p/request.h"
-#include "p2p/runtime.h"
 
 using namespace lz::rt;
 using namespace lz::rt::coll_args;
+using namespace lz::rt::nbc_start;
 
 namespace {
-
-int start(MPI_Comm comm, NbcPtr schedule, MPI_Request* request) {
-  Request* r = request_pool().get();
-  r->comm = comm;
-  r->context = comm->coll_context();
-  runtime().engine().start_nbc(r, std::move(schedule));
-  *request = r;
-  return MPI_SUCCESS;
-}
 
 NbcPtr alltoallw_schedule(MPI_Comm comm, const void* sbuf, const int* scounts, const int* sdispls,
                           const MPI_Datatype* sdts, void* rbuf, const int* rcounts, const int* rdispls,
@@ -36,12 +25,6 @@ NbcPtr alltoallw_schedule(MPI_Comm comm, const void* sbuf, const int* scounts, c
   // arrays are not read.
   return nbc_alltoallw(*comm, sbuf, scounts, sdispls, in_place(sbuf) ? nullptr : sdts, rbuf, rcounts, rdispls,
                        rdts);
-}
-
-int check_request(const char* fn, MPI_Comm comm, MPI_Request* request) {
-  if (request == nullptr) return mpi_error(comm_ok(comm) ? comm : MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
-  *request = MPI_REQUEST_NULL;
-  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -244,13 +227,9 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_alltoallw(kFn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                 comm));
-  MPI_Request r = MPI_REQUEST_NULL;
-  start(comm, alltoallw_schedule(comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes),
-        &r);
-  runtime().engine().wait_until([r] { return r->complete; });
-  std::string text;
-  int err = lz::rt::binding::retire(&r, MPI_STATUS_IGNORE, nullptr, &text);
-  return err == MPI_SUCCESS ? MPI_SUCCESS : mpi_error(comm, kFn, err, text);
+  return run_and_wait(
+      kFn, comm,
+      alltoallw_schedule(comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes));
 }
 
 }  // extern "C"
