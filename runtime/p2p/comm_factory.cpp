@@ -44,8 +44,7 @@ StatusOr<std::vector<Record>> exchange(Comm& parent, const std::vector<int>& mem
   const auto peer = [&](int i) { return members[static_cast<size_t>(i)]; };
   if (me == 0) {
     all[0] = mine;
-    for (int r = 1; r < n; ++r)
-      LZ_RETURN_IF_ERROR(parent.recv(&all[static_cast<size_t>(r)], rec, byte, peer(r), tag));
+    for (int r = 1; r < n; ++r) LZ_RETURN_IF_ERROR(parent.recv(&all[static_cast<size_t>(r)], rec, byte, peer(r), tag));
     std::vector<coll::Request*> reqs;
     for (int r = 1; r < n; ++r) {
       auto s = parent.isend(all.data(), rec * n, byte, peer(r), tag);

@@ -31,21 +31,21 @@ struct Agreement {
   Comm* holder = nullptr;
   MPI_Comm* newcomm = nullptr;
   NbcSchedule* s = nullptr;
-  uint32_t proposal = 0, agreed = 0;    // this member's p, the maximum v
-  uint32_t mine = 0, all = 0;           // allreduce buffers
+  uint32_t proposal = 0, agreed = 0;  // this member's p, the maximum v
+  uint32_t mine = 0, all = 0;         // allreduce buffers
   bool took_agreed = false;
   bool finished = false;
 
   ~Agreement() {
     // The schedule ended before the communicator was set up (a failed
-    // transfer): hand the held pairs back and the holder's attributes die
-    // with it.
+    // transfer): hand the held pairs back; the holder goes, with the
+    // attributes copied onto it (their delete callbacks do not run), and
+    // *newcomm stays MPI_COMM_NULL.
     if (finished) return;
     Engine& eng = runtime().engine();
     eng.release_context(proposal);
     if (took_agreed) eng.release_context(agreed);
     delete holder;
-    *newcomm = MPI_COMM_NULL;
   }
 };
 

@@ -14,7 +14,8 @@ StatusOr<std::vector<IndexRun>> darray_runs(int gsize, int distrib, int darg, in
   if (gsize <= 0) return InvalidArgument("global size " + std::to_string(gsize) + " is not positive");
   if (psize <= 0) return InvalidArgument("process grid size " + std::to_string(psize) + " is not positive");
   if (coord < 0 || coord >= psize)
-    return InvalidArgument("grid coordinate " + std::to_string(coord) + " is not in [0, " + std::to_string(psize) + ")");
+    return InvalidArgument("grid coordinate " + std::to_string(coord) + " is not in [0, " + std::to_string(psize) +
+                           ")");
   if (darg != D::kDistributeDfltDarg && darg <= 0)
     return InvalidArgument("distribution argument " + std::to_string(darg) + " is not positive");
   std::vector<IndexRun> runs;
@@ -30,7 +31,8 @@ StatusOr<std::vector<IndexRun>> darray_runs(int gsize, int distrib, int darg, in
         return InvalidArgument("block size " + std::to_string(b) + " times " + std::to_string(psize) +
                                " processes does not cover " + std::to_string(gsize) + " elements");
       const long long start = static_cast<long long>(coord) * b;
-      if (start < gsize) runs.push_back({static_cast<int>(start), static_cast<int>(std::min<long long>(b, gsize - start))});
+      if (start < gsize)
+        runs.push_back({static_cast<int>(start), static_cast<int>(std::min<long long>(b, gsize - start))});
       return runs;
     }
     case D::kDistributeCyclic: {
@@ -48,8 +50,8 @@ StatusOr<std::vector<IndexRun>> darray_runs(int gsize, int distrib, int darg, in
 }  // namespace lz::dt
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::darray(int size, int rank, int ndims, const int* gsizes,
-                                                   const int* distribs, const int* dargs, const int* psizes,
-                                                   int order, const lz_datatype_s& old) {
+                                                   const int* distribs, const int* dargs, const int* psizes, int order,
+                                                   const lz_datatype_s& old) {
   static const std::string kFn = "MPI_Type_create_darray: ";
   if (size <= 0) return lz::InvalidArgument(kFn + "size " + std::to_string(size) + " is not positive");
   if (rank < 0 || rank >= size)

@@ -327,7 +327,8 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block(int count, int blockl
   std::vector<int> bl(count, blocklength);
   std::vector<const lz_datatype_s*> types(count, &old);
   auto r = build_hindexed(Combiner::kHindexedBlock, count, bl.data(), displacements, types.data());
-  if (r.ok()) (*r)->record(Combiner::kHindexedBlock, {count, blocklength}, {displacements, displacements + count}, {&old});
+  if (r.ok())
+    (*r)->record(Combiner::kHindexedBlock, {count, blocklength}, {displacements, displacements + count}, {&old});
   return r;
 }
 

@@ -18,19 +18,32 @@ using lz::rt::type_args::check_type;
 int mpi_combiner(Datatype::Combiner c) {
   using C = Datatype::Combiner;
   switch (c) {
-    case C::kNamed: return MPI_COMBINER_NAMED;
-    case C::kContiguous: return MPI_COMBINER_CONTIGUOUS;
-    case C::kVector: return MPI_COMBINER_VECTOR;
-    case C::kHvector: return MPI_COMBINER_HVECTOR;
-    case C::kIndexed: return MPI_COMBINER_INDEXED;
-    case C::kStruct: return MPI_COMBINER_STRUCT;
-    case C::kHindexed: return MPI_COMBINER_HINDEXED;
-    case C::kIndexedBlock: return MPI_COMBINER_INDEXED_BLOCK;
-    case C::kHindexedBlock: return MPI_COMBINER_HINDEXED_BLOCK;
-    case C::kResized: return MPI_COMBINER_RESIZED;
-    case C::kDup: return MPI_COMBINER_DUP;
-    case C::kSubarray: return MPI_COMBINER_SUBARRAY;
-    case C::kDarray: return MPI_COMBINER_DARRAY;
+    case C::kNamed:
+      return MPI_COMBINER_NAMED;
+    case C::kContiguous:
+      return MPI_COMBINER_CONTIGUOUS;
+    case C::kVector:
+      return MPI_COMBINER_VECTOR;
+    case C::kHvector:
+      return MPI_COMBINER_HVECTOR;
+    case C::kIndexed:
+      return MPI_COMBINER_INDEXED;
+    case C::kStruct:
+      return MPI_COMBINER_STRUCT;
+    case C::kHindexed:
+      return MPI_COMBINER_HINDEXED;
+    case C::kIndexedBlock:
+      return MPI_COMBINER_INDEXED_BLOCK;
+    case C::kHindexedBlock:
+      return MPI_COMBINER_HINDEXED_BLOCK;
+    case C::kResized:
+      return MPI_COMBINER_RESIZED;
+    case C::kDup:
+      return MPI_COMBINER_DUP;
+    case C::kSubarray:
+      return MPI_COMBINER_SUBARRAY;
+    case C::kDarray:
+      return MPI_COMBINER_DARRAY;
   }
   return MPI_COMBINER_NAMED;
 }

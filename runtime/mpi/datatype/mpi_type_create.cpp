@@ -124,12 +124,11 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
                            MPI_Datatype* newtype) {
   static constexpr const char* kFn = "MPI_Type_create_darray";
   LZ_MPI_ENTRY(kFn);
-  static_assert(MPI_ORDER_C == Datatype::kOrderC && MPI_ORDER_FORTRAN == Datatype::kOrderFortran &&
-                    MPI_DISTRIBUTE_BLOCK == Datatype::kDistributeBlock &&
-                    MPI_DISTRIBUTE_CYCLIC == Datatype::kDistributeCyclic &&
-                    MPI_DISTRIBUTE_NONE == Datatype::kDistributeNone &&
-                    MPI_DISTRIBUTE_DFLT_DARG == Datatype::kDistributeDfltDarg,
-                "the datatype engine records mpi.h's values");
+  static_assert(
+      MPI_ORDER_C == Datatype::kOrderC && MPI_ORDER_FORTRAN == Datatype::kOrderFortran &&
+          MPI_DISTRIBUTE_BLOCK == Datatype::kDistributeBlock && MPI_DISTRIBUTE_CYCLIC == Datatype::kDistributeCyclic &&
+          MPI_DISTRIBUTE_NONE == Datatype::kDistributeNone && MPI_DISTRIBUTE_DFLT_DARG == Datatype::kDistributeDfltDarg,
+      "the datatype engine records mpi.h's values");
   if (int e = check_type(kFn, oldtype)) return e;
   if (ndims <= 0) return arg_error(kFn, "ndims " + std::to_string(ndims) + " is not positive");
   if (array_of_gsizes == nullptr || array_of_distribs == nullptr || array_of_dargs == nullptr ||

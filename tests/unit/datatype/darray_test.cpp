@@ -2,11 +2,12 @@
 // the type built from it: runs per dimension against hand-worked cases, and
 // every (gsizes, grid, distribution, order) of a small sweep against an index
 // map computed element by element (ownership by division, not by runs).
+#include "lazarus/datatype/darray.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "lazarus/datatype/darray.h"
 #include "lazarus/datatype/datatype.h"
 
 namespace lz::dt {
@@ -71,7 +72,8 @@ bool owns(int g, int gsize, int distrib, int darg, int p, int c) {
 std::vector<long> covered(const Datatype& t) {
   std::vector<long> out;
   for (const auto& b : t.blocks())
-    for (size_t i = 0; i < b.length / sizeof(int); ++i) out.push_back(b.offset / static_cast<long>(sizeof(int)) + static_cast<long>(i));
+    for (size_t i = 0; i < b.length / sizeof(int); ++i)
+      out.push_back(b.offset / static_cast<long>(sizeof(int)) + static_cast<long>(i));
   return out;
 }
 
@@ -115,8 +117,8 @@ TEST(Darray, EveryRankMatchesTheElementwiseMap) {
           }
           auto t = D::darray(size, rank, 3, gs, dist.d, dist.a, ps, order, INT);
           ASSERT_TRUE(t.ok()) << t.status().message();
-          EXPECT_EQ(covered(**t), expect) << "rank " << rank << " of grid " << ps[0] << "x" << ps[1] << "x" << ps[2]
-                                          << " order " << order;
+          EXPECT_EQ(covered(**t), expect)
+              << "rank " << rank << " of grid " << ps[0] << "x" << ps[1] << "x" << ps[2] << " order " << order;
           EXPECT_EQ((*t)->lb(), 0);
           EXPECT_EQ((*t)->extent(), static_cast<ptrdiff_t>(7 * 5 * 4 * sizeof(int)));
           EXPECT_EQ((*t)->size(), expect.size() * sizeof(int));

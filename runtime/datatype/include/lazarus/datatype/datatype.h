@@ -70,8 +70,19 @@ struct lz_datatype_s {
 
   // Which constructor built a type (MPI_Type_get_envelope's combiner).
   enum class Combiner : uint8_t {
-    kNamed, kContiguous, kVector, kHvector, kIndexed, kStruct, kHindexed, kIndexedBlock, kHindexedBlock, kResized,
-    kDup, kSubarray, kDarray
+    kNamed,
+    kContiguous,
+    kVector,
+    kHvector,
+    kIndexed,
+    kStruct,
+    kHindexed,
+    kIndexedBlock,
+    kHindexedBlock,
+    kResized,
+    kDup,
+    kSubarray,
+    kDarray
   };
   // The arguments of that constructor, in MPI_Type_get_contents's order
   // (MPI-3.1 section 4.1.13): integers, addresses, datatypes. The types are
@@ -137,8 +148,7 @@ struct lz_datatype_s {
   // process owns (lz::dt::darray_runs) over the lower dimensions' type
   // resized to one row.
   static lz::StatusOr<lz_datatype_s*> darray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
-                                             const int* dargs, const int* psizes, int order,
-                                             const lz_datatype_s& old);
+                                             const int* dargs, const int* psizes, int order, const lz_datatype_s& old);
 
   // ---- how it was built (MPI_Type_get_envelope / MPI_Type_get_contents)
   Combiner combiner() const { return combiner_; }
