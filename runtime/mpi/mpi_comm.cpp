@@ -8,6 +8,8 @@
 #include "mpi/attributes.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
+#include "mpi/info.h"
+#include "mpi/nbc_start.h"
 #include "p2p/comm.h"
 #include "p2p/comm_factory.h"
 #include "p2p/group.h"
@@ -26,6 +28,24 @@ inline bool group_ok(MPI_Group g) { return g != nullptr && g->valid(); }
   if (!group_ok(g)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP, "invalid group")
 
 int my_world() { return lz::rt::runtime().rank(); }
+
+// MPI_Comm_dup and MPI_Comm_dup_with_info (whose hints none is acted on).
+int dup(const char* fn, MPI_Comm comm, MPI_Comm* newcomm) {
+  if (newcomm == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
+  auto c = lz::rt::comm_dup(*comm);
+  if (!c.ok()) {
+    *newcomm = MPI_COMM_NULL;
+    return mpi_error(comm, fn, c.status());
+  }
+  if (int e = lz::rt::attributes_copy(fn, comm, *c)) {
+    lz::rt::attributes_delete_all(fn, *c);
+    lz::rt::comm_free(*c);
+    *newcomm = MPI_COMM_NULL;
+    return e;
+  }
+  *newcomm = *c;
+  return MPI_SUCCESS;
+}
 
 }  // namespace
 
@@ -48,19 +68,36 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   LZ_MPI_ENTRY("MPI_Comm_dup");
   LZ_CHECK_COMM("MPI_Comm_dup", comm);
-  auto c = lz::rt::comm_dup(*comm);
-  if (!c.ok()) {
-    *newcomm = MPI_COMM_NULL;
-    return mpi_error(comm, "MPI_Comm_dup", c.status());
-  }
-  if (int e = lz::rt::attributes_copy("MPI_Comm_dup", comm, *c)) {
-    lz::rt::attributes_delete_all("MPI_Comm_dup", *c);
-    lz::rt::comm_free(*c);
+  return dup("MPI_Comm_dup", comm, newcomm);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  static constexpr const char* kFn = "MPI_Comm_dup_with_info";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  if (info == MPI_INFO_NULL || !info->valid())
+    return mpi_error(comm, kFn, MPI_ERR_INFO, "invalid info object (MPI_INFO_NULL or freed)");
+  return dup(kFn, comm, newcomm);
+}
+
+// The new communicator is set up when the request completes (the context
+// id is agreed by a schedule, comm_idup.cpp) and only then stored in
+// *newcomm. The attributes are copied now, as MPI_Comm_dup would, onto the
+// object the schedule sets up.
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  static constexpr const char* kFn = "MPI_Comm_idup";
+  LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(lz::rt::nbc_start::check_request(kFn, comm, request));
+  LZ_CHECK_COMM(kFn, comm);
+  if (newcomm == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "newcomm is NULL");
+  auto* holder = new lz_mpi_comm_s();
+  if (int e = lz::rt::attributes_copy(kFn, comm, holder)) {
+    lz::rt::attributes_delete_all(kFn, holder);
+    delete holder;
     *newcomm = MPI_COMM_NULL;
     return e;
   }
-  *newcomm = *c;
-  return MPI_SUCCESS;
+  return lz::rt::nbc_start::start(comm, lz::rt::comm_idup(*comm, holder, newcomm), request);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -85,6 +122,24 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   if (!c.ok()) {
     *newcomm = MPI_COMM_NULL;
     return mpi_error(comm, "MPI_Comm_create", c.status());
+  }
+  *newcomm = *c;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  static constexpr const char* kFn = "MPI_Comm_create_group";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  if (!group_ok(group)) return mpi_error(comm, kFn, MPI_ERR_GROUP, "invalid group");
+  if (tag < 0) return mpi_error(comm, kFn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
+  if (newcomm == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "newcomm is NULL");
+  if (group != MPI_GROUP_EMPTY && group->rank_of_world(my_world()) == MPI_UNDEFINED)
+    return mpi_error(comm, kFn, MPI_ERR_GROUP, "the calling process is not in the group");
+  auto c = lz::rt::comm_create_group(*comm, *group, tag);
+  if (!c.ok()) {
+    *newcomm = MPI_COMM_NULL;
+    return mpi_error(comm, kFn, c.status());
   }
   *newcomm = *c;
   return MPI_SUCCESS;

@@ -1,6 +1,7 @@
 #include "p2p/comm_factory.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <tuple>
 
@@ -15,6 +16,14 @@ namespace {
 // Reserved tag on the parent's collective context: below every tag a
 // collective algorithm may use (MPI tags are >= 0; negative ones are ours).
 constexpr int kTagAgree = -4096;
+// MPI_Comm_create_group's user tag t travels as kTagGroupBase - t, below the
+// non-blocking collectives' tags (nbc_algorithms.cpp: -8192 and 2^20 below),
+// so calls with different tags on one communicator never match each other's
+// messages. The span covers every tag below 2^31 - 2^20 - 8194; larger ones
+// fold onto the low ones (two calls in flight together with such tags on
+// overlapping groups could mix).
+constexpr int kTagGroupBase = -8192 - (1 << 20) - 2;
+constexpr int kTagGroupSpan = kTagGroupBase - INT_MIN;  // tags kTagGroupBase .. INT_MIN + 1
 
 struct Record {
   int32_t color;
@@ -23,19 +32,22 @@ struct Record {
   int32_t world;
 };
 
-// Every member's record, in parent rank order (gather to 0, then scatter).
-StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
-  const int n = parent.size();
+// Every participant's record, in the order of `members` (parent ranks;
+// this process is members[me]): gathered to members[0], then scattered, with
+// `tag` on the parent's collective context.
+StatusOr<std::vector<Record>> exchange(Comm& parent, const std::vector<int>& members, int me, int tag,
+                                       const Record& mine) {
+  const int n = static_cast<int>(members.size());
   std::vector<Record> all(static_cast<size_t>(n));
   const dt::Datatype& byte = dt::byte_type();
   const int rec = static_cast<int>(sizeof(Record));
-  if (parent.rank() == 0) {
+  const auto peer = [&](int i) { return members[static_cast<size_t>(i)]; };
+  if (me == 0) {
     all[0] = mine;
-    for (int r = 1; r < n; ++r)
-      LZ_RETURN_IF_ERROR(parent.recv(&all[static_cast<size_t>(r)], rec, byte, r, kTagAgree));
+    for (int r = 1; r < n; ++r) LZ_RETURN_IF_ERROR(parent.recv(&all[static_cast<size_t>(r)], rec, byte, peer(r), tag));
     std::vector<coll::Request*> reqs;
     for (int r = 1; r < n; ++r) {
-      auto s = parent.isend(all.data(), rec * n, byte, r, kTagAgree);
+      auto s = parent.isend(all.data(), rec * n, byte, peer(r), tag);
       if (!s.ok()) {
         parent.waitall(static_cast<int>(reqs.size()), reqs.data()).ignore();
         return s.status();
@@ -44,10 +56,17 @@ StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
     }
     LZ_RETURN_IF_ERROR(parent.waitall(static_cast<int>(reqs.size()), reqs.data()));
   } else {
-    LZ_RETURN_IF_ERROR(parent.send(&mine, rec, byte, 0, kTagAgree));
-    LZ_RETURN_IF_ERROR(parent.recv(all.data(), rec * n, byte, 0, kTagAgree));
+    LZ_RETURN_IF_ERROR(parent.send(&mine, rec, byte, peer(0), tag));
+    LZ_RETURN_IF_ERROR(parent.recv(all.data(), rec * n, byte, peer(0), tag));
   }
   return all;
+}
+
+// The whole parent, in rank order.
+StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
+  std::vector<int> members(static_cast<size_t>(parent.size()));
+  for (int r = 0; r < parent.size(); ++r) members[static_cast<size_t>(r)] = r;
+  return exchange(parent, members, parent.rank(), kTagAgree, mine);
 }
 
 uint32_t agreed_context(const std::vector<Record>& all) {
@@ -56,16 +75,16 @@ uint32_t agreed_context(const std::vector<Record>& all) {
   return ctx;
 }
 
-StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t ctx) {
-  Engine& eng = runtime().engine();
+}  // namespace
+
+StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t ctx, Comm* holder) {
   const int me = runtime().rank();
   int my_rank = -1;
   for (size_t i = 0; i < world_ranks.size(); ++i)
     if (world_ranks[i] == me) my_rank = static_cast<int>(i);
-  auto* c = new Comm();
+  auto* c = holder != nullptr ? holder : new Comm();
   c->setup(std::move(world_ranks), my_rank, ctx, false);
   c->errhandler = parent.errhandler;
-  (void)eng;
   Status s = coll_enable(*c);
   if (!s.ok()) {
     c->teardown();
@@ -75,8 +94,6 @@ StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t c
   return c;
 }
 
-}  // namespace
-
 Status init_predefined_comms(int world_rank, int world_size) {
   std::vector<int> all(static_cast<size_t>(world_size));
   for (int i = 0; i < world_size; ++i) all[static_cast<size_t>(i)] = i;
@@ -84,7 +101,8 @@ Status init_predefined_comms(int world_rank, int world_size) {
   lz_mpi_comm_self.setup({world_rank}, 0, 2, true);
   lz_mpi_comm_world.name = "MPI_COMM_WORLD";
   lz_mpi_comm_self.name = "MPI_COMM_SELF";
-  runtime().engine().reserve_contexts(4);
+  runtime().engine().take_context(0);
+  runtime().engine().take_context(2);
   return Status::Ok();
 }
 
@@ -101,7 +119,7 @@ StatusOr<Comm*> comm_dup(Comm& parent) {
   Record mine{0, 0, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);
-  eng.reserve_contexts(ctx + 2);
+  eng.take_context(ctx);
   LZ_ASSIGN_OR_RETURN(Comm * c, make_comm(parent, parent.world_ranks(), ctx));
   c->topology = parent.topology;  // MPI_Comm_dup keeps the topology
   return c;
@@ -112,7 +130,7 @@ StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
   Record mine{color, key, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);
-  eng.reserve_contexts(ctx + 2);
+  eng.take_context(ctx);
   if (color == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
   // Members of my color, ordered by (key, parent rank). Different colors
   // share the context id: their memberships are disjoint.
@@ -134,8 +152,32 @@ StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
   Record mine{0, 0, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);
-  eng.reserve_contexts(ctx + 2);
+  eng.take_context(ctx);
   if (group.rank_of_world(runtime().rank()) == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
+  return make_comm(parent, group.world_ranks, ctx);
+}
+
+StatusOr<Comm*> comm_create_group(Comm& parent, const Group& group, int tag) {
+  Engine& eng = runtime().engine();
+  if (group.world_ranks.empty()) return static_cast<Comm*>(nullptr);
+  // Parent ranks of the members, in group order.
+  std::vector<int> members;
+  members.reserve(group.world_ranks.size());
+  for (int w : group.world_ranks) {
+    auto it = std::find(parent.world_ranks().begin(), parent.world_ranks().end(), w);
+    if (it == parent.world_ranks().end())
+      return InvalidArgument("the group holds world rank " + std::to_string(w) + ", which is not in the communicator");
+    members.push_back(static_cast<int>(it - parent.world_ranks().begin()));
+  }
+  const int me = group.rank_of_world(runtime().rank());
+  if (me == MPI_UNDEFINED) return InvalidArgument("the calling process is not in the group");
+  if (tag < 0) return InvalidArgument("invalid tag " + std::to_string(tag));
+  // Only the members agree: each proposes its next free id, as for
+  // MPI_Comm_create, and the maximum is free at every one of them.
+  Record mine{0, 0, eng.next_context(), runtime().rank()};
+  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, members, me, kTagGroupBase - tag % kTagGroupSpan, mine));
+  uint32_t ctx = agreed_context(all);
+  eng.take_context(ctx);
   return make_comm(parent, group.world_ranks, ctx);
 }
 

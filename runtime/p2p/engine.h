@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,11 +141,20 @@ class Engine final : public transport::Host {
   // ---- matching queues per context --------------------------------------------------
   MatchQueue* queue(uint32_t ctx);
   void release_queue(uint32_t ctx);
-  // The next context id not used by this process (communicator creation).
+  // Context ids (communicator creation, comm_factory.h). Ids go in pairs
+  // (point-to-point, collective), named by the first. next_context() is above
+  // every id this process has taken: a blocking agreement proposes it. A
+  // non-blocking one (MPI_Comm_idup) may land on a lower id that is free
+  // here: context_free() says whether it is.
   uint32_t next_context() const { return next_context_; }
-  void reserve_contexts(uint32_t next) {
-    if (next > next_context_) next_context_ = next;
+  bool context_free(uint32_t id) const { return id >= 4 && taken_contexts_.count(id) == 0; }
+  // Marks the pair taken (for a communicator, or held by an agreement in flight).
+  void take_context(uint32_t id) {
+    taken_contexts_.insert(id);
+    if (id + 2 > next_context_) next_context_ = id + 2;
   }
+  // An agreement in flight gives back a pair it held and did not keep.
+  void release_context(uint32_t id) { taken_contexts_.erase(id); }
 
   // ---- checkpoint support ---------------------------------------------------------------
   crcp::Bookmark sent_to(int peer) const { return peers_[static_cast<size_t>(peer)].sent; }
@@ -280,6 +290,7 @@ class Engine final : public transport::Host {
   bool self_dirty_ = false;      // frames were sent to self since the last progress
   std::vector<std::unique_ptr<MatchQueue>> queues_;  // by context id
   uint32_t next_context_ = 4;                        // 0/1: world, 2/3: self
+  std::set<uint32_t> taken_contexts_;                // pairs taken since (first id)
   size_t pending_peers_ = 0;
   bool hold_ = false;
   bool in_progress_ = false;

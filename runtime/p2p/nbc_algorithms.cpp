@@ -84,6 +84,15 @@ void add_reduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int
 
 }  // namespace
 
+void add_allreduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int count, const Datatype& dt,
+                   const Op& op) {
+  s.next_round();
+  // Off the root, MPI_IN_PLACE means the contribution is in rbuf.
+  const void* mine = me != 0 && in_place(sbuf) ? rbuf : sbuf;
+  add_reduce(s, n, me, mine, rbuf, count, dt, op, 0);
+  add_bcast(s, n, me, rbuf, count, dt, 0);
+}
+
 int nbc_tag(lz_mpi_comm_s& comm) { return kNbcTagBase - static_cast<int>(comm.nbc_calls++ % kNbcTagSpan); }
 
 NbcPtr nbc_barrier(lz_mpi_comm_s& c) {
@@ -113,11 +122,7 @@ NbcPtr nbc_reduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, con
 NbcPtr nbc_allreduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op) {
   auto s = make(c);
   if (count == 0) return s;
-  const int n = c.size(), me = c.rank();
-  // Off the root, MPI_IN_PLACE means the contribution is in rbuf.
-  const void* mine = me != 0 && in_place(sbuf) ? rbuf : sbuf;
-  add_reduce(*s, n, me, mine, rbuf, count, dt, op, 0);
-  add_bcast(*s, n, me, rbuf, count, dt, 0);
+  add_allreduce(*s, c.size(), c.rank(), sbuf, rbuf, count, dt, op);
   return s;
 }
 

@@ -29,6 +29,11 @@ using NbcPtr = std::unique_ptr<NbcSchedule>;
 using dt::Datatype;
 using dt::Op;
 
+// Adds an allreduce to `s` (reduce to rank 0 in rank order, then a binomial
+// bcast), in rounds of its own: what is added next runs after it.
+void add_allreduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int count, const Datatype& dt,
+                   const Op& op);
+
 NbcPtr nbc_barrier(lz_mpi_comm_s& c);
 NbcPtr nbc_bcast(lz_mpi_comm_s& c, void* buf, int count, const Datatype& dt, int root);
 NbcPtr nbc_reduce(lz_mpi_comm_s& c, const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,

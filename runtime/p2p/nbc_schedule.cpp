@@ -68,6 +68,13 @@ void NbcSchedule::reduce(const void* in, void* inout, int count, const dt::Datat
   add(s);
 }
 
+void NbcSchedule::call(std::function<Status()> fn) {
+  Step s{StepKind::kCall};
+  s.peer = static_cast<int>(calls_.size());
+  calls_.push_back(std::move(fn));
+  add(s);
+}
+
 void NbcSchedule::next_round() {
   if (!rounds_.back().steps.empty()) rounds_.emplace_back();
 }
@@ -105,9 +112,12 @@ Status NbcSchedule::finish_round() {
   Status s = comm_.waitall(static_cast<int>(pending_.size()), pending_.data());
   pending_.clear();
   LZ_RETURN_IF_ERROR(s);
-  for (const Step& st : rounds_[current_].steps) {
+  // By index, on a copy of each step: a call may append rounds (rounds_ grows).
+  for (size_t i = 0; i < rounds_[current_].steps.size(); ++i) {
+    const Step st = rounds_[current_].steps[i];
     if (st.kind == StepKind::kCopy) dt::copy(st.in, st.count, *st.dt, st.out, st.out_count, *st.out_dt);
     if (st.kind == StepKind::kReduce) st.op->apply(st.in, st.out, st.count, *st.dt);
+    if (st.kind == StepKind::kCall) LZ_RETURN_IF_ERROR(calls_[static_cast<size_t>(st.peer)]());
   }
   return Status::Ok();
 }

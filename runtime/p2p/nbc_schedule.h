@@ -20,6 +20,7 @@
 // caller free them once the call has returned.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -46,6 +47,12 @@ class NbcSchedule {
   // Local steps, run once the round's transfers have completed.
   void copy(const void* src, int scount, const dt::Datatype& sdt, void* dst, int dcount, const dt::Datatype& ddt);
   void reduce(const void* in, void* inout, int count, const dt::Datatype& dt, const dt::Op& op);
+  // A local step that runs `fn`, in order with the round's copies and
+  // reductions. `fn` may extend the schedule while it runs: after
+  // next_round(), what it adds runs once the current round has ended (the
+  // context-id agreement of MPI_Comm_idup decides so whether to try again).
+  // An error it returns ends the schedule with that error.
+  void call(std::function<Status()> fn);
   void next_round();
   // A temporary buffer of `count` elements of `dt`, owned by the schedule.
   void* temp(int count, const dt::Datatype& dt);
@@ -60,7 +67,7 @@ class NbcSchedule {
   const Status& error() const { return error_; }
 
  private:
-  enum class StepKind { kSend, kRecv, kCopy, kReduce };
+  enum class StepKind { kSend, kRecv, kCopy, kReduce, kCall };
   struct Step {
     StepKind kind;
     const void* in = nullptr;
@@ -69,7 +76,7 @@ class NbcSchedule {
     const dt::Datatype* dt = nullptr;
     const dt::Datatype* out_dt = nullptr;
     const dt::Op* op = nullptr;
-    int peer = 0;
+    int peer = 0;  // kCall: the index in calls_
   };
   struct Round {
     std::vector<Step> steps;
@@ -89,6 +96,7 @@ class NbcSchedule {
   std::vector<std::unique_ptr<std::vector<int>>> int_arrays_;
   std::vector<const dt::Datatype*> types_;
   std::vector<const dt::Op*> ops_;
+  std::vector<std::function<Status()>> calls_;
   Status error_;
 };
 

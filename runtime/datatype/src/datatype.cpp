@@ -23,7 +23,8 @@ const char* combiner_name(int c) {
                                        "MPI_Type_create_hindexed_block",
                                        "MPI_Type_create_resized",
                                        "MPI_Type_dup",
-                                       "MPI_Type_create_subarray"};
+                                       "MPI_Type_create_subarray",
+                                       "MPI_Type_create_darray"};
   return kNames[c];
 }
 
@@ -68,7 +69,17 @@ lz_datatype_s::lz_datatype_s(Basic b)
   finish(lb_, ub_, true_lb_, true_ub_, true);
 }
 
-lz_datatype_s::~lz_datatype_s() = default;
+lz_datatype_s::~lz_datatype_s() {
+  for (const lz_datatype_s* t : contents_.types) release(t);
+}
+
+void lz_datatype_s::record(Combiner combiner, std::vector<int> ints, std::vector<ptrdiff_t> addresses,
+                           std::vector<const lz_datatype_s*> types) {
+  for (const lz_datatype_s* t : types) const_cast<lz_datatype_s*>(t)->retain();
+  for (const lz_datatype_s* t : contents_.types) release(t);
+  combiner_ = combiner;
+  contents_ = Contents{std::move(ints), std::move(addresses), std::move(types)};
+}
 
 void lz_datatype_s::release(const lz_datatype_s* dt) {
   if (dt == nullptr || dt->predefined_) return;
@@ -214,7 +225,9 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::contiguous(int count, const lz_datat
   int bl = count;
   ptrdiff_t d = 0;
   const lz_datatype_s* t = &old;
-  return build_hindexed(Combiner::kContiguous, 1, &bl, &d, &t);
+  auto r = build_hindexed(Combiner::kContiguous, 1, &bl, &d, &t);
+  if (r.ok()) (*r)->record(Combiner::kContiguous, {count}, {}, {&old});
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::hvector(int count, int blocklength, ptrdiff_t stride_bytes,
@@ -228,7 +241,9 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::hvector(int count, int blocklength, 
   std::vector<ptrdiff_t> d(count);
   for (int i = 0; i < count; ++i) d[i] = i * stride_bytes;
   std::vector<const lz_datatype_s*> types(count, &old);
-  return build_hindexed(Combiner::kHvector, count, bl.data(), d.data(), types.data());
+  auto r = build_hindexed(Combiner::kHvector, count, bl.data(), d.data(), types.data());
+  if (r.ok()) (*r)->record(Combiner::kHvector, {count, blocklength}, {stride_bytes}, {&old});
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector(int count, int blocklength, int stride,
@@ -238,7 +253,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector(int count, int blocklength, i
     return lz::InvalidArgument("MPI_Type_vector: block length " + std::to_string(blocklength) + " is negative");
   }
   auto t = hvector(count, blocklength, static_cast<ptrdiff_t>(stride) * old.extent(), old);
-  if (t.ok()) (*t)->combiner_ = Combiner::kVector;
+  if (t.ok()) (*t)->record(Combiner::kVector, {count, blocklength, stride}, {}, {&old});
   return t;
 }
 
@@ -248,13 +263,26 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed(int count, const int* blockl
   std::vector<ptrdiff_t> d(count);
   for (int i = 0; i < count; ++i) d[i] = static_cast<ptrdiff_t>(displacements[i]) * old.extent();
   std::vector<const lz_datatype_s*> types(count, &old);
-  return build_hindexed(Combiner::kIndexed, count, blocklengths, d.data(), types.data());
+  auto r = build_hindexed(Combiner::kIndexed, count, blocklengths, d.data(), types.data());
+  if (r.ok()) {
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    ints.insert(ints.end(), displacements, displacements + count);
+    (*r)->record(Combiner::kIndexed, std::move(ints), {}, {&old});
+  }
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::create_struct(int count, const int* blocklengths,
                                                                   const ptrdiff_t* displacements,
                                                                   const lz_datatype_s* const* types) {
-  return build_hindexed(Combiner::kStruct, count, blocklengths, displacements, types);
+  auto r = build_hindexed(Combiner::kStruct, count, blocklengths, displacements, types);
+  if (r.ok()) {
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    (*r)->record(Combiner::kStruct, std::move(ints), {displacements, displacements + count}, {types, types + count});
+  }
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed(int count, const int* blocklengths,
@@ -263,7 +291,13 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed(int count, const int* block
     return lz::InvalidArgument("MPI_Type_create_hindexed: count " + std::to_string(count) + " is negative");
   }
   std::vector<const lz_datatype_s*> types(count, &old);
-  return build_hindexed(Combiner::kHindexed, count, blocklengths, displacements, types.data());
+  auto r = build_hindexed(Combiner::kHindexed, count, blocklengths, displacements, types.data());
+  if (r.ok()) {
+    std::vector<int> ints{count};
+    ints.insert(ints.end(), blocklengths, blocklengths + count);
+    (*r)->record(Combiner::kHindexed, std::move(ints), {displacements, displacements + count}, {&old});
+  }
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed_block(int count, int blocklength, const int* displacements,
@@ -275,7 +309,13 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed_block(int count, int blockle
   for (int i = 0; i < count; ++i) d[i] = static_cast<ptrdiff_t>(displacements[i]) * old.extent();
   std::vector<int> bl(count, blocklength);
   std::vector<const lz_datatype_s*> types(count, &old);
-  return build_hindexed(Combiner::kIndexedBlock, count, bl.data(), d.data(), types.data());
+  auto r = build_hindexed(Combiner::kIndexedBlock, count, bl.data(), d.data(), types.data());
+  if (r.ok()) {
+    std::vector<int> ints{count, blocklength};
+    ints.insert(ints.end(), displacements, displacements + count);
+    (*r)->record(Combiner::kIndexedBlock, std::move(ints), {}, {&old});
+  }
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block(int count, int blocklength,
@@ -286,7 +326,10 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block(int count, int blockl
   }
   std::vector<int> bl(count, blocklength);
   std::vector<const lz_datatype_s*> types(count, &old);
-  return build_hindexed(Combiner::kHindexedBlock, count, bl.data(), displacements, types.data());
+  auto r = build_hindexed(Combiner::kHindexedBlock, count, bl.data(), displacements, types.data());
+  if (r.ok())
+    (*r)->record(Combiner::kHindexedBlock, {count, blocklength}, {displacements, displacements + count}, {&old});
+  return r;
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::resized(const lz_datatype_s& old, ptrdiff_t lb, ptrdiff_t extent) {
@@ -299,6 +342,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::resized(const lz_datatype_s& old, pt
   const bool has_data = !n->signature_.empty();
   n->explicit_bounds_ = true;
   n->finish(lb, lb + extent, has_data ? n->true_lb_ : 0, has_data ? n->true_ub_ : 0, true);
+  n->record(Combiner::kResized, {}, {lb, extent}, {&old});
   return n;
 }
 
@@ -314,6 +358,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::dup(const lz_datatype_s& old) {
   n->name_basic_ = old.name_basic_;
   n->finish(old.lb_, old.ub_, old.true_lb_, old.true_ub_, true);
   n->committed_ = old.committed_;
+  n->record(Combiner::kDup, {}, {}, {&old});
   return n;
 }
 
@@ -366,6 +411,10 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray(int ndims, const int* sizes
   const bool has_data = !n->signature_.empty();
   n->explicit_bounds_ = true;
   n->finish(0, total * ext, has_data ? n->true_lb_ : 0, has_data ? n->true_ub_ : 0, true);
+  std::vector<int> ints{ndims};
+  for (const int* a : {sizes, subsizes, starts}) ints.insert(ints.end(), a, a + ndims);
+  ints.push_back(c_order ? kOrderC : kOrderFortran);
+  n->record(Combiner::kSubarray, std::move(ints), {}, {&old});
   return n;
 }
 

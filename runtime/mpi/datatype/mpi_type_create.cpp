@@ -1,5 +1,5 @@
 // MPI binding: the MPI-2/3 datatype constructors (hindexed, indexed_block,
-// hindexed_block, resized, dup, subarray), true extent, datatype names and
+// hindexed_block, resized, dup, subarray, darray), true extent, datatype names and
 // address arithmetic. Errors are not tied to a communicator (MPI_COMM_WORLD's
 // handler applies), as in mpi_datatype.cpp.
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include "mpi.h"
 #include "lazarus/datatype/datatype.h"
 #include "mpi/entry.h"
+#include "mpi/datatype/type_args.h"
 #include "mpi/errors.h"
 
 namespace {
@@ -16,23 +17,10 @@ namespace {
 using lz::dt::Datatype;
 using lz::rt::mpi_error;
 
-int arg_error(const char* fn, const std::string& msg) { return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, msg); }
-
-int check_type(const char* fn, MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
-  return MPI_SUCCESS;
-}
-
-int check_count(const char* fn, int count) {
-  if (count < 0) return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "invalid count " + std::to_string(count));
-  return MPI_SUCCESS;
-}
-
-int finish_new(const char* fn, lz::StatusOr<Datatype*> t, MPI_Datatype* newtype) {
-  if (!t.ok()) return arg_error(fn, t.status().message());
-  *newtype = *t;
-  return MPI_SUCCESS;
-}
+using lz::rt::type_args::arg_error;
+using lz::rt::type_args::check_count;
+using lz::rt::type_args::check_type;
+using lz::rt::type_args::finish_new;
 
 // The arguments of the (h)indexed_block constructors: equal blocks at
 // displacements counted in elements or in bytes.
@@ -128,6 +116,30 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
   return finish_new(kFn,
                     Datatype::subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts,
                                        order == MPI_ORDER_C, *oldtype),
+                    newtype);
+}
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                           const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype* newtype) {
+  static constexpr const char* kFn = "MPI_Type_create_darray";
+  LZ_MPI_ENTRY(kFn);
+  static_assert(
+      MPI_ORDER_C == Datatype::kOrderC && MPI_ORDER_FORTRAN == Datatype::kOrderFortran &&
+          MPI_DISTRIBUTE_BLOCK == Datatype::kDistributeBlock && MPI_DISTRIBUTE_CYCLIC == Datatype::kDistributeCyclic &&
+          MPI_DISTRIBUTE_NONE == Datatype::kDistributeNone && MPI_DISTRIBUTE_DFLT_DARG == Datatype::kDistributeDfltDarg,
+      "the datatype engine records mpi.h's values");
+  if (int e = check_type(kFn, oldtype)) return e;
+  if (ndims <= 0) return arg_error(kFn, "ndims " + std::to_string(ndims) + " is not positive");
+  if (array_of_gsizes == nullptr || array_of_distribs == nullptr || array_of_dargs == nullptr ||
+      array_of_psizes == nullptr)
+    return arg_error(kFn, "NULL gsizes, distribs, dargs or psizes array");
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+    return arg_error(kFn, "invalid order " + std::to_string(order) + " (MPI_ORDER_C or MPI_ORDER_FORTRAN)");
+  if (newtype == nullptr) return arg_error(kFn, "newtype is NULL");
+  return finish_new(kFn,
+                    Datatype::darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                                     array_of_psizes, order, *oldtype),
                     newtype);
 }
 

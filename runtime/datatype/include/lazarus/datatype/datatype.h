@@ -29,9 +29,11 @@
 // user's reference; a pending request that uses a datatype holds its own
 // (retain() when posted, release() when completed), so a type freed while a
 // request is in flight stays alive until the request completes. Predefined
-// datatypes are never freed. A derived datatype does not refer to the types it
-// was built from (it copies their flattened form), so freeing an old type never
-// affects a new one.
+// datatypes are never freed. A derived datatype copies the flattened form of the
+// types it was built from, and also keeps a reference to each of them in its
+// contents() (what MPI_Type_get_contents returns), so freeing an old type never
+// affects a new one: the old object lives on, unused by data movement, until
+// every type recording it is freed.
 //
 // Thread-safety: a committed datatype is immutable; pack/unpack/queries may run
 // concurrently. retain()/release() are atomic.
@@ -65,6 +67,36 @@ struct lz_datatype_s {
     Basic type;
     size_t count;
   };
+
+  // Which constructor built a type (MPI_Type_get_envelope's combiner).
+  enum class Combiner : uint8_t {
+    kNamed,
+    kContiguous,
+    kVector,
+    kHvector,
+    kIndexed,
+    kStruct,
+    kHindexed,
+    kIndexedBlock,
+    kHindexedBlock,
+    kResized,
+    kDup,
+    kSubarray,
+    kDarray
+  };
+  // The arguments of that constructor, in MPI_Type_get_contents's order
+  // (MPI-3.1 section 4.1.13): integers, addresses, datatypes. The types are
+  // references this type holds. Order and distribution arguments are
+  // recorded with the values below, which mpi.h's MPI_ORDER_* and
+  // MPI_DISTRIBUTE_* equal.
+  struct Contents {
+    std::vector<int> ints;
+    std::vector<ptrdiff_t> addresses;
+    std::vector<const lz_datatype_s*> types;
+  };
+  static constexpr int kOrderC = 56, kOrderFortran = 57;
+  static constexpr int kDistributeBlock = 121, kDistributeCyclic = 122, kDistributeNone = 123,
+                       kDistributeDfltDarg = -49767;
 
   // Returned by elements_in() when the bytes end inside a basic element.
   static constexpr size_t kUndefinedElements = SIZE_MAX;
@@ -107,6 +139,20 @@ struct lz_datatype_s {
   // column-major. Lower bound 0, extent the whole array's.
   static lz::StatusOr<lz_datatype_s*> subarray(int ndims, const int* sizes, const int* subsizes, const int* starts,
                                                bool c_order, const lz_datatype_s& old);
+  // Process `rank`'s part of an array distributed over a process grid
+  // (MPI_Type_create_darray): per dimension kDistributeBlock,
+  // kDistributeCyclic or kDistributeNone with darg a block size or
+  // kDistributeDfltDarg; the grid is row-major whatever `order`
+  // (kOrderC or kOrderFortran, the array's). Lower bound 0, extent the
+  // whole array's. Built per dimension as an hindexed of the runs the
+  // process owns (lz::dt::darray_runs) over the lower dimensions' type
+  // resized to one row.
+  static lz::StatusOr<lz_datatype_s*> darray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
+                                             const int* dargs, const int* psizes, int order, const lz_datatype_s& old);
+
+  // ---- how it was built (MPI_Type_get_envelope / MPI_Type_get_contents)
+  Combiner combiner() const { return combiner_; }
+  const Contents& contents() const { return contents_; }
 
   // ---- lifetime
   void commit() { committed_ = true; }
@@ -164,12 +210,11 @@ struct lz_datatype_s {
   size_t elements_in(size_t bytes) const;
 
  private:
-  enum class Combiner : uint8_t {
-    kNamed, kContiguous, kVector, kHvector, kIndexed, kStruct, kHindexed, kIndexedBlock, kHindexedBlock, kResized,
-    kDup, kSubarray
-  };
   lz_datatype_s();  // derived, filled by the constructors
 
+  // Records the constructor and its arguments (retains the types).
+  void record(Combiner combiner, std::vector<int> ints, std::vector<ptrdiff_t> addresses,
+              std::vector<const lz_datatype_s*> types);
   void finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data);
   void append_block(ptrdiff_t offset, size_t length);
   void append_run(Basic type, size_t count);
@@ -191,6 +236,7 @@ struct lz_datatype_s {
   bool label_set_ = false;
   std::atomic<int> refs_{1};
   std::string label_;
+  Contents contents_;
 
   size_t size_ = 0;
   ptrdiff_t lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;

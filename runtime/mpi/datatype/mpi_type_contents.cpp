@@ -1,0 +1,100 @@
+// MPI binding: MPI_Type_get_envelope and MPI_Type_get_contents, which decode
+// a datatype into the constructor and arguments that built it (MPI-3.1
+// section 4.1.13). The datatype engine records them (Datatype::contents()).
+#include <string>
+
+#include "lazarus/datatype/datatype.h"
+#include "mpi.h"
+#include "mpi/datatype/type_args.h"
+#include "mpi/entry.h"
+#include "mpi/errors.h"
+
+namespace {
+
+using lz::dt::Datatype;
+using lz::rt::type_args::arg_error;
+using lz::rt::type_args::check_type;
+
+int mpi_combiner(Datatype::Combiner c) {
+  using C = Datatype::Combiner;
+  switch (c) {
+    case C::kNamed:
+      return MPI_COMBINER_NAMED;
+    case C::kContiguous:
+      return MPI_COMBINER_CONTIGUOUS;
+    case C::kVector:
+      return MPI_COMBINER_VECTOR;
+    case C::kHvector:
+      return MPI_COMBINER_HVECTOR;
+    case C::kIndexed:
+      return MPI_COMBINER_INDEXED;
+    case C::kStruct:
+      return MPI_COMBINER_STRUCT;
+    case C::kHindexed:
+      return MPI_COMBINER_HINDEXED;
+    case C::kIndexedBlock:
+      return MPI_COMBINER_INDEXED_BLOCK;
+    case C::kHindexedBlock:
+      return MPI_COMBINER_HINDEXED_BLOCK;
+    case C::kResized:
+      return MPI_COMBINER_RESIZED;
+    case C::kDup:
+      return MPI_COMBINER_DUP;
+    case C::kSubarray:
+      return MPI_COMBINER_SUBARRAY;
+    case C::kDarray:
+      return MPI_COMBINER_DARRAY;
+  }
+  return MPI_COMBINER_NAMED;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+                          int* combiner) {
+  static constexpr const char* kFn = "MPI_Type_get_envelope";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_type(kFn, datatype)) return e;
+  if (num_integers == nullptr || num_addresses == nullptr || num_datatypes == nullptr || combiner == nullptr)
+    return arg_error(kFn, "NULL output argument");
+  const Datatype::Contents& c = datatype->contents();
+  *num_integers = static_cast<int>(c.ints.size());
+  *num_addresses = static_cast<int>(c.addresses.size());
+  *num_datatypes = static_cast<int>(c.types.size());
+  *combiner = datatype->is_predefined() ? MPI_COMBINER_NAMED : mpi_combiner(datatype->combiner());
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
+  static constexpr const char* kFn = "MPI_Type_get_contents";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_type(kFn, datatype)) return e;
+  if (datatype->is_predefined())
+    return arg_error(kFn, "datatype " + datatype->name() + " is predefined (combiner MPI_COMBINER_NAMED)");
+  const Datatype::Contents& c = datatype->contents();
+  const auto short_array = [&](const char* what, int max, size_t need, const void* array) -> int {
+    if (max < 0 || static_cast<size_t>(max) < need)
+      return arg_error(kFn, std::string("max_") + what + " " + std::to_string(max) + " is less than the " +
+                                std::to_string(need) + " MPI_Type_get_envelope gives");
+    if (need > 0 && array == nullptr) return arg_error(kFn, std::string("array_of_") + what + " is NULL");
+    return MPI_SUCCESS;
+  };
+  if (int e = short_array("integers", max_integers, c.ints.size(), array_of_integers)) return e;
+  if (int e = short_array("addresses", max_addresses, c.addresses.size(), array_of_addresses)) return e;
+  if (int e = short_array("datatypes", max_datatypes, c.types.size(), array_of_datatypes)) return e;
+  for (size_t i = 0; i < c.ints.size(); ++i) array_of_integers[i] = c.ints[i];
+  for (size_t i = 0; i < c.addresses.size(); ++i) array_of_addresses[i] = c.addresses[i];
+  // Derived types are handed out as new references the caller frees
+  // (MPI_Type_free); predefined ones as they are.
+  for (size_t i = 0; i < c.types.size(); ++i) {
+    auto* t = const_cast<Datatype*>(c.types[i]);
+    t->retain();
+    array_of_datatypes[i] = t;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"
