@@ -206,6 +206,13 @@ int UcxTransport::progress() {
 bool UcxTransport::arm_wait() {
   if (!worker_.is_open()) return true;  // between the hooks: nothing can arrive
   if ((held_ready_ && !stashing_) || any_lost_ || eps_dirty_ || flush_wanted_) return false;
+  // A send or fetch in flight may need our progress to move on (the next
+  // fragments of a frame once the peer's shared-memory FIFO has room, a
+  // rendezvous reply), and UCX's shared memory raises no event when room is
+  // made: sleeping now would wait for the engine's poll timeout. Measured
+  // with 1 MiB ping-pongs over posix+cma: 620 us per message sleeping, see
+  // the commit.
+  if (outstanding_ops_ != 0) return false;
   if (any_local_) {
     check_waitset();
     if (any_lost_) return false;
