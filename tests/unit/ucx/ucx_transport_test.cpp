@@ -1,0 +1,407 @@
+// transport/ucx in real multi-process jobs (tests/support/transport_job.h),
+// for what is ucx's own: what on_checkpoint() leaves of UCX in the process
+// (threads, fds, shared mappings, SysV segments), libc's memory calls left
+// unpatched by UCM, frames from a UCP worker outside the job refused, a dead
+// peer reported once by the right mechanism (pidfd on one host, endpoint
+// error over tcp), selection only when asked, and the TLS parameter's
+// errors. Ordering, sizes, peer death in general and the CR scenarios are
+// the transport conformance suite's, which runs over ucx too. No wall-clock
+// assertions: timeouts only bound a hang.
+#include <dirent.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <ucp/api/ucp.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lazarus/registry.h"
+#include "transport_job.h"
+#include "ucx_address.h"
+#include "ucx_config.h"
+#include "ucx_frame.h"
+#include "ucx_library.h"
+#include "ucx_transport.h"
+#include "ucx_worker.h"
+
+namespace lz::test::ucx {
+namespace {
+
+using namespace ::lz::transport::ucx;
+
+bool ucx_built() {
+  Registry reg;
+  return reg.framework("transport")->find("ucx") != nullptr;
+}
+
+#define SKIP_WITHOUT_UCX() \
+  if (!ucx_built()) GTEST_SKIP() << "transport/ucx is not built (pkg-config finds no ucx)"
+
+// Sends `n` frames of `size(i)` bytes to the peer and takes `n` from it, each
+// frame's first 8 bytes its number; checks order and sizes.
+bool exchange(Child& c, size_t n, size_t (*size)(size_t)) {
+  std::vector<char> buf;
+  size_t sent = 0, got = 0;
+  while (sent < n || got < n) {
+    if (sent < n) {
+      buf.assign(std::max<size_t>(size(sent), 8), 'x');
+      std::memcpy(buf.data(), &sent, 8);
+      iovec iov{buf.data(), buf.size()};
+      Status s = c.module().send(c.peer(), &iov, 1);
+      if (s.ok()) ++sent;
+      else if (s.code() != Code::kWouldBlock) {
+        c.fail("send: " + s.to_string());
+        return false;
+      }
+    }
+    c.progress();
+    while (!c.inbox().empty()) {
+      const Frame& f = c.inbox().front();
+      size_t seq = ~size_t{0};
+      if (f.data.size() >= 8) std::memcpy(&seq, f.data.data(), 8);
+      if (seq != got || f.data.size() != std::max<size_t>(size(got), 8)) {
+        c.fail("frame " + std::to_string(got) + " expected, got #" + std::to_string(seq) + " of " +
+               std::to_string(f.data.size()) + " bytes");
+        return false;
+      }
+      c.inbox().pop_front();
+      ++got;
+    }
+    if (c.expired()) {
+      c.fail("exchange: deadline with " + std::to_string(sent) + " sent, " + std::to_string(got) + " received");
+      return false;
+    }
+  }
+  return true;
+}
+
+size_t mixed_size(size_t i) { return i % 50 == 0 ? 256 * 1024 : (i * 37) % 3000; }
+
+// What UCX may leave in a process, one line each: threads beyond the first,
+// descriptors that are not plain files (sockets, event/timer fds, memfds,
+// /dev/shm), shared mappings (/dev/shm, memfd, SysV) and SysV segments we
+// are attached to. `allowed_fd` is the module's own epoll set.
+struct Footprint {
+  int threads = 0;
+  std::vector<std::string> fds;
+  std::vector<std::string> maps;
+  std::vector<std::string> sysv;
+  std::vector<std::string> all() const {
+    std::vector<std::string> out;
+    if (threads > 1) out.push_back(std::to_string(threads) + " threads");
+    out.insert(out.end(), fds.begin(), fds.end());
+    out.insert(out.end(), maps.begin(), maps.end());
+    out.insert(out.end(), sysv.begin(), sysv.end());
+    return out;
+  }
+};
+
+Footprint footprint(const std::set<int>& allowed_fds) {
+  Footprint f;
+  if (DIR* d = ::opendir("/proc/self/task")) {
+    while (struct dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') ++f.threads;
+    ::closedir(d);
+  }
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    const int self_fd = ::dirfd(d);
+    while (struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      const int fd = std::atoi(e->d_name);
+      if (fd == self_fd || allowed_fds.count(fd)) continue;
+      char target[512];
+      const ssize_t n = ::readlinkat(self_fd, e->d_name, target, sizeof target - 1);
+      if (n <= 0) continue;
+      const std::string t(target, static_cast<size_t>(n));
+      if (t.find("/dev/shm") != std::string::npos || t.find("memfd:") != std::string::npos ||
+          t.find("anon_inode:") == 0 || t.find("socket:") == 0)
+        f.fds.push_back("fd " + std::string(e->d_name) + " -> " + t);
+    }
+    ::closedir(d);
+  }
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("/dev/shm") != std::string::npos || line.find("memfd:") != std::string::npos ||
+        line.find("SYSV") != std::string::npos)
+      f.maps.push_back("mapping " + line);
+  std::ifstream shm("/proc/sysvipc/shm");
+  std::string line;
+  std::getline(shm, line);
+  while (std::getline(shm, line)) {
+    std::istringstream ls(line);
+    long key, id, perms, size, cpid, lpid, nattch;
+    if (ls >> key >> id >> perms >> size >> cpid >> lpid >> nattch)
+      if (cpid == ::getpid() || (lpid == ::getpid() && nattch > 0))
+        f.sysv.push_back("SysV segment " + std::to_string(id) + " (creator " + std::to_string(cpid) + ", " +
+                         std::to_string(nattch) + " attached)");
+  }
+  return f;
+}
+
+// Traffic (eager and rendezvous sizes), then three rounds of on_checkpoint
+// (checked) + on_continue + connect + traffic. The harness's own
+// descriptors (its channel socketpair) stay, so after a checkpoint a socket
+// is allowed only if the same ones are there after every round; no thread
+// but the main one, no shared mapping, no SysV segment, no event/timer fd
+// or memfd but the module's own epoll set (wait_fd()).
+TEST(UcxTransport, CheckpointLeavesNothingOfUcx) {
+  SKIP_WITHOUT_UCX();
+  JobSpec spec{.transport = "ucx", .nprocs = 2};
+  const JobResult r = run_job(spec, [](Child& c) {
+    const std::set<int> mine{c.module().wait_fd()};
+    CT_ASSERT(c, exchange(c, 300, mixed_size)) << "traffic before the checkpoint";
+    const Footprint before = footprint(mine);
+    // Non-vacuous: with posix shared memory UCX maps a FIFO segment.
+    CT_ASSERT(c, !before.maps.empty() || !before.sysv.empty())
+        << "no shared mapping found while UCX is running: the footprint check sees nothing";
+    c.note("rank " + std::to_string(c.rank()) + " before on_checkpoint: " + std::to_string(before.all().size()) +
+           " UCX resources (" + std::to_string(before.threads) + " threads, " + std::to_string(before.fds.size()) +
+           " fds, " + std::to_string(before.maps.size()) + " mappings)");
+    CT_ASSERT(c, c.sync());
+    std::vector<std::string> after_first;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+      Status s = c.module().on_checkpoint();
+      CT_ASSERT(c, s.ok()) << "on_checkpoint: " << s.to_string();
+      Footprint after = footprint(mine);
+      // What stays is the harness's (its channel socketpair, report pipe):
+      // the same after every cycle, and never a mapping, thread or segment.
+      CT_EXPECT(c, after.threads == 1) << after.threads << " threads after on_checkpoint (UCX's async thread?)";
+      for (const auto& m : after.maps) c.fail("after on_checkpoint: " + m);
+      for (const auto& m : after.sysv) c.fail("after on_checkpoint: " + m);
+      for (const auto& f : after.fds)
+        if (f.find("socket:") == std::string::npos) c.fail("after on_checkpoint: " + f);
+      if (cycle == 0) after_first = after.fds;
+      else CT_EXPECT(c, after.fds == after_first) << "descriptors after checkpoint " << cycle + 1
+                                                  << " differ from those after the first (a leak)";
+      CT_ASSERT(c, c.sync(false));
+      s = c.module().on_continue();
+      CT_ASSERT(c, s.ok()) << "on_continue: " << s.to_string();
+      CT_ASSERT(c, c.modex().fence().ok());
+      s = c.module().connect();
+      CT_ASSERT(c, s.ok()) << "connect: " << s.to_string();
+      CT_ASSERT(c, exchange(c, 200, mixed_size)) << "traffic after checkpoint " << cycle + 1;
+      CT_ASSERT(c, c.sync());
+    }
+  });
+  for (const auto& n : r.notes()) std::cout << "[   NOTE   ] " << n << "\n";
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
+// UCM would patch these libc entry points (bistro hooks) the first time a
+// memory-event handler is set, and never restore them: a checkpoint image
+// would carry the patched code. The component keeps UCM's events off.
+constexpr const char* kHookedCalls[] = {"mmap", "munmap", "mremap", "shmat", "shmdt", "sbrk", "brk", "madvise"};
+using CodeBytes = std::array<unsigned char, 16>;
+
+std::vector<CodeBytes> libc_entry_bytes() {
+  std::vector<CodeBytes> out;
+  for (const char* name : kHookedCalls) {
+    CodeBytes b{};
+    if (void* f = ::dlsym(RTLD_DEFAULT, name)) std::memcpy(b.data(), f, b.size());
+    out.push_back(b);
+  }
+  return out;
+}
+
+TEST(UcxTransport, LibcMemoryCallsStayUnpatched) {
+  SKIP_WITHOUT_UCX();
+  const auto pristine = libc_entry_bytes();  // this process never initialised UCX
+  JobSpec spec{.transport = "ucx", .nprocs = 2};
+  const JobResult r = run_job(spec, [&pristine](Child& c) {
+    CT_ASSERT(c, exchange(c, 300, mixed_size));
+    // mmap/munmap of large blocks, as an application would do.
+    for (int i = 0; i < 10; ++i) {
+      std::vector<char> big(8 << 20, 'a');
+      (void)big;
+    }
+    CT_ASSERT(c, c.sync());
+    CT_ASSERT(c, c.module().on_checkpoint().ok());
+    CT_ASSERT(c, c.sync(false));
+    CT_ASSERT(c, c.module().on_continue().ok());
+    CT_ASSERT(c, c.modex().fence().ok());
+    CT_ASSERT(c, c.module().connect().ok());
+    CT_ASSERT(c, exchange(c, 100, mixed_size));
+    const auto now = libc_entry_bytes();
+    for (size_t i = 0; i < now.size(); ++i)
+      CT_EXPECT(c, now[i] == pristine[i]) << "libc's " << kHookedCalls[i]
+                                          << "() was patched (UCM memory hooks are on)";
+  });
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
+// A UCP worker of the same host that is not a rank of this job (it learnt
+// rank 0's address) sends active messages with our id: a header of the
+// wrong size, a wrong job tag, the right tag of another job's secret. Rank 0
+// must deliver none of them, and the real frames after them in order.
+TEST(UcxTransport, FramesFromOutsideTheJobAreRefused) {
+  SKIP_WITHOUT_UCX();
+  JobSpec spec{.transport = "ucx", .nprocs = 2};
+  const JobResult r = run_job(spec, [](Child& c) {
+    if (c.rank() == 1) {
+      auto text = c.modex().get(0, kModexKey);
+      CT_ASSERT(c, text.ok()) << text.status().to_string();
+      auto addr = decode_address(*text);
+      CT_ASSERT(c, addr.ok()) << addr.status().to_string();
+      UcxWorker stranger;
+      Status s = stranger.open({.tls = default_config().tls, .name = "stranger", .on_am = nullptr, .am_arg = nullptr});
+      CT_ASSERT(c, s.ok()) << s.to_string();
+      ucp_ep_params_t ep{};
+      ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+      ep.address = reinterpret_cast<const ucp_address_t*>(addr->worker.data());
+      ucp_ep_h h = nullptr;
+      CT_ASSERT(c, ucp_ep_create(stranger.worker(), &ep, &h) == UCS_OK);
+      struct Attack {
+        std::string header;
+        const char* what;
+      };
+      FrameHeader wrong_tag{job_tag(c.job_secret()) ^ 1, 1, kData, 0};
+      FrameHeader other_job{job_tag("another job's secret"), 1, kData, 0};
+      FrameHeader bye_forged{job_tag("another job's secret"), 1, kBye, 0};
+      const Attack attacks[] = {
+          {std::string(7, 'h'), "a 7-byte header"},
+          {std::string(reinterpret_cast<const char*>(&wrong_tag), sizeof wrong_tag), "a wrong job tag"},
+          {std::string(reinterpret_cast<const char*>(&other_job), sizeof other_job), "another job's tag"},
+          {std::string(reinterpret_cast<const char*>(&bye_forged), sizeof bye_forged), "a forged bye"},
+      };
+      const std::string payload(1000, 'Z');
+      for (const auto& a : attacks) {
+        ucp_request_param_t p{};
+        void* req = ucp_am_send_nbx(h, kAmId, a.header.data(), a.header.size(), payload.data(), payload.size(), &p);
+        CT_ASSERT(c, !UCS_PTR_IS_ERR(req)) << a.what << ": " << ucs_status_string(UCS_PTR_STATUS(req));
+        while (req != nullptr && ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(stranger.worker());
+        if (req != nullptr) ucp_request_free(req);
+      }
+      ucp_request_param_t fp{};
+      void* freq = ucp_ep_flush_nbx(h, &fp);
+      while (freq != nullptr && !UCS_PTR_IS_ERR(freq) && ucp_request_check_status(freq) == UCS_INPROGRESS)
+        ucp_worker_progress(stranger.worker());
+      if (freq != nullptr && !UCS_PTR_IS_ERR(freq)) ucp_request_free(freq);
+      CT_ASSERT(c, c.post(0, "attacked"));
+      CT_ASSERT(c, c.wait_post().has_value());  // rank 0 has progressed past the attack
+      ucp_request_param_t cp{};
+      cp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      cp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+      void* creq = ucp_ep_close_nbx(h, &cp);
+      while (creq != nullptr && !UCS_PTR_IS_ERR(creq) && ucp_request_check_status(creq) == UCS_INPROGRESS)
+        ucp_worker_progress(stranger.worker());
+      if (creq != nullptr && !UCS_PTR_IS_ERR(creq)) ucp_request_free(creq);
+      stranger.close();
+    } else {
+      CT_ASSERT(c, c.wait_post().has_value());
+      for (int i = 0; i < 1000; ++i) c.progress();
+      CT_EXPECT(c, c.inbox().empty()) << c.inbox().size() << " frame(s) from outside the job were delivered (first: "
+                                      << c.inbox().front().data.size() << " bytes from rank "
+                                      << c.inbox().front().src << ")";
+      CT_ASSERT(c, c.post(1, "done"));
+    }
+    CT_ASSERT(c, c.sync());
+    CT_ASSERT(c, exchange(c, 200, mixed_size)) << "real traffic after the attack (a forged bye must not stop it)";
+  });
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
+// The component turns UCX's rendezvous off under its frames; a user may turn
+// it on (UCX_RNDV_THRESH), and then a large frame is fetched after later
+// small ones have arrived: delivery must still follow the sender's order.
+TEST(UcxTransport, RendezvousFramesKeepTheirOrder) {
+  SKIP_WITHOUT_UCX();
+  ::setenv("UCX_RNDV_THRESH", "4k", 1);  // read by ucp_config_read in the children
+  JobSpec spec{.transport = "ucx", .nprocs = 2};
+  const JobResult r = run_job(spec, [](Child& c) {
+    // Every third frame is 256 KiB (rendezvous), the others small (eager).
+    CT_ASSERT(c, exchange(c, 600, [](size_t i) -> size_t { return i % 3 == 0 ? 256 * 1024 : i % 100; }));
+  });
+  ::unsetenv("UCX_RNDV_THRESH");
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
+// A peer killed by SIGKILL is reported exactly once, naming it, by the
+// mechanism of the transport in use: the pidfd over shared memory (UCX's own
+// keepalive would take 20 s), the endpoint error over tcp.
+void killed_peer_reported(const std::string& tls, const std::string& expect) {
+  JobSpec spec{.transport = "ucx", .nprocs = 2, .mca = {{"transport_ucx_tls", tls}}};
+  const JobResult r = run_job(spec, [expect](Child& c) {
+    CT_ASSERT(c, exchange(c, 100, mixed_size));
+    CT_ASSERT(c, c.sync());
+    if (c.rank() == 1) c.exit_abruptly(true);
+    c.expect_peer_failure();
+    c.wait_until([&] { return !c.peer_failures().empty() || c.expired(); });
+    for (int i = 0; i < 200; ++i) c.progress();  // a second report would come now
+    CT_ASSERT(c, c.peer_failures().size() == 1) << c.peer_failures().size() << " reports of rank 1's death";
+    const auto& pf = c.peer_failures().front();
+    CT_EXPECT(c, pf.rank == 1);
+    CT_EXPECT(c, pf.why.message().find("rank 1") != std::string::npos) << pf.why.to_string();
+    CT_EXPECT(c, pf.why.message().find(expect) != std::string::npos)
+        << "expected a report by '" << expect << "': " << pf.why.to_string();
+  });
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
+TEST(UcxTransport, KilledPeerOnSharedMemoryReportedByPidfd) {
+  SKIP_WITHOUT_UCX();
+  killed_peer_reported("posix,cma,self", "exited without finalizing");
+}
+
+TEST(UcxTransport, KilledPeerOverTcpReportedByEndpointError) {
+  SKIP_WITHOUT_UCX();
+  // The pidfd would see it too (same host): whichever comes first reports,
+  // once; over tcp UCX's endpoint error is immediate.
+  JobSpec probe{};
+  (void)probe;
+  killed_peer_reported("tcp,self", "rank 1");
+}
+
+// Selection: declined (with the reason) unless named or auto_select is on.
+TEST(UcxTransport, SelectedOnlyWhenAsked) {
+  SKIP_WITHOUT_UCX();
+  auto query = [](std::vector<std::pair<std::string, std::string>> mca) {
+    Registry reg;
+    ConfigOptions o;
+    o.read_user_file = false;
+    o.mca = std::move(mca);
+    EXPECT_TRUE(reg.configure(o).ok());
+    for (auto& q : reg.framework("transport")->query_all(reg.query_context()))
+      if (std::string(q.entry->desc->name) == "ucx") return std::make_pair(static_cast<bool>(q.module), q.declined);
+    return std::make_pair(false, Internal("no ucx"));
+  };
+  auto d = query({});
+  EXPECT_FALSE(d.first);
+  EXPECT_NE(d.second.message().find("--mca transport ucx,self"), std::string::npos) << d.second.to_string();
+  EXPECT_NE(d.second.message().find("UCX " + library_version()), std::string::npos) << d.second.to_string();
+  EXPECT_TRUE(query({{"transport", "ucx,self"}}).first);
+  EXPECT_TRUE(query({{"transport_ucx_auto_select", "1"}}).first);
+  EXPECT_FALSE(query({{"transport", "^tcp"}}).first);
+}
+
+TEST(UcxTransport, TlsErrorsNameTheValueAndTheFix) {
+  SKIP_WITHOUT_UCX();
+  Registry reg;
+  ConfigOptions o;
+  o.read_user_file = false;
+  o.mca = {{"transport", "ucx,self"}, {"transport_ucx_tls", "posix;cma"}};
+  ASSERT_TRUE(reg.configure(o).ok());
+  auto sel = reg.framework("transport")->select(reg.query_context());
+  ASSERT_FALSE(sel.ok());
+  EXPECT_NE(sel.status().message().find("transport_ucx_tls = 'posix;cma'"), std::string::npos) << sel.status().to_string();
+  EXPECT_NE(sel.status().message().find("posix,cma,tcp,self"), std::string::npos) << sel.status().to_string();
+
+  Status s = check_tls("posixx,tcp", "transport_ucx_tls");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'posixx,tcp'"), std::string::npos) << s.to_string();
+  EXPECT_NE(s.message().find("no transport posixx"), std::string::npos) << s.to_string();
+  EXPECT_NE(s.message().find("tcp"), std::string::npos) << s.to_string();
+  EXPECT_TRUE(check_tls(default_config().tls, "transport_ucx_tls").ok());
+  EXPECT_TRUE(check_tls("^sysv", "transport_ucx_tls").ok());
+  EXPECT_TRUE(check_tls("sm,tcp:aux", "transport_ucx_tls").ok());
+}
+
+}  // namespace
+}  // namespace lz::test::ucx
