@@ -13,8 +13,8 @@
 #include "lazarus/param_store.h"
 #include "lazarus/strings.h"
 #include "ucx_config.h"
-#include "ucx_library.h"
-#include "ucx_transport.h"
+#include "ucx_loader.h"
+#include "ucx_proxy.h"
 
 namespace lz::transport::ucx {
 namespace {
@@ -36,12 +36,21 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   // `lazarus info` queries components without starting them.
   LZ_ASSIGN_OR_RETURN(UcxConfig config, load_config(*ctx.params, ctx.param_prefix));
   if (!config.auto_select && !named_by_selection(*ctx.params)) {
-    std::string what = "UCX " + library_version();
-    if (ctx.listing_only) what += " finds " + tl_summary();
-    return Unavailable("not requested (" + what + "): use --mca transport ucx,self, or transport_ucx_auto_select=1 "
+    // Only `lazarus info` loads UCX to say what it finds; a rank declines
+    // without loading it (ucx_loader.h).
+    std::string what;
+    if (ctx.listing_only) {
+      auto api = load_ucx();
+      if (!api.ok()) return api.status();
+      char version[64], tls[512];
+      (*api)->library_version(version, sizeof version);
+      (*api)->tl_summary(tls, sizeof tls);
+      what = " (UCX " + std::string(version) + " finds " + tls + ")";
+    }
+    return Unavailable("not requested" + what + ": use --mca transport ucx,self, or transport_ucx_auto_select=1 "
                        "to let it take part in the default selection");
   }
-  return std::unique_ptr<lz::Module>(new UcxTransport(std::move(config)));
+  return std::unique_ptr<lz::Module>(new UcxProxy(std::move(config)));
 }
 
 }  // namespace

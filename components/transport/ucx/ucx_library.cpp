@@ -108,7 +108,10 @@ Status check_tls(const std::string& tls, const std::string& param_name) {
 void keep_memory_hooks_off() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (std::getenv("UCX_MEM_EVENTS") != nullptr || std::getenv("UCX_MEM_MMAP_HOOK_MODE") != nullptr) {
+    // The loader sets UCX_MEM_MMAP_HOOK_MODE=none itself; only a user's
+    // UCX_MEM_EVENTS, or a mode other than none, is a choice to respect.
+    const char* mode = std::getenv("UCX_MEM_MMAP_HOOK_MODE");
+    if (std::getenv("UCX_MEM_EVENTS") != nullptr || (mode != nullptr && std::string(mode) != "none")) {
       log::debug("ucx: UCX_MEM_EVENTS/UCX_MEM_MMAP_HOOK_MODE set in the environment: memory hooks as the user chose");
       return;
     }

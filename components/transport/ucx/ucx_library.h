@@ -4,21 +4,23 @@
 // setting that keeps UCX's memory hooks out of the process.
 //
 // UCM (UCX's memory-event library) patches mmap, munmap, mremap, shmat,
-// shmdt, sbrk, brk and madvise the first time a memory-event handler is set
-// (ucm_set_event_handler: the memory-type cache or a registration cache) and
-// never undoes it; the patched calls would then live on in every checkpoint
-// image and after every ucp_cleanup(). The options deciding it
-// (UCX_MEM_EVENTS, UCX_MEM_MMAP_HOOK_MODE) are read once, by libucs's
-// constructor when the library is loaded, into ucm_global_opts: a setenv()
-// or ucp_config_modify() done later by the component is not seen (ucp's
-// config table does not hold them; ucp_config_modify() caches unknown
-// names for UCT only). So keep_memory_hooks_off() rewrites the loaded
-// options through ucm_set_global_opts() (events off; the hook mode must not
-// change in a live process, see the .cpp) before the first ucp_init() of the
-// process. A user who set either variable
-// in the environment keeps their choice. None of the transports the
-// component is meant for (posix, sysv, cma, tcp, self) needs memory events:
-// they register no memory (no GPU memory types, no registration cache).
+// shmdt, sbrk, brk and madvise and never undoes it; the patched code would
+// live on in every checkpoint image and after every ucp_cleanup(). In UCX
+// 1.13 it does so in libucs's constructor, when the library is loaded
+// (ucm_mmap_init, bistro mode, "before other threads could execute the
+// modified functions"), reading UCX_MEM_EVENTS and UCX_MEM_MMAP_HOOK_MODE
+// from the environment then: no call made after the load can prevent it,
+// ucp_config_modify() least of all (UCP's table does not hold those
+// options). That is why UCX is loaded late, with UCX_MEM_MMAP_HOOK_MODE=none
+// set first (ucx_loader.h). keep_memory_hooks_off() is the second line: it
+// turns UCM's events off before the first ucp_init() (ucm_set_global_opts),
+// so that ucp_init's registration cache does not try to install hooks later
+// (with hook mode none that attempt fails anyway; with a user's bistro it
+// would succeed). The hook mode itself must never be changed in a live
+// process: UCM picks how to reach the original mmap by it, and switching to
+// none makes ucm_mmap() call itself until the stack overflows. None of the
+// transports the component is meant for (posix, sysv, cma, tcp, self) needs
+// memory events: they register no memory and there are no GPU memory types.
 //
 //   keep_memory_hooks_off();                 // before ucp_init, once
 //   LZ_RETURN_IF_ERROR(check_tls("posix,tcp"));

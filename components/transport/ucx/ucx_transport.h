@@ -2,7 +2,10 @@
 // hosts: posix and cma shared memory on one host, tcp between hosts (or
 // whatever transport_ucx_tls lets UCX choose, InfiniBand included).
 //
-// One UCP context and one worker per rank (ucx_worker.h). init() publishes
+// This class lives in liblazarus_ucx.so, loaded by the first init() through
+// the built-in proxy module (ucx_proxy.h, ucx_loader.h: why UCX must not be
+// loaded into every process). One UCP context and one worker per rank
+// (ucx_worker.h). init() publishes
 // "<pid>:<hex worker address>" under kModexKey; connect() reads every peer's
 // entry (again after every checkpoint hook). Endpoints are created lazily, by
 // the first send to a peer or the first frame from it (so that a peer we only
