@@ -129,6 +129,7 @@ int run_info(const InfoOptions& opt) {
           c["excluded"] = q.excluded;
           if (q.module) c["capabilities"] = caps_text(r.fw->name(), q.module->capabilities());
           else c["reason"] = q.declined.message();
+          if (!q.details.empty()) c["details"] = q.details;
           f["components"].push_back(std::move(c));
         }
         j["frameworks"].push_back(std::move(f));
@@ -171,6 +172,7 @@ int run_info(const InfoOptions& opt) {
           if (q.excluded) state = "excluded by parameter '" + r.fw->name() + "'; " + state;
           std::printf("  %-10s v%-7s priority %-4d %-9s %s\n", d->name, d->version, q.priority,
                       q.entry->origin == "built-in" ? "built-in" : "plugin", state.c_str());
+          for (const auto& line : q.details) std::printf("  %-10s %s\n", "", line.c_str());
         }
         if (r.selection.ok())
           std::printf("  selected: %s\n", str::join(r.selected, ", ").c_str());

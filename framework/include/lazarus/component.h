@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lazarus/param.h"
 #include "lazarus/status.h"
@@ -46,6 +47,11 @@ struct QueryContext {
   bool listing_only = false;  // true for `lazarus info`
   int rank = -1;              // -1 outside a job
   int size = 0;
+  // Set by the framework when listing_only: query() may append lines that
+  // `lazarus info` prints under the component (a library version, devices
+  // found), whether it declines or not. Appended last: the layout before it
+  // is what plugins built earlier read.
+  std::vector<std::string>* details = nullptr;
 };
 
 // Base of every module. Framework headers derive their interfaces from it.
