@@ -35,21 +35,20 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   // Configuration only: UCX's context and worker are made by init(), as
   // `lazarus info` queries components without starting them.
   LZ_ASSIGN_OR_RETURN(UcxConfig config, load_config(*ctx.params, ctx.param_prefix));
-  if (!config.auto_select && !named_by_selection(*ctx.params)) {
-    // Only `lazarus info` loads UCX to say what it finds; a rank declines
-    // without loading it (ucx_loader.h).
-    std::string what;
-    if (ctx.listing_only) {
-      auto api = load_ucx();
-      if (!api.ok()) return api.status();
-      char version[64], tls[512];
-      (*api)->library_version(version, sizeof version);
-      (*api)->tl_summary(tls, sizeof tls);
-      what = " (UCX " + std::string(version) + " finds " + tls + ")";
-    }
-    return Unavailable("not requested" + what + ": use --mca transport ucx,self, or transport_ucx_auto_select=1 "
-                       "to let it take part in the default selection");
+  // Only `lazarus info` loads UCX here, to say what it finds; a rank's
+  // selection never does (ucx_loader.h).
+  if (ctx.listing_only && ctx.details != nullptr) {
+    auto api = load_ucx();
+    if (!api.ok()) return api.status();
+    char version[64], tls[512];
+    (*api)->library_version(version, sizeof version);
+    (*api)->tl_summary(tls, sizeof tls);
+    ctx.details->push_back("UCX " + std::string(version) + ", transports found: " + tls);
+    ctx.details->push_back("UCX_TLS of a job: " + config.tls + " (transport_ucx_tls)");
   }
+  if (!config.auto_select && !named_by_selection(*ctx.params))
+    return Unavailable("not requested: use --mca transport ucx,self, or transport_ucx_auto_select=1 to let it take "
+                       "part in the default selection");
   return std::unique_ptr<lz::Module>(new UcxProxy(std::move(config)));
 }
 
