@@ -75,7 +75,7 @@ void UcxTransport::tell_peers(FrameKind kind, double deadline) {
   for (auto& pp : peers_) {
     if (!pp) continue;
     UcxPeer& p = *pp;
-    if (p.state != UcxPeer::State::kActive) continue;
+    if (p.state != UcxPeer::State::kActive || p.lost) continue;
     if (p.ep == nullptr && !p.local && p.expect_seq == 0) continue;  // it cannot notice us
     Status s = post(p, kind, nullptr, 0);
     if (!s.ok()) log::debug("ucx: telling rank %d: %s", p.rank, s.to_string().c_str());

@@ -208,6 +208,13 @@ Status UcxTransport::finalize() {
   if (worker_.is_open()) {
     const double deadline = now_s() + config_.checkpoint_timeout;
     stashing_ = true;  // nothing is delivered any more
+    // Peers that finalized first said kBye, and those gone are seen by their
+    // pidfd: telling them would make UCX attach to a FIFO that no longer
+    // exists (and log an error per peer).
+    in_progress_ = true;
+    progress_worker();
+    if (any_local_) check_waitset();
+    in_progress_ = false;
     tell_peers(kBye, deadline);
     // Peers that finalized first are gone: a flush to them fails, which is
     // no error of this rank's.
