@@ -9,7 +9,10 @@
 // pristine reference. ucx_direct_test.cpp has what needs UCX's API. Ordering, sizes, peer death in general and the CR scenarios are
 // the transport conformance suite's, which runs over ucx too. No wall-clock
 // assertions: timeouts only bound a hang.
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -17,6 +20,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -265,6 +270,94 @@ TEST(UcxTransport, RendezvousFramesKeepTheirOrder) {
     CT_ASSERT(c, exchange(c, 600, [](size_t i) -> size_t { return i % 3 == 0 ? 256 * 1024 : i % 100; }));
   });
   ::unsetenv("UCX_RNDV_THRESH");
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
+// UCX's tcp interface listens on a port of its own, which the component does
+// not publish (the modex holds a packed worker address; the conformance
+// suite's attack case skips for that reason). Strangers who find it anyway
+// (here: the rank's own LISTEN sockets, from /proc) and send garbage, random
+// bytes, nothing, zeros or a flood must not disturb the job: the ranks then
+// exchange frames in order and nobody is reported failed.
+std::vector<std::pair<std::string, int>> own_listening_tcp() {
+  std::set<std::string> inodes;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (struct dirent* e = ::readdir(d)) {
+      char target[256];
+      const std::string path = std::string("/proc/self/fd/") + e->d_name;
+      const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+      if (n > 9 && std::string(target, 8) == "socket:[") inodes.insert(std::string(target + 8, static_cast<size_t>(n) - 9));
+    }
+    ::closedir(d);
+  }
+  std::vector<std::pair<std::string, int>> out;
+  std::ifstream in("/proc/self/net/tcp");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string sl, local, remote, st, queues, tr, retr, uid, timeout, inode;
+    ls >> sl >> local >> remote >> st >> queues >> tr >> retr >> uid >> timeout >> inode;
+    if (st != "0A" || !inodes.count(inode)) continue;  // 0A: LISTEN
+    const unsigned long ip = std::stoul(local.substr(0, 8), nullptr, 16);
+    const int port = static_cast<int>(std::stoul(local.substr(9), nullptr, 16));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lu.%lu.%lu.%lu", ip & 255, (ip >> 8) & 255, (ip >> 16) & 255, ip >> 24);
+    out.emplace_back(buf, port);
+  }
+  return out;
+}
+
+TEST(UcxTransport, StrangersOnUcxTcpPortsDoNotDisturbTheJob) {
+  SKIP_WITHOUT_UCX();
+  JobSpec spec{.transport = "ucx", .nprocs = 2, .mca = {{"transport_ucx_tls", "tcp,self"}}};
+  const JobResult r = run_job(spec, [](Child& c) {
+    CT_ASSERT(c, exchange(c, 200, mixed_size)) << "traffic before the strangers";
+    if (c.rank() == 1) {
+      const auto ports = own_listening_tcp();
+      std::string list;
+      for (const auto& [ip, port] : ports) list += ip + ":" + std::to_string(port) + " ";
+      CT_ASSERT(c, !ports.empty()) << "UCX over tcp listens on no port of this rank (nothing to attack)";
+      CT_ASSERT(c, c.post(0, list));
+      CT_ASSERT(c, c.wait_post().has_value());
+      c.note("rank 1's UCX tcp listeners attacked: " + list);
+    } else {
+      auto list = c.wait_post();
+      CT_ASSERT(c, list.has_value());
+      std::istringstream in(*list);
+      std::string item;
+      std::vector<char> flood(256 * 1024, '\xff'), random(4096);
+      for (size_t i = 0; i < random.size(); ++i) random[i] = static_cast<char>(i * 2654435761u >> 13);
+      const std::string garbage(700, 'g');
+      while (in >> item) {
+        const size_t colon = item.rfind(':');
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<uint16_t>(std::stoi(item.substr(colon + 1))));
+        ::inet_pton(AF_INET, item.substr(0, colon).c_str(), &a.sin_addr);
+        for (int kind = 0; kind < 5; ++kind) {
+          const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+          CT_ASSERT(c, fd >= 0);
+          if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+            ssize_t n = 0;
+            if (kind == 0) n = ::send(fd, garbage.data(), garbage.size(), MSG_NOSIGNAL);
+            if (kind == 1) n = ::send(fd, random.data(), random.size(), MSG_NOSIGNAL);
+            if (kind == 3) n = ::send(fd, std::string(64, '\0').data(), 64, MSG_NOSIGNAL);
+            if (kind == 4) n = ::send(fd, flood.data(), flood.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+            (void)n;
+            for (int i = 0; i < 50; ++i) c.progress();  // let the rank's UCX see it meanwhile
+          } else {
+            c.fail("connect to rank 1's UCX listener " + item + ": " + std::strerror(errno));
+          }
+          ::close(fd);
+        }
+      }
+      CT_ASSERT(c, c.post(1, "done"));
+    }
+    CT_ASSERT(c, exchange(c, 2000, mixed_size)) << "traffic after the strangers";
+    CT_EXPECT(c, c.peer_failures().empty()) << "a real rank was reported failed: " << c.peer_failures().front().why.to_string();
+  });
+  for (const auto& n : r.notes()) std::cout << "[   NOTE   ] " << n << "\n";
   for (const auto& p : r.problems()) ADD_FAILURE() << p;
 }
 
