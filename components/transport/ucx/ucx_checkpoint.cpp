@@ -76,7 +76,9 @@ void UcxTransport::tell_peers(FrameKind kind, double deadline) {
     if (!pp) continue;
     UcxPeer& p = *pp;
     if (p.state != UcxPeer::State::kActive || p.lost) continue;
-    if (p.ep == nullptr && !p.local && p.expect_seq == 0) continue;  // it cannot notice us
+    // A peer on another host notices us only through an endpoint; one that
+    // sent to us has one (tend_eps made it).
+    if (p.ep == nullptr && !p.local) continue;
     Status s = post(p, kind, nullptr, 0);
     if (!s.ok()) log::debug("ucx: telling rank %d: %s", p.rank, s.to_string().c_str());
   }

@@ -158,7 +158,7 @@ void UcxTransport::tend_eps() {
     }
     if (p.need_ep) {
       p.need_ep = false;
-      if (p.state == UcxPeer::State::kActive && p.ep == nullptr)
+      if (p.state == UcxPeer::State::kActive && !p.lost && p.ep == nullptr)
         if (Status s = ensure_ep(p); !s.ok()) log::debug("%s", s.to_string().c_str());
     }
   }
@@ -175,7 +175,12 @@ int UcxTransport::progress() {
       if (p) deliver_held(*p);
   }
   progress_worker();
-  if (eps_dirty_) tend_eps();
+  if (eps_dirty_) {
+    // A sender that has exited since gets no endpoint (UCX would log its
+    // failure to attach a FIFO that is gone): look at the pidfds first.
+    if (any_local_) check_waitset();
+    tend_eps();
+  }
   if (flush_wanted_) start_flushes();
   if (!closing_.empty()) {
     for (size_t i = 0; i < closing_.size();) {

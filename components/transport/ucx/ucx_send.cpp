@@ -159,46 +159,48 @@ void UcxTransport::start_flushes() {
 
 Status UcxTransport::flush_all(double deadline, const char* why) {
   if (!worker_.is_open()) return Status::Ok();
-  // On the heap: a flush that outlives the deadline still points at it; the
-  // callback frees it then (or the worker's destruction leaks 16 bytes).
-  struct Done {
-    bool done = false;
+  // One ucp_ep_flush_nbx per endpoint of a live peer, not ucp_worker_flush_nbx:
+  // a worker flush also waits on the endpoint of a peer found dead by its
+  // pidfd and force-closed, and did not complete before the deadline (10 s
+  // in finalize after PeerKilledMidStream, and a request left in UCX's pool).
+  // On the heap: flushes that outlive the deadline still point at it; the
+  // last callback frees it then (or the worker's destruction leaks it).
+  struct Flushes {
+    int pending = 0;
     bool abandoned = false;
     ucs_status_t status = UCS_OK;
   };
-  auto* d = new Done;
+  auto* f = new Flushes;
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   param.cb.send = [](void* req, ucs_status_t st, void* ud) {
-    auto* dd = static_cast<Done*>(ud);
+    auto* ff = static_cast<Flushes*>(ud);
     ucp_request_free(req);
-    if (dd->abandoned) {
-      delete dd;
-      return;
-    }
-    dd->done = true;
-    dd->status = st;
+    if (st != UCS_OK && ff->status == UCS_OK) ff->status = st;
+    if (--ff->pending == 0 && ff->abandoned) delete ff;
   };
-  param.user_data = d;
-  void* req = ucp_worker_flush_nbx(worker_.worker(), &param);
-  if (UCS_PTR_IS_ERR(req)) {
-    d->done = true;
-    d->status = UCS_PTR_STATUS(req);
-  } else if (req == nullptr) {
-    d->done = true;
+  param.user_data = f;
+  for (auto& pp : peers_) {
+    if (!pp || pp->ep == nullptr || pp->lost || pp->state == UcxPeer::State::kFailed) continue;
+    void* req = ucp_ep_flush_nbx(pp->ep, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+      if (f->status == UCS_OK) f->status = UCS_PTR_STATUS(req);
+    } else if (req != nullptr) {
+      ++f->pending;
+    }
   }
-  while (!d->done && now_s() < deadline) progress_worker();
-  if (!d->done) {
-    d->abandoned = true;
-    return Timeout(std::string("ucx: ") + why + ": flushing the worker took longer than " +
+  while (f->pending != 0 && now_s() < deadline) progress_worker();
+  if (f->pending != 0) {
+    f->abandoned = true;
+    return Timeout(std::string("ucx: ") + why + ": flushing the endpoints took longer than " +
                    std::to_string(config_.checkpoint_timeout) + " s (transport_ucx_checkpoint_timeout); " +
                    "still outstanding: " + outstanding_summary());
   }
-  const ucs_status_t st = d->status;
-  delete d;
+  const ucs_status_t st = f->status;
+  delete f;
   for (auto& p : peers_)
     if (p) p->unflushed_bytes = 0;
-  if (st != UCS_OK) return IoError(std::string("ucx: ") + why + ": flushing the worker: " + ucs_status_string(st));
+  if (st != UCS_OK) return IoError(std::string("ucx: ") + why + ": flushing an endpoint: " + ucs_status_string(st));
   return Status::Ok();
 }
 
