@@ -26,6 +26,12 @@ namespace {
 // Each queued frame counts as at least this much, so that a flood of tiny
 // frames is bounded in number too.
 constexpr size_t kMinCounted = 256;
+// Frame buffers from this size on are kept for reuse, up to kSpareBuffers.
+// 4 MiB ping-pongs over posix (eight 512 KiB frames each way): 5.8 ms with a
+// fresh buffer per frame, as fast as with malloc's mmap threshold raised to
+// 1 GiB once they are reused (see the commit).
+constexpr size_t kPooledFrom = 64 * 1024;
+constexpr size_t kSpareBuffers = 16;
 
 double now_s() {
   struct timespec ts;
@@ -72,7 +78,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   op->peer = &p;
   op->bytes = total;
   op->counted = std::max(total + sizeof(FrameHeader), kMinCounted);
-  op->buf.reset(new char[sizeof(FrameHeader) + total]);
+  op->buf = take_buffer(sizeof(FrameHeader) + total);
   FrameHeader h{tag_, static_cast<uint32_t>(rank_), kind, kind == kData ? p.next_seq : 0};
   std::memcpy(op->buf.get(), &h, sizeof h);
   char* at = op->buf.get() + sizeof h;
@@ -92,6 +98,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   if (kind == kData) ++p.next_seq;
   if (req == nullptr) {  // completed inline: the buffer is UCX's copy no more
     p.unflushed_bytes += total;
+    give_buffer(std::move(op->buf), sizeof(FrameHeader) + total);
     return Status::Ok();
   }
   p.inflight_bytes += total;
@@ -112,6 +119,21 @@ void UcxTransport::send_done(void* request, ucs_status_t status, void* user_data
   --t.outstanding_ops_;
   ++t.events_;
   ucp_request_free(request);
+  t.give_buffer(std::move(op->buf), sizeof(FrameHeader) + op->bytes);
+}
+
+std::unique_ptr<char[]> UcxTransport::take_buffer(size_t bytes) {
+  if (bytes < kPooledFrom) return std::unique_ptr<char[]>(new char[bytes]);
+  if (!spare_.empty()) {
+    std::unique_ptr<char[]> b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+  return std::unique_ptr<char[]>(new char[sizeof(FrameHeader) + config_.max_frame]);
+}
+
+void UcxTransport::give_buffer(std::unique_ptr<char[]> buf, size_t bytes) {
+  if (bytes >= kPooledFrom && spare_.size() < kSpareBuffers) spare_.push_back(std::move(buf));
 }
 
 size_t UcxTransport::unsent_bytes(int peer) const {

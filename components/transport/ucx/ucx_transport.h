@@ -123,6 +123,11 @@ class UcxTransport final : public Module {
   // Flushes the worker, progressing until done or `deadline`.
   Status flush_all(double deadline, const char* why);
   std::string outstanding_summary() const;
+  // Buffers of frames larger than kPooledFrom come from (and go back to) a
+  // small cache of max_frame-sized ones: allocating them fresh each time
+  // made glibc map and unmap them, page faults and all (ucx_send.cpp).
+  std::unique_ptr<char[]> take_buffer(size_t bytes);
+  void give_buffer(std::unique_ptr<char[]> buf, size_t bytes);
 
   // Receiving (ucx_progress.cpp).
   static void recv_done(void* request, ucs_status_t status, size_t length, void* user_data);
@@ -153,6 +158,7 @@ class UcxTransport final : public Module {
   UniqueFd waitset_;  // epoll: the worker's event fd + local peers' pidfds
   std::vector<std::unique_ptr<UcxPeer>> peers_;  // by rank; null for ourselves
   std::vector<void*> closing_;                   // ucp_ep_close_nbx requests not yet complete
+  std::vector<std::unique_ptr<char[]>> spare_;   // large frame buffers for reuse (take_buffer)
   size_t outstanding_bytes_ = 0;                 // all peers, as counted against send_queue_limit
   size_t outstanding_ops_ = 0;                   // send and receive requests in flight
   int events_ = 0;                               // frames in/out counted by the current progress()
