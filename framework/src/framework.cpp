@@ -87,6 +87,7 @@ QueryResult Framework::query_one(const ComponentEntry& e, const QueryContext& ba
                                                      : e.desc->default_priority;
   QueryContext ctx = base;
   ctx.param_prefix = name_ + "_" + e.desc->name + "_";
+  ctx.details = base.listing_only ? &r.details : nullptr;
   if (e.desc->query == nullptr) {
     r.declined = Internal("component has no query function");
     return r;

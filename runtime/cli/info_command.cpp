@@ -127,12 +127,9 @@ int run_info(const InfoOptions& opt) {
           c["priority"] = q.priority;
           c["available"] = static_cast<bool>(q.module);
           c["excluded"] = q.excluded;
-          if (q.module) {
-            c["capabilities"] = caps_text(r.fw->name(), q.module->capabilities());
-            c["details"] = q.module->details();
-          } else {
-            c["reason"] = q.declined.message();
-          }
+          if (q.module) c["capabilities"] = caps_text(r.fw->name(), q.module->capabilities());
+          else c["reason"] = q.declined.message();
+          if (!q.details.empty()) c["details"] = q.details;
           f["components"].push_back(std::move(c));
         }
         j["frameworks"].push_back(std::move(f));
@@ -175,8 +172,7 @@ int run_info(const InfoOptions& opt) {
           if (q.excluded) state = "excluded by parameter '" + r.fw->name() + "'; " + state;
           std::printf("  %-10s v%-7s priority %-4d %-9s %s\n", d->name, d->version, q.priority,
                       q.entry->origin == "built-in" ? "built-in" : "plugin", state.c_str());
-          if (q.module)
-            for (const auto& line : q.module->details()) std::printf("  %-10s %s\n", "", line.c_str());
+          for (const auto& line : q.details) std::printf("  %-10s %s\n", "", line.c_str());
         }
         if (r.selection.ok())
           std::printf("  selected: %s\n", str::join(r.selected, ", ").c_str());

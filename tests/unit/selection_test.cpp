@@ -47,6 +47,14 @@ StatusOr<std::unique_ptr<Module>> query_no_gadget(const QueryContext&) {
   return Unavailable("gadget driver not loaded");
 }
 StatusOr<std::unique_ptr<Module>> query_null(const QueryContext&) { return std::unique_ptr<Module>(); }
+// Says what it found, for `lazarus info`, then declines.
+StatusOr<std::unique_ptr<Module>> query_details(const QueryContext& ctx) {
+  if (ctx.details) {
+    ctx.details->push_back("library 1.2.3");
+    ctx.details->push_back("devices: d0, d1");
+  }
+  return Unavailable("not asked for");
+}
 
 constexpr uint32_t kV = 1;
 // Components of the test framework "tfw": a(10) b(20) c(30) usable, u(100) and
@@ -66,6 +74,8 @@ const ComponentDescriptor kNull = {kComponentMagic, kComponentAbiVersion, "tfw",
                                    nullptr, 0, &query_null, nullptr};
 const ComponentDescriptor kNoQuery = {kComponentMagic, kComponentAbiVersion, "tfw", "noquery", kV, "1", "bad", 1,
                                       nullptr, 0, nullptr, nullptr};
+const ComponentDescriptor kDetails = {kComponentMagic, kComponentAbiVersion, "tfw", "details", kV, "1", "details",
+                                      1, nullptr, 0, &query_details, nullptr};
 const ComponentDescriptor kForeign = {kComponentMagic, kComponentAbiVersion, "other", "a", kV, "1", "foreign", 1,
                                       nullptr, 0, &query_usable, nullptr};
 const ComponentDescriptor kADuplicate = {kComponentMagic, kComponentAbiVersion, "tfw", "a", kV, "2", "dup", 1,
@@ -362,6 +372,21 @@ TEST_F(SelectionTest, QueryAllReportsEveryComponentWithReasonAndExclusion) {
   EXPECT_EQ(all[3].declined.message(), "no widget on this host");
   EXPECT_EQ(all[3].priority, 100);
   EXPECT_FALSE(all[3].excluded);
+}
+
+// QueryContext::details: lines a component gives `lazarus info` when
+// listing, kept in the QueryResult whether it declines or not; never asked
+// for (null) in a job's selection.
+TEST_F(SelectionTest, DetailsAreCollectedOnlyWhenListing) {
+  build(SelectKind::kMulti, {&kA, &kDetails});
+  QueryContext c = ctx();
+  c.listing_only = true;
+  auto all = fw_->query_all(c);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_TRUE(all[0].details.empty());
+  EXPECT_EQ(all[1].details, (Names{"library 1.2.3", "devices: d0, d1"}));
+  EXPECT_EQ(all[1].declined.message(), "not asked for");
+  for (const auto& r : fw_->query_all(ctx())) EXPECT_TRUE(r.details.empty()) << r.entry->desc->name;
 }
 
 TEST_F(SelectionTest, QueryAllNeverFailsOnABadSelectionParameter) {

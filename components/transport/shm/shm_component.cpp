@@ -29,6 +29,7 @@ Status check_backing_dir(const ShmConfig& c) {
 
 StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   LZ_ASSIGN_OR_RETURN(ShmConfig config, ShmConfig::from_params(ctx));
+  if (ctx.details != nullptr) ctx.details->push_back(ShmTransport::single_copy_details(config));
   LZ_RETURN_IF_ERROR(check_backing_dir(config));
   return std::unique_ptr<lz::Module>(new ShmTransport(config));
 }

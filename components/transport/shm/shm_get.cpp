@@ -41,12 +41,12 @@ void ShmTransport::setup_single_copy() {
   }
 }
 
-std::vector<std::string> ShmTransport::details() const {
+std::string ShmTransport::single_copy_details(const ShmConfig& config) {
   const int scope = yama_ptrace_scope();
   std::string yama = scope < 0 ? "no Yama" : "Yama ptrace_scope " + std::to_string(scope);
-  if (!cfg_.single_copy) return {"single copy: off (transport_shm_single_copy)"};
-  if (scope == 3) return {"single copy: unavailable (" + yama + " forbids process_vm_readv)"};
-  return {"single copy: process_vm_readv (" + yama + "; probed per peer at connect)"};
+  if (!config.single_copy) return "single copy: off (transport_shm_single_copy)";
+  if (scope == 3) return "single copy: unavailable (" + yama + " forbids process_vm_readv)";
+  return "single copy: process_vm_readv (" + yama + "; probed per peer at connect)";
 }
 
 void ShmTransport::probe_get(const ShmPeer& p) {

@@ -63,7 +63,8 @@ class ShmTransport final : public lz::transport::Module {
   ~ShmTransport() override;
 
   uint64_t capabilities() const override;
-  std::vector<std::string> details() const override;
+  // The single-copy state, for `lazarus info` (QueryContext::details).
+  static std::string single_copy_details(const ShmConfig& config);
   Status init(Host& host) override;
   Status on_checkpoint() override;
   Status on_continue() override;

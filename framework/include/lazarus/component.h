@@ -32,9 +32,8 @@ namespace lz {
 
 class ParamStore;
 
-// Layout version of ComponentDescriptor and of lz::Module's virtual table.
-// Bump on any change to either. 2: Module::details().
-inline constexpr uint32_t kComponentAbiVersion = 2;
+// Layout version of ComponentDescriptor. Bump on any change to the struct.
+inline constexpr uint32_t kComponentAbiVersion = 1;
 inline constexpr uint32_t kComponentMagic = 0x4c5a4331;  // "LZC1"
 
 // What a component's query() may look at. Cheap to build; query() must not
@@ -48,6 +47,11 @@ struct QueryContext {
   bool listing_only = false;  // true for `lazarus info`
   int rank = -1;              // -1 outside a job
   int size = 0;
+  // Set by the framework when listing_only: query() may append lines that
+  // `lazarus info` prints under the component (a library version, devices
+  // found), whether it declines or not. Appended last: the layout before it
+  // is what plugins built earlier read.
+  std::vector<std::string>* details = nullptr;
 };
 
 // Base of every module. Framework headers derive their interfaces from it.
@@ -56,10 +60,6 @@ class Module {
   virtual ~Module() = default;
   // Framework-specific capability bits (see each framework's header).
   virtual uint64_t capabilities() const { return 0; }
-  // Lines `lazarus info` shows under the component (a library's version,
-  // what it found on this machine). Called on a queried module that was never
-  // initialised: it may open and close what it needs to find out.
-  virtual std::vector<std::string> details() const { return {}; }
 };
 
 using QueryFn = StatusOr<std::unique_ptr<Module>> (*)(const QueryContext& ctx);

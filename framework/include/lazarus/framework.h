@@ -36,6 +36,7 @@ struct QueryResult {
   std::unique_ptr<Module> module;  // null when declined
   Status declined;                 // ok when module is set
   bool excluded = false;           // filtered out by the selection parameter
+  std::vector<std::string> details;  // QueryContext::details, for `lazarus info`
 };
 
 // The selection parameter's meaning.

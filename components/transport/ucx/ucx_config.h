@@ -1,0 +1,68 @@
+// transport/ucx configuration: the component's one parameter table and the
+// resolved values a module works with (validated once by query(), so the
+// module never reads the ParamStore on a hot path).
+//
+//   LZ_ASSIGN_OR_RETURN(UcxConfig c, load_config(*ctx.params, ctx.param_prefix));
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+
+#include "lazarus/param.h"
+#include "lazarus/param_reader.h"
+#include "lazarus/status.h"
+
+namespace lz {
+class ParamStore;
+}
+
+namespace lz::transport::ucx {
+
+// Full names are transport_ucx_<name>.
+inline constexpr ParamSpec kUcxParams[] = {
+    {"tls", ParamType::kString, "posix,cma,tcp,self",
+     "UCX transports (UCX_TLS) the UCP context may use: posix and cma between ranks of a host (0.6 us), tcp "
+     "between hosts. Names as `ucx_info -d` lists them (posix, sysv, cma, tcp, self, rc, ud, dc, ...) or UCX "
+     "aliases (sm, shm, ib, all)",
+     2},
+    {"auto_select", ParamType::kBool, "false",
+     "Take part in the default transport selection (no 'transport' list naming ucx). Off: a job uses ucx only "
+     "when asked (--mca transport ucx,self), as Open MPI's pml ucx declines without a device of its own; on "
+     "hosts where UCX offers only shared memory and TCP, shm and tcp carry the same frames without a UCX "
+     "context in every rank",
+     3},
+    {"max_frame", ParamType::kSize, "512k",
+     "Largest frame (engine header and payload) one send() carries; larger messages are fragmented by the engine",
+     4},
+    {"send_queue_limit", ParamType::kSize, "8m",
+     "Bytes of accepted frames not yet completed by UCX (each counted as at least 256 bytes) beyond which send() "
+     "answers would-block",
+     5},
+    {"liveness_ms", ParamType::kInt, "100",
+     "How often a busy rank checks, through pidfds, that the ranks of its host are alive (UCX's shared-memory "
+     "transports report a dead peer only after a 20 s keepalive); a sleeping rank wakes at once",
+     5},
+    {"checkpoint_timeout", ParamType::kDouble, "10",
+     "Seconds on_checkpoint may wait for outstanding sends and flushes to complete before it refuses", 6},
+};
+inline constexpr size_t kNumUcxParams = std::size(kUcxParams);
+
+struct UcxConfig {
+  std::string tls;             // UCX_TLS for the UCP context
+  bool auto_select{};          // take part in selection without being named
+  size_t max_frame{};          // largest frame, bytes
+  size_t send_queue_limit{};   // outstanding bytes before kWouldBlock
+  int64_t liveness_ms{};       // pidfd check period on a busy rank
+  double checkpoint_timeout{};  // seconds
+};
+
+inline constexpr size_t kMinMaxFrame = 4096;
+inline constexpr size_t kMaxMaxFrame = size_t{1} << 30;
+
+StatusOr<UcxConfig> load_config(const ParamReader& params);
+StatusOr<UcxConfig> load_config(const ParamStore& params, const std::string& prefix);
+UcxConfig default_config();
+
+}  // namespace lz::transport::ucx

@@ -1,0 +1,45 @@
+// The active-message header of every frame the ucx transport sends, and the
+// job tag in it.
+//
+// Frames travel as UCP active messages (ucp_am_send_nbx, one handler id),
+// not tagged messages: a frame is a self-contained message the receiver
+// must take whatever its size, with no receive posted in advance, which is
+// what active messages are; the tag API would need a wildcard receive
+// re-posted after every frame and a probe for the size. The UCP AM header
+// (delivered beside the data, never copied into it) carries:
+//   tag   a 64-bit value derived from the job secret (job_tag()): a worker of
+//         another job, or a stale one that learnt an address, is refused;
+//   src   the sender's rank (checked against the job size and the endpoint
+//         state of that rank);
+//   kind  data, or a control frame: kBye (the sender finalized: its exit is
+//         not a failure), kCheckpoint (the sender is tearing its worker down
+//         for a checkpoint: its endpoint and pid are stale until connect());
+//   seq   per (sender, receiver) data frame number, from 0: delivery follows
+//         it, so order holds even when UCX completes a rendezvous frame after
+//         a later eager one, and a gap or duplicate is detected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lz::transport::ucx {
+
+enum FrameKind : uint32_t {
+  kData = 1,
+  kBye = 2,
+  kCheckpoint = 3,
+};
+
+struct FrameHeader {
+  uint64_t tag;
+  uint32_t src;
+  uint32_t kind;
+  uint64_t seq;
+};
+static_assert(sizeof(FrameHeader) == 24);
+
+// 64 bits of crypto_auth(secret, "ucx-frame-tag", zero nonce, "v1"): equal in
+// every rank of a job, unpredictable without the secret.
+uint64_t job_tag(const std::string& secret);
+
+}  // namespace lz::transport::ucx

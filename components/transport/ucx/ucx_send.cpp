@@ -1,0 +1,238 @@
+// UcxTransport, sending: send(), the completion of queued sends, and the
+// flushes behind unsent_bytes() (contract in ucx_transport.h).
+#include <time.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "lazarus/log.h"
+#include "ucx_transport.h"
+
+namespace lz::transport::ucx {
+
+// A frame UCX did not complete inline: its buffer (header, then payload) must
+// live until send_done.
+struct UcxTransport::SendOp {
+  UcxTransport* owner;
+  UcxPeer* peer;
+  size_t bytes;    // frame bytes (header excluded)
+  size_t counted;  // against send_queue_limit
+  std::unique_ptr<char[]> buf;
+};
+
+namespace {
+
+// Each queued frame counts as at least this much, so that a flood of tiny
+// frames is bounded in number too.
+constexpr size_t kMinCounted = 256;
+// Frame buffers from this size on are kept for reuse, up to kSpareBuffers.
+// 4 MiB ping-pongs over posix (eight 512 KiB frames each way): 5.8 ms with a
+// fresh buffer per frame, as fast as with malloc's mmap threshold raised to
+// 1 GiB once they are reused (see the commit).
+constexpr size_t kPooledFrom = 64 * 1024;
+constexpr size_t kSpareBuffers = 16;
+
+double now_s() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
+  UcxPeer* p = peer_at(peer);
+  if (p == nullptr)
+    return InvalidArgument("ucx: send to rank " + std::to_string(peer) + ": not a peer of rank " +
+                           std::to_string(rank_) + " in a job of " + std::to_string(peers_.size()));
+  if (iovcnt < 0 || (iovcnt > 0 && iov == nullptr)) return InvalidArgument("ucx: send with a bad iovec array");
+  size_t total = 0;
+  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  if (total > config_.max_frame)
+    return InvalidArgument("ucx: frame of " + std::to_string(total) + " bytes exceeds max_frame " +
+                           std::to_string(config_.max_frame) + " (transport_ucx_max_frame)");
+  switch (p->state) {
+    case UcxPeer::State::kFailed:
+      return Status(Code::kAborted, "ucx: rank " + std::to_string(peer) + " was lost: " + p->failure.message());
+    case UcxPeer::State::kFinalized:
+      return Status(Code::kAborted, "ucx: rank " + std::to_string(peer) + " has finalized");
+    case UcxPeer::State::kNoAddress:
+      return Unavailable("ucx: rank " + std::to_string(peer) + " published no ucx address");
+    case UcxPeer::State::kSuspended:  // its worker is gone until connect() reads the new one
+      return Status(Code::kWouldBlock, "ucx: rank " + std::to_string(peer) + " is checkpointing");
+    case UcxPeer::State::kActive: break;
+  }
+  if (checkpointed_ || !worker_.is_open()) return Status(Code::kWouldBlock, "ucx: checkpointed, not reconnected yet");
+  if (outstanding_bytes_ >= config_.send_queue_limit)
+    return Status(Code::kWouldBlock, "ucx: send queue full (transport_ucx_send_queue_limit)");
+  return post(*p, kData, iov, iovcnt);
+}
+
+Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt) {
+  LZ_RETURN_IF_ERROR(ensure_ep(p));
+  size_t total = 0;
+  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  auto op = std::make_unique<SendOp>();
+  op->owner = this;
+  op->peer = &p;
+  op->bytes = total;
+  op->counted = std::max(total + sizeof(FrameHeader), kMinCounted);
+  op->buf = take_buffer(sizeof(FrameHeader) + total);
+  FrameHeader h{tag_, static_cast<uint32_t>(rank_), kind, kind == kData ? p.next_seq : 0};
+  std::memcpy(op->buf.get(), &h, sizeof h);
+  char* at = op->buf.get() + sizeof h;
+  for (int i = 0; i < iovcnt; ++i) {
+    if (iov[i].iov_len == 0) continue;
+    std::memcpy(at, iov[i].iov_base, iov[i].iov_len);
+    at += iov[i].iov_len;
+  }
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.send = &UcxTransport::send_done;
+  param.user_data = op.get();
+  void* req = ucp_am_send_nbx(p.ep, kAmId, op->buf.get(), sizeof h, op->buf.get() + sizeof h, total, &param);
+  if (UCS_PTR_IS_ERR(req))
+    return IoError("ucx: ucp_am_send_nbx to rank " + std::to_string(p.rank) + ": " +
+                   ucs_status_string(UCS_PTR_STATUS(req)));
+  if (kind == kData) ++p.next_seq;
+  if (req == nullptr) {  // completed inline: the buffer is UCX's copy no more
+    p.unflushed_bytes += total;
+    give_buffer(std::move(op->buf), sizeof(FrameHeader) + total);
+    return Status::Ok();
+  }
+  p.inflight_bytes += total;
+  outstanding_bytes_ += op->counted;
+  ++outstanding_ops_;
+  op.release();  // send_done owns it
+  return Status::Ok();
+}
+
+void UcxTransport::send_done(void* request, ucs_status_t status, void* user_data) {
+  std::unique_ptr<SendOp> op(static_cast<SendOp*>(user_data));
+  UcxTransport& t = *op->owner;
+  UcxPeer& p = *op->peer;
+  p.inflight_bytes -= op->bytes;
+  if (status == UCS_OK) p.unflushed_bytes += op->bytes;
+  else log::debug("ucx: a send to rank %d ended with %s", p.rank, ucs_status_string(status));
+  t.outstanding_bytes_ -= op->counted;
+  --t.outstanding_ops_;
+  ++t.events_;
+  ucp_request_free(request);
+  t.give_buffer(std::move(op->buf), sizeof(FrameHeader) + op->bytes);
+}
+
+std::unique_ptr<char[]> UcxTransport::take_buffer(size_t bytes) {
+  if (bytes < kPooledFrom) return std::unique_ptr<char[]>(new char[bytes]);
+  if (!spare_.empty()) {
+    std::unique_ptr<char[]> b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+  return std::unique_ptr<char[]>(new char[sizeof(FrameHeader) + config_.max_frame]);
+}
+
+void UcxTransport::give_buffer(std::unique_ptr<char[]> buf, size_t bytes) {
+  if (bytes >= kPooledFrom && spare_.size() < kSpareBuffers) spare_.push_back(std::move(buf));
+}
+
+size_t UcxTransport::unsent_bytes(int peer) const {
+  UcxPeer* p = peer_at(peer);
+  if (p == nullptr || p->state == UcxPeer::State::kFailed) return 0;
+  const size_t n = p->inflight_bytes + p->unflushed_bytes + p->flushing_bytes;
+  if (p->unflushed_bytes != 0) p->want_flush = flush_wanted_ = true;  // progress() starts the flush
+  return n;
+}
+
+void UcxTransport::flush_done(void* request, ucs_status_t status, void* user_data) {
+  auto* p = static_cast<UcxPeer*>(user_data);
+  if (status != UCS_OK) log::debug("ucx: flush to rank %d ended with %s", p->rank, ucs_status_string(status));
+  p->flushing_bytes = 0;
+  p->flush_in_flight = false;
+  --p->owner->outstanding_ops_;
+  ++p->owner->events_;
+  ucp_request_free(request);
+}
+
+void UcxTransport::start_flushes() {
+  flush_wanted_ = false;
+  for (auto& pp : peers_) {
+    if (!pp || !pp->want_flush) continue;
+    UcxPeer& p = *pp;
+    p.want_flush = false;
+    if (p.flush_in_flight || p.unflushed_bytes == 0 || p.ep == nullptr || p.state == UcxPeer::State::kFailed) continue;
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = &UcxTransport::flush_done;
+    param.user_data = &p;
+    p.flushing_bytes = p.unflushed_bytes;
+    p.unflushed_bytes = 0;
+    void* req = ucp_ep_flush_nbx(p.ep, &param);
+    if (req == nullptr || UCS_PTR_IS_ERR(req)) {
+      // Done at once; an error is the endpoint's failure, which its error
+      // callback reports.
+      p.flushing_bytes = 0;
+      continue;
+    }
+    p.flush_in_flight = true;
+    ++outstanding_ops_;
+  }
+}
+
+Status UcxTransport::flush_all(double deadline, const char* why) {
+  if (!worker_.is_open()) return Status::Ok();
+  // One ucp_ep_flush_nbx per endpoint of a live peer, not ucp_worker_flush_nbx:
+  // a worker flush also waits on the endpoint of a peer found dead by its
+  // pidfd and force-closed, and did not complete before the deadline (10 s
+  // in finalize after PeerKilledMidStream, and a request left in UCX's pool).
+  // On the heap: flushes that outlive the deadline still point at it; the
+  // last callback frees it then (or the worker's destruction leaks it).
+  struct Flushes {
+    int pending = 0;
+    bool abandoned = false;
+    ucs_status_t status = UCS_OK;
+  };
+  auto* f = new Flushes;
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.send = [](void* req, ucs_status_t st, void* ud) {
+    auto* ff = static_cast<Flushes*>(ud);
+    ucp_request_free(req);
+    if (st != UCS_OK && ff->status == UCS_OK) ff->status = st;
+    if (--ff->pending == 0 && ff->abandoned) delete ff;
+  };
+  param.user_data = f;
+  for (auto& pp : peers_) {
+    if (!pp || pp->ep == nullptr || pp->lost || pp->state == UcxPeer::State::kFailed) continue;
+    void* req = ucp_ep_flush_nbx(pp->ep, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+      if (f->status == UCS_OK) f->status = UCS_PTR_STATUS(req);
+    } else if (req != nullptr) {
+      ++f->pending;
+    }
+  }
+  while (f->pending != 0 && now_s() < deadline) progress_worker();
+  if (f->pending != 0) {
+    f->abandoned = true;
+    return Timeout(std::string("ucx: ") + why + ": flushing the endpoints took longer than " +
+                   std::to_string(config_.checkpoint_timeout) + " s (transport_ucx_checkpoint_timeout); " +
+                   "still outstanding: " + outstanding_summary());
+  }
+  const ucs_status_t st = f->status;
+  delete f;
+  for (auto& p : peers_)
+    if (p) p->unflushed_bytes = 0;
+  if (st != UCS_OK) return IoError(std::string("ucx: ") + why + ": flushing an endpoint: " + ucs_status_string(st));
+  return Status::Ok();
+}
+
+std::string UcxTransport::outstanding_summary() const {
+  std::string out;
+  for (const auto& p : peers_) {
+    if (!p || (p->inflight_bytes == 0 && !p->flush_in_flight)) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(p->inflight_bytes) + " bytes to rank " + std::to_string(p->rank);
+  }
+  return out;
+}
+
+}  // namespace lz::transport::ucx

@@ -1,0 +1,179 @@
+// transport/ucx: frames over UCX (UCP active messages), between ranks on any
+// hosts: posix and cma shared memory on one host, tcp between hosts (or
+// whatever transport_ucx_tls lets UCX choose, InfiniBand included).
+//
+// This class lives in liblazarus_ucx.so, loaded by the first init() through
+// the built-in proxy module (ucx_proxy.h, ucx_loader.h: why UCX must not be
+// loaded into every process). One UCP context and one worker per rank
+// (ucx_worker.h). init() publishes
+// "<pid>:<hex worker address>" under kModexKey; connect() reads every peer's
+// entry (again after every checkpoint hook). Endpoints are created lazily, by
+// the first send to a peer or the first frame from it (so that a peer we only
+// receive from is watched too), in UCP_ERR_HANDLING_MODE_PEER.
+//
+// Sending (ucx_send.cpp): send() gathers the frame behind its AM header
+// (ucx_frame.h) into one buffer of ours and calls ucp_am_send_nbx; the
+// caller's iovecs are free on return. A send UCX completes inline frees the
+// buffer at once; one it queues (a full FIFO, a rendezvous) keeps it until
+// its callback in progress(). Outstanding bytes are bounded by
+// transport_ucx_send_queue_limit: beyond it send() answers kWouldBlock.
+// unsent_bytes(peer) is what has not provably left the process: requests not
+// complete, plus bytes completed locally (UCX may still hold them, say in its
+// tcp send buffer) until a ucp_ep_flush_nbx started by progress() covers
+// them; asking for it is what starts the flush, so the hot path pays nothing.
+//
+// Receiving (ucx_progress.cpp): progress() runs ucp_worker_progress; the AM
+// handler checks the header (job tag, source rank, state of that rank) and
+// drops anything else, then delivers the frame through Host::deliver
+// straight from UCX's buffer when it is the next one of its sender, or holds
+// a copy until it is. A rendezvous frame is fetched into a buffer of ours
+// (ucp_am_recv_data_nbx) and delivered in its turn.
+//
+// Re-entry: Host::deliver is called from inside ucp_worker_progress (UCX's
+// callback context). It may call send() (UCX allows sending from a callback;
+// send() never progresses). It may call progress(): that nested call returns
+// 0 at once (UCX forbids ucp_worker_progress from a callback); the frames go
+// on being delivered by the outer call, in order.
+//
+// Failures (ucx_liveness.cpp): an endpoint error (tcp notices in
+// milliseconds) or the exit of a same-host peer (a pidfd per local peer,
+// published pid; UCX's shared memory notices only after a 20 s keepalive)
+// marks the peer lost; after the worker has been drained, so that every frame
+// it sent first is delivered, Host::peer_failed is called once, naming the
+// rank. A peer that said kBye (finalize) or kCheckpoint is not failed by its
+// exit or its endpoint's error.
+//
+// Blocking waits (kCapWaitFd): wait_fd() is an epoll set of ours holding
+// ucp_worker_get_efd and the pidfds, so a sleeping rank wakes on a frame and
+// on a peer's death; it stays the same fd across the checkpoint hooks.
+// arm_wait() is ucp_worker_arm (UCS_ERR_BUSY: events pending, do not sleep).
+//
+// Checkpoint/restart (kCapCheckpoint): see ucx_checkpoint.cpp.
+//
+// Threading: one thread at a time (transport.h); the UCP worker is
+// UCS_THREAD_MODE_SINGLE.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lazarus/frameworks/transport.h"
+#include "lazarus/unique_fd.h"
+#include "ucx_config.h"
+#include "ucx_frame.h"
+#include "ucx_peer.h"
+#include "ucx_worker.h"
+
+namespace lz::transport::ucx {
+
+inline constexpr const char* kModexKey = "transport.ucx.addr";
+
+class UcxTransport final : public Module {
+ public:
+  explicit UcxTransport(UcxConfig config);
+  ~UcxTransport() override;
+
+  uint64_t capabilities() const override { return kCapWaitFd | kCapCheckpoint; }
+  Status init(Host& host) override;
+  Status connect() override;
+  bool reaches(int peer) const override;
+  size_t max_frame() const override { return config_.max_frame; }
+  Status send(int peer, const struct iovec* iov, int iovcnt) override;
+  int progress() override;
+  Status finalize() override;
+  size_t unsent_bytes(int peer) const override;
+  int wait_fd() const override { return waitset_.get(); }
+  bool arm_wait() override;
+  Status on_checkpoint() override;
+  Status on_continue() override;
+  Status on_restart() override;
+
+  const UcxConfig& config() const { return config_; }
+  // True between a successful on_checkpoint() and the next connect().
+  bool checkpointed() const { return checkpointed_; }
+
+  // UCX callbacks (static trampolines call these).
+  ucs_status_t on_am(const void* header, size_t header_length, void* data, size_t length,
+                     const ucp_am_recv_param_t* param);
+  void on_ep_error(UcxPeer& p, ucs_status_t why);
+
+ private:
+  struct SendOp;
+  struct RecvOp;
+
+  UcxPeer* peer_at(int rank) const;
+  // Resources outside the process image (ucx_transport.cpp).
+  Status open_worker();
+  void close_worker();
+  Status publish();
+  Status ensure_ep(UcxPeer& p);
+  void close_ep(UcxPeer& p, bool force);
+  // Waits (progressing, bounded by `deadline`) for every close request.
+  void wait_closes(double deadline);
+
+  // Sending (ucx_send.cpp).
+  Status post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt);
+  static void send_done(void* request, ucs_status_t status, void* user_data);
+  static void flush_done(void* request, ucs_status_t status, void* user_data);
+  void start_flushes();
+  // Flushes the worker, progressing until done or `deadline`.
+  Status flush_all(double deadline, const char* why);
+  std::string outstanding_summary() const;
+  // Buffers of frames larger than kPooledFrom come from (and go back to) a
+  // small cache of max_frame-sized ones: allocating them fresh each time
+  // made glibc map and unmap them, page faults and all (ucx_send.cpp).
+  std::unique_ptr<char[]> take_buffer(size_t bytes);
+  void give_buffer(std::unique_ptr<char[]> buf, size_t bytes);
+
+  // Receiving (ucx_progress.cpp).
+  static void recv_done(void* request, ucs_status_t status, size_t length, void* user_data);
+  void deliver_held(UcxPeer& p);
+  void progress_worker();
+  // Endpoints to make (a peer that sent to us) or to close (a failed one).
+  void tend_eps();
+
+  // Liveness (ucx_liveness.cpp). epoll data in waitset_: a peer's rank, or
+  // kWorkerTag for the worker's event fd.
+  static constexpr uint64_t kWorkerTag = ~uint64_t{0};
+  void watch(UcxPeer& p);
+  void unwatch(UcxPeer& p);
+  void check_waitset();
+  void mark_lost(UcxPeer& p, const Status& why);
+  void report_lost();
+
+  // Checkpoint hooks (ucx_checkpoint.cpp).
+  std::string held_summary() const;
+  void tell_peers(FrameKind kind, double deadline);
+  Status reopen(bool restarted);
+
+  UcxConfig config_;
+  Host* host_ = nullptr;
+  int rank_ = -1;
+  uint64_t tag_ = 0;
+  UcxWorker worker_;
+  UniqueFd waitset_;  // epoll: the worker's event fd + local peers' pidfds
+  std::vector<std::unique_ptr<UcxPeer>> peers_;  // by rank; null for ourselves
+  std::vector<void*> closing_;                   // ucp_ep_close_nbx requests not yet complete
+  std::vector<std::unique_ptr<char[]>> spare_;   // large frame buffers for reuse (take_buffer)
+  size_t outstanding_bytes_ = 0;                 // all peers, as counted against send_queue_limit
+  size_t outstanding_ops_ = 0;                   // send and receive requests in flight
+  int events_ = 0;                               // frames in/out counted by the current progress()
+  bool in_progress_ = false;
+  bool stashing_ = false;      // inside on_checkpoint: hold frames instead of delivering
+  bool checkpointed_ = false;  // worker closed; connect() ends it
+  bool finalized_ = false;
+  bool any_lost_ = false;
+  bool held_ready_ = false;            // frames held by stashing_ wait for a progress()
+  bool eps_dirty_ = false;             // some peer's need_ep/close_wanted is set
+  mutable bool flush_wanted_ = false;  // unsent_bytes() set some peer's want_flush
+  bool any_local_ = false;             // some peer is watched through a pidfd
+  uint64_t dropped_ = 0;               // frames refused (wrong tag, rank or state)
+  int64_t last_check_ms_ = 0;
+  uint32_t tick_ = 0;
+};
+
+}  // namespace lz::transport::ucx
