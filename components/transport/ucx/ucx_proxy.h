@@ -18,7 +18,7 @@ class UcxProxy final : public Module {
   explicit UcxProxy(UcxConfig config) : config_(std::move(config)) {}
 
   // What UcxTransport declares, known without loading it.
-  static constexpr uint64_t kCaps = kCapWaitFd | kCapCheckpoint;
+  static constexpr uint64_t kCaps = kCapWaitFd | kCapCheckpoint | kCapGet;
   uint64_t capabilities() const override { return kCaps; }
   Status init(Host& host) override;
   Status connect() override;
@@ -30,6 +30,20 @@ class UcxProxy final : public Module {
   size_t unsent_bytes(int peer) const override { return real_ ? real_->unsent_bytes(peer) : 0; }
   int wait_fd() const override { return real_ ? real_->wait_fd() : -1; }
   bool arm_wait() override { return real_ ? real_->arm_wait() : true; }
+  Attributes attributes(int peer) const override { return real_ ? real_->attributes(peer) : Attributes{}; }
+  Status send_zcopy(int peer, const struct iovec* iov, int iovcnt, Completion done) override {
+    return real_ ? real_->send_zcopy(peer, iov, iovcnt, done) : not_initialised("send_zcopy()");
+  }
+  Status register_memory(const void* addr, size_t len, MemoryRegion* out) override {
+    return real_ ? real_->register_memory(addr, len, out) : not_initialised("register_memory()");
+  }
+  void deregister_memory(const MemoryRegion& region) override {
+    if (real_) real_->deregister_memory(region);
+  }
+  Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override {
+    return real_ ? real_->get_async(peer, local, len, remote, key, done) : not_initialised("get_async()");
+  }
   Status on_checkpoint() override;
   Status on_continue() override;
   Status on_restart() override;

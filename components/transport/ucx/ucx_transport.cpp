@@ -100,6 +100,7 @@ Status UcxTransport::open_worker() {
 
 void UcxTransport::close_worker() {
   if (!worker_.is_open()) return;
+  unmap_regions();
   if (waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, worker_.event_fd(), nullptr);
   worker_.close();
 }

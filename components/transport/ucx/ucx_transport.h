@@ -57,6 +57,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,7 +78,8 @@ class UcxTransport final : public Module {
   explicit UcxTransport(UcxConfig config);
   ~UcxTransport() override;
 
-  uint64_t capabilities() const override { return kCapWaitFd | kCapCheckpoint; }
+  uint64_t capabilities() const override { return kCapWaitFd | kCapCheckpoint | kCapGet; }
+  Attributes attributes(int peer) const override;
   Status init(Host& host) override;
   Status connect() override;
   bool reaches(int peer) const override;
@@ -91,6 +93,11 @@ class UcxTransport final : public Module {
   Status on_checkpoint() override;
   Status on_continue() override;
   Status on_restart() override;
+  // Single copy over UCP RMA (ucx_rma.cpp).
+  Status register_memory(const void* addr, size_t len, MemoryRegion* out) override;
+  void deregister_memory(const MemoryRegion& region) override;
+  Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override;
 
   const UcxConfig& config() const { return config_; }
   // True between a successful on_checkpoint() and the next connect().
@@ -144,6 +151,16 @@ class UcxTransport final : public Module {
   void check_waitset();
   void mark_lost(UcxPeer& p, const Status& why);
   void report_lost();
+
+  // RMA (ucx_rma.cpp): regions mapped with this worker's context, by handle.
+  struct Region;
+  struct GetOp;
+  static void get_done(void* request, ucs_status_t status, void* user_data);
+  bool native_get(bool local) const;
+  // Unmaps every region (the context is about to go): their keys are stale.
+  void unmap_regions();
+  std::map<uint64_t, ucp_mem_h> regions_;
+  uint64_t next_region_ = 1;
 
   // Checkpoint hooks (ucx_checkpoint.cpp).
   std::string held_summary() const;

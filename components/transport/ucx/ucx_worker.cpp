@@ -58,7 +58,10 @@ Status UcxWorker::open(const Options& o) {
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
-  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  // RMA: the engine's rendezvous reads a sender's buffer with ucp_get_nbx
+  // (cma on a host; UCP emulates it over active messages where a transport
+  // has no get of its own, tcp here).
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP | UCP_FEATURE_RMA;
   params.mt_workers_shared = 0;
   params.name = o.name.c_str();
   st = ucp_init(&params, config, &context_);

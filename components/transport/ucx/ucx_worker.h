@@ -46,6 +46,7 @@ class UcxWorker {
 
   bool is_open() const { return worker_ != nullptr; }
   ucp_worker_h worker() const { return worker_; }
+  ucp_context_h context() const { return context_; }
   int event_fd() const { return efd_; }
   // The worker's packed address (binary), as ucp_ep_create expects it.
   const std::string& address() const { return address_; }
