@@ -125,6 +125,7 @@ class OfiTransport final : public Module {
   Status connect() override;
   bool reaches(int peer) const override;
   size_t max_frame() const override { return max_frame_; }
+  Attributes attributes(int peer) const override;
   Status send(int peer, const struct iovec* iov, int iovcnt) override;
   int progress() override;
   Status finalize() override;
