@@ -88,6 +88,11 @@ QueryResult Framework::query_one(const ComponentEntry& e, const QueryContext& ba
   QueryContext ctx = base;
   ctx.param_prefix = name_ + "_" + e.desc->name + "_";
   ctx.details = base.listing_only ? &r.details : nullptr;
+  if (base.params != nullptr) {
+    auto f = filter(*base.params);
+    ctx.named = f.ok() && f->mode == SelectionFilter::Mode::kInclude &&
+                std::find(f->names.begin(), f->names.end(), e.desc->name) != f->names.end();
+  }
   if (e.desc->query == nullptr) {
     r.declined = Internal("component has no query function");
     return r;

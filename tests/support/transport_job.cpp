@@ -527,9 +527,9 @@ Status Child::send_blocking(int peer, const struct iovec* iov, int iovcnt) {
     if (s.code() != Code::kWouldBlock) return s;
     if (progress() > 0 || !module_->arm_wait()) continue;
     // Full and nothing to receive: sleep until the peer makes room (and wakes
-    // us) or sends us something.
+    // us) or sends us something; without a wait fd, 1 ms at a time.
     struct pollfd p{module_->wait_fd(), POLLIN, 0};
-    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    while (::poll(&p, 1, p.fd >= 0 ? -1 : 1) < 0 && errno == EINTR) {
     }
   }
 }
@@ -540,8 +540,10 @@ int Child::wait_until(const std::function<bool()>& pred) {
     if (progress() > 0) continue;
     if (pred()) break;
     if (!module_->arm_wait()) continue;
+    // Without a wait fd (transport/ofi over shm) nothing wakes a sleep: nap
+    // 1 ms and look again, as the engine's blocking wait does.
     struct pollfd p{module_->wait_fd(), POLLIN, 0};
-    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    while (::poll(&p, 1, p.fd >= 0 ? -1 : 1) < 0 && errno == EINTR) {
     }
     ++sleeps;
   }

@@ -211,7 +211,8 @@ class Child {
   void deliver_to(DeliverFn fn) { deliver_fn_ = std::move(fn); }
   // Sends; while the transport answers kWouldBlock, progresses and, when
   // arm_wait() allows, sleeps in poll() on wait_fd() without a timeout (a
-  // lost wake-up hangs until the job's timeout). Returns the final status.
+  // lost wake-up hangs until the job's timeout), or for 1 ms when wait_fd()
+  // is -1 (no wait fd: the engine's bounded poll). Returns the final status.
   Status send_blocking(int peer, const struct iovec* iov, int iovcnt);
   Status send_blocking(int peer, const void* data, size_t len);
   // Progresses until pred() holds, sleeping the same way; returns the number

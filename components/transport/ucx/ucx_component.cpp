@@ -11,24 +11,12 @@
 #include <memory>
 
 #include "lazarus/param_store.h"
-#include "lazarus/strings.h"
 #include "ucx_config.h"
 #include "ucx_loader.h"
 #include "ucx_proxy.h"
 
 namespace lz::transport::ucx {
 namespace {
-
-// True when the framework's selection parameter is an include list naming ucx.
-bool named_by_selection(const ParamStore& params) {
-  const Param* p = params.find("transport");
-  if (p == nullptr) return false;
-  const auto& items = params.get_list("transport");
-  if (items.empty() || (!items[0].empty() && items[0][0] == '^')) return false;
-  for (const auto& it : items)
-    if (str::trim(it) == "ucx") return true;
-  return false;
-}
 
 StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   if (ctx.params == nullptr) return Internal("ucx: query without parameters");
@@ -46,7 +34,7 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
     ctx.details->push_back("UCX " + std::string(version) + ", transports found: " + tls);
     ctx.details->push_back("UCX_TLS of a job: " + config.tls + " (transport_ucx_tls)");
   }
-  if (!config.auto_select && !named_by_selection(*ctx.params))
+  if (!config.auto_select && !ctx.named)
     return Unavailable("not requested: use --mca transport ucx,self, or transport_ucx_auto_select=1 to let it take "
                        "part in the default selection");
   return std::unique_ptr<lz::Module>(new UcxProxy(std::move(config)));

@@ -52,6 +52,10 @@ struct QueryContext {
   // found), whether it declines or not. Appended last: the layout before it
   // is what plugins built earlier read.
   std::vector<std::string>* details = nullptr;
+  // True when the framework's selection parameter is an include list naming
+  // this component (`--mca transport ucx,self`): a component that takes part
+  // in selection only when asked for (ucx, ofi) reads it. Appended last too.
+  bool named = false;
 };
 
 // Base of every module. Framework headers derive their interfaces from it.
