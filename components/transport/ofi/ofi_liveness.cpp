@@ -10,25 +10,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lazarus/log.h"
+#include "lazarus/pidfd.h"
 #include "ofi_clock.h"
 #include "ofi_transport.h"
 
 namespace lz::transport::ofi {
 namespace {
 
-int pidfd_open(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
-}
 
 // Grace after a peer's exit was seen: this many progress turns with nothing
 // in the CQ, and at least this long, before it is reported.

@@ -8,28 +8,15 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <string>
 
 #include "lazarus/log.h"
+#include "lazarus/pidfd.h"
 #include "shm_clock.h"
 
 namespace lz::transport::shm {
-namespace {
-
-int pidfd_open(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-}  // namespace
 
 // Without pidfds (an old kernel) the peer is watched by kill(pid, 0) only.
 void ShmTransport::watch_exit(ShmPeer& p) {

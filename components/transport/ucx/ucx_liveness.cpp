@@ -11,26 +11,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lazarus/log.h"
+#include "lazarus/pidfd.h"
 #include "ucx_transport.h"
 
 namespace lz::transport::ucx {
-namespace {
-
-int pidfd_open(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-  (void)pid;
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-}  // namespace
 
 void UcxTransport::watch(UcxPeer& p) {
   any_local_ = true;
