@@ -256,6 +256,7 @@ int MPI_Initialized(int *flag);
 int MPI_Finalized(int *flag);
 int MPI_Abort(MPI_Comm comm, int errorcode);
 int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
 int MPI_Pcontrol(const int level, ...);
