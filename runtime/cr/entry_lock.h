@@ -11,7 +11,7 @@
 // The depth of calls, g_mpi_depth, is one process-wide counter, not a
 // per-thread one: at most one application thread is inside MPI at a time
 // (under MPI_THREAD_MULTIPLE, the one holding the thread gate,
-// p2p/thread_gate.h, which takes this lock after the gate and lets it go
+// mpi/thread_gate.h, which takes this lock after the gate and lets it go
 // first), and "depth > 0" is the "inside MPI" flag the CR thread reads.
 // Nested entries (an MPI function calling another) only count.
 //

@@ -16,13 +16,13 @@
 // and the depth increment (no atomic read-modify-write, no extra branch).
 // CR on: g_mpi_state is kRunningCr, so the same check takes the CR branch.
 // MPI_THREAD_MULTIPLE: kRunningMt / kRunningCrMt, and the outermost entry of
-// each thread first takes the thread gate (p2p/thread_gate.h).
+// each thread first takes the thread gate (mpi/thread_gate.h).
 #pragma once
 
 #include <atomic>
 
 #include "cr/entry_lock.h"
-#include "p2p/thread_gate.h"
+#include "mpi/thread_gate.h"
 
 namespace lz::rt {
 

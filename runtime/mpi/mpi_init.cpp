@@ -54,7 +54,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   g_main_thread = pthread_self();
   lz::rt::Runtime& r = lz::rt::runtime();
   // MPI_THREAD_MULTIPLE: every thread's calls go through the thread gate
-  // (p2p/thread_gate.h); the engine's waits let go of it while they sleep.
+  // (mpi/thread_gate.h); the engine's waits let go of it while they sleep.
   const bool multiple = g_thread_level == MPI_THREAD_MULTIPLE;
   if (multiple) r.engine().set_thread_gate(&lz::rt::ThreadGate::instance());
   // Application-level checkpoints (lazarus/checkpoint.h): valid under every cr back end.

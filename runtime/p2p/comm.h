@@ -17,7 +17,7 @@
 //   LZ_RETURN_IF_ERROR(comm.waitall(1, &r));
 //
 // Threading: like every MPI object, used by one thread at a time (under
-// MPI_THREAD_MULTIPLE, the one holding the thread gate, p2p/thread_gate.h).
+// MPI_THREAD_MULTIPLE, the one holding the thread gate, mpi/thread_gate.h).
 #pragma once
 
 #include <array>

@@ -20,7 +20,7 @@
 //                   frames of max_frame.
 // Threading: one thread at a time; the interrupt flag may be set from any
 // thread. Under MPI_THREAD_MULTIPLE that thread holds the thread gate
-// (thread_gate.h), which a wait lets go of while it sleeps.
+// (wait_gate.h), which a wait lets go of while it sleeps.
 //
 // Where each part is: engine.cpp (transports per peer, flush at finalize,
 // contexts), engine_send.cpp (frames, per-peer send queue, sender side of the
@@ -51,7 +51,7 @@
 #include "p2p/registered_buffer.h"
 #include "p2p/protocol.h"
 #include "p2p/request.h"
-#include "p2p/thread_gate.h"
+#include "p2p/wait_gate.h"
 
 namespace lz::rt {
 
@@ -143,7 +143,7 @@ class Engine final : public transport::Host {
   bool oversubscribed() const { return oversubscribed_; }
   // MPI_THREAD_MULTIPLE: waits let go of `gate` while they sleep (null: one
   // thread at a time calls MPI, nothing to let go of).
-  void set_thread_gate(ThreadGate* gate) { gate_ = gate; }
+  void set_thread_gate(WaitGate* gate) { gate_ = gate; }
 
   // ---- matching queues per context --------------------------------------------------
   MatchQueue* queue(uint32_t ctx);
@@ -346,7 +346,7 @@ class Engine final : public transport::Host {
   }
   bool oversubscribed_ = false;
   int wait_timeout_ms_ = 10;
-  ThreadGate* gate_ = nullptr;
+  WaitGate* gate_ = nullptr;
   double flush_timeout_s_ = 600;
   uint64_t eager_limit_param_ = 0;  // 0: each transport's attributes
   std::function<void()> interrupt_handler_;

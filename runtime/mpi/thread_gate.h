@@ -24,7 +24,8 @@
 // interrupted wait exactly as a single thread does.
 //
 // Nesting is per thread (an MPI call inside a user callback of another).
-// Only Engine and the entry guard use the gate; it exists from
+// The entry guard (mpi/entry.h) takes it; the engine sees it as a WaitGate
+// (p2p/wait_gate.h); it exists from
 // MPI_Init_thread(MPI_THREAD_MULTIPLE) on and is never destroyed.
 #pragma once
 
@@ -32,9 +33,11 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "p2p/wait_gate.h"
+
 namespace lz::rt {
 
-class ThreadGate {
+class ThreadGate final : public WaitGate {
  public:
   // The process's gate (created on first use).
   static ThreadGate& instance();
@@ -44,22 +47,14 @@ class ThreadGate {
   void enter(bool cr);
   void leave();
 
-  // Engine, holder only: more than one thread is inside MPI (a spinning wait
-  // should sleep instead, to let them in).
-  bool contended() const { return inside_.load(std::memory_order_relaxed) > 1; }
-  // Engine, holder only: this turn saw events or completed a request.
-  void note_events() { events_ = true; }
-  // Engine, holder only: whether another thread is the poller now.
-  bool poller_active() const { return poller_active_; }
-  // Engine, holder only: waits on the condition (gate let go) until a
-  // holder with events or a leaving poller notifies, or `timeout_ms` pass.
-  void wait_turn(int timeout_ms);
-  // Engine, holder only: becomes the poller and lets go of the gate for the
-  // poll() that follows; reacquire_after_poll() takes it back, gives up the
-  // role and notifies. wake_fd() belongs in that poll's set.
-  void release_for_poll();
-  void reacquire_after_poll();
-  int wake_fd() const { return wake_fd_; }
+  // WaitGate (the engine's waits; holder only).
+  bool contended() const override { return inside_.load(std::memory_order_relaxed) > 1; }
+  void note_events() override { events_ = true; }
+  bool poller_active() const override { return poller_active_; }
+  void wait_turn(int timeout_ms) override;
+  void release_for_poll() override;
+  void reacquire_after_poll() override;
+  int wake_fd() const override { return wake_fd_; }
 
  private:
   ThreadGate();

@@ -1,5 +1,5 @@
 // The thread gate (MPI_THREAD_MULTIPLE): see thread_gate.h.
-#include "p2p/thread_gate.h"
+#include "mpi/thread_gate.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
