@@ -369,7 +369,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
   }
   auto c = lz::rt::intercomm_create(*local_comm, local_leader, peer, remote_leader, tag);
   if (!c.ok()) {
-    const int cls = c.status().code() == lz::Code::kNotFound       ? MPI_ERR_RANK
+    const int cls = c.status().code() == lz::Code::kNotFound          ? MPI_ERR_RANK
                     : c.status().code() == lz::Code::kInvalidArgument ? MPI_ERR_COMM
                                                                       : lz::rt::mpi_class_of(c.status());
     return mpi_error(local_comm, kFn, cls, c.status().message());
