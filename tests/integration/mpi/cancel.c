@@ -1,6 +1,7 @@
 /* MPI_Cancel of sends (and receives), in pairs: even rank s sends to s + 1.
- * - Unmatched large sends (rendezvous) cancel: synchronous, standard,
- *   persistent (started again afterwards). The receiver has posted nothing
+ * - Unmatched sends cancel: large (rendezvous) synchronous, standard,
+ *   persistent synchronous and standard (the latter started again
+ *   afterwards), and a small synchronous one (eager, awaiting its ack). The receiver has posted nothing
  *   for them until the sender tells it the outcome, so the cancel must
  *   succeed (MPI_Test_cancelled true); then a message with the same tag
  *   arrives intact and nothing else does (the cancelled one is never seen).
@@ -8,6 +9,9 @@
  *   so; the sender's large sends (synchronous, standard, ready) then match
  *   on arrival, the cancel fails (MPI_Test_cancelled false) and the data
  *   arrive intact.
+ * - Races: a large send cancelled at once while the receiver posts its
+ *   receive before or after it hears the outcome: a cancelled one never
+ *   matches the receive (which then cancels), another arrives intact.
  * - Many eager messages, standard and buffered, sent at once (the transport
  *   fills, later frames wait in the sender): the last ones are cancelled;
  *   those reported cancelled never arrive, all the others arrive in order.
@@ -16,7 +20,8 @@
 #include "lz_test.h"
 
 enum { BIG = 1 << 20, FLOOD = 3000, FLOOD_BYTES = 4096, TAIL = 200 };
-enum { T_GO = 1, T_BIG = 5, T_POSTED = 6, T_AFTER = 7, T_FLOOD = 100 };
+enum { T_GO = 1, T_OUTCOME = 2, T_BIG = 5, T_POSTED = 6, T_AFTER = 7, T_FLOOD = 100, T_RACE = 1000 };
+enum { RACES = 60, RACE_BYTES = 256 << 10 };
 
 static int rank, size;
 
@@ -47,6 +52,14 @@ static void sender(int peer) {
   CHECK(cancel_and_wait(&req) == 1, "an unmatched synchronous send was not cancelled");
   MPI_Isend(a, BIG, MPI_BYTE, peer, T_BIG, MPI_COMM_WORLD, &req);
   CHECK(cancel_and_wait(&req) == 1, "an unmatched standard send was not cancelled");
+  int small = 17;
+  MPI_Issend(&small, 1, MPI_INT, peer, T_BIG, MPI_COMM_WORLD, &req);
+  CHECK(cancel_and_wait(&req) == 1, "an unmatched small synchronous send was not cancelled");
+  MPI_Request spers;
+  MPI_Ssend_init(a, BIG, MPI_BYTE, peer, T_BIG, MPI_COMM_WORLD, &spers);
+  MPI_Start(&spers);
+  CHECK(cancel_and_wait(&spers) == 1, "an unmatched persistent synchronous send was not cancelled");
+  MPI_Request_free(&spers);
   MPI_Request pers;
   fill(b, BIG, rank, 2);
   MPI_Send_init(b, BIG, MPI_BYTE, peer, T_BIG, MPI_COMM_WORLD, &pers);
@@ -72,6 +85,16 @@ static void sender(int peer) {
   CHECK(cancel_and_wait(&req) == 0, "a matched standard send was cancelled");
   MPI_Irsend(c, BIG, MPI_BYTE, peer, T_AFTER, MPI_COMM_WORLD, &req);
   CHECK(cancel_and_wait(&req) == 0, "a matched ready send was cancelled");
+  /* Races: the receiver posts its receive before or after it learns the
+   * outcome, while the cancel is on its way; either outcome must be whole. */
+  for (int it = 0; it < RACES; ++it) {
+    fill(c, RACE_BYTES, rank, 1000 + it);
+    if (it % 2) MPI_Issend(c, RACE_BYTES, MPI_BYTE, peer, T_RACE + it, MPI_COMM_WORLD, &req);
+    else MPI_Isend(c, RACE_BYTES, MPI_BYTE, peer, T_RACE + it, MPI_COMM_WORLD, &req);
+    int outcome = cancel_and_wait(&req);
+    MPI_Send(&outcome, 1, MPI_INT, peer, T_OUTCOME, MPI_COMM_WORLD);
+  }
+
   /* Flood of eager messages, the last TAIL cancelled. */
   static MPI_Request fr[FLOOD];
   unsigned char *fb = malloc((size_t)FLOOD * FLOOD_BYTES);
@@ -132,6 +155,25 @@ static void receiver(int peer) {
     check(after[k], BIG, peer, 3, "matched send");
     free(after[k]);
   }
+
+  /* The races: a withdrawn message never reaches the posted receive. */
+  int ncancelled = 0;
+  for (int it = 0; it < RACES; ++it) {
+    int outcome = -1;
+    MPI_Request rr;
+    memset(buf, 0, RACE_BYTES);
+    if (it % 3 != 2) MPI_Irecv(buf, RACE_BYTES, MPI_BYTE, peer, T_RACE + it, MPI_COMM_WORLD, &rr);
+    MPI_Recv(&outcome, 1, MPI_INT, peer, T_OUTCOME, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (it % 3 == 2) MPI_Irecv(buf, RACE_BYTES, MPI_BYTE, peer, T_RACE + it, MPI_COMM_WORLD, &rr);
+    if (outcome) {
+      ++ncancelled;
+      CHECK(cancel_and_wait(&rr) == 1, "race %d: the send was cancelled but the receive matched something", it);
+    } else {
+      MPI_Wait(&rr, &st);
+      check(buf, RACE_BYTES, peer, 1000 + it, "race message");
+    }
+  }
+  if (rank == 1) printf("cancel: %d of %d racing sends cancelled\n", ncancelled, RACES);
 
   /* The flood: what the sender did not cancel, in order. */
   static int cancelled[FLOOD];
