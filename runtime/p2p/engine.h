@@ -104,7 +104,16 @@ class Engine final : public transport::Host {
   // engine advances it on every progress turn and completes `r` at its end
   // (st_error MPI_ERR_OTHER when a transfer failed: the message says which).
   void start_nbc(Request* r, std::unique_ptr<NbcSchedule> schedule);
-  // Cancels a posted, unmatched receive (true), or does nothing (false).
+  // MPI_Cancel. A posted, unmatched receive is cancelled at once (true). A
+  // send is cancelled only while its message has not been matched: its
+  // eager or RTS frame still queued here is dropped (true, cancelled at
+  // once); an RTS, or a synchronous eager message, already sent and not
+  // answered is withdrawn with a kCancel to the receiver (true: the request
+  // completes at the receiver's answer, cancelled if the receiver still held
+  // the message unmatched, normally otherwise). Anything else (a message
+  // gone out without a reply to wait for, a complete transfer, a buffered
+  // rendezvous, a message log running) is left to complete normally (false).
+  // st_cancelled says which happened once the request is complete.
   bool cancel(Request* r);
 
   // One turn of progress over the active transports; returns events seen.
@@ -282,6 +291,15 @@ class Engine final : public transport::Host {
   void log_late(Request* r, const char* data, uint64_t bytes);
   void finish_recv(Request* r);
   void send_ctl(int world, uint8_t type, uint64_t sreq, uint64_t rreq);
+  // Cancel of a send (cancel()): drops its frame still queued for the peer
+  // (true), or sends the kCancel that withdraws it (true), or false.
+  bool cancel_send(Request* r);
+  // The receiver's side of kCancel, and the sender's of kCancelAck.
+  void deliver_cancel(int world, const wire::Header& h);
+  void deliver_cancel_ack(const wire::Header& h);
+  // A send's protocol ended (FIN, ACK, stream sent): complete it, or, while
+  // a kCancel is out, wait for its answer.
+  void send_done(Request* r);
   void fail_request(Request* r, int mpi_error);
 
   Bootstrap* boot_ = nullptr;
