@@ -144,7 +144,7 @@ void fill(Basic b, int seed, void* buf, size_t n) {
   char* p = static_cast<char*>(buf);
   for (size_t i = 0; i < n; ++i, p += info.extent) {
     int v = static_cast<int>(rng() % 7);
-    if (b == Basic::kCBool) v &= 1;
+    if (b == Basic::kCBool || b == Basic::kLogical) v &= 1;
     if (info.elements == 2) {
       std::memset(p, 0, info.extent);
       switch (b) {
@@ -153,16 +153,24 @@ void fill(Basic b, int seed, void* buf, size_t n) {
         case Basic::kLongInt: { long x = v; std::memcpy(p, &x, sizeof x); break; }
         case Basic::k2Int: { int x = v; std::memcpy(p, &x, sizeof x); break; }
         case Basic::kShortInt: { short x = v; std::memcpy(p, &x, sizeof x); break; }
+        case Basic::k2Integer: { int x = v; std::memcpy(p, &x, sizeof x); break; }
+        case Basic::k2Real: { float x = v; std::memcpy(p, &x, sizeof x); break; }
+        case Basic::k2DoublePrecision: { double x = v; std::memcpy(p, &x, sizeof x); break; }
         default: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
       }
+      // Fortran's pairs carry an index of the value's type.
+      if (b == Basic::k2Real) { float x = rng() % 5; std::memcpy(p + info.second_offset, &x, sizeof x); continue; }
+      if (b == Basic::k2DoublePrecision) { double x = rng() % 5; std::memcpy(p + info.second_offset, &x, sizeof x); continue; }
       int idx = static_cast<int>(rng() % 5);
       std::memcpy(p + info.second_offset, &idx, sizeof idx);
       continue;
     }
     std::memset(p, 0, info.extent);
     switch (b) {
-      case Basic::kFloat: { float x = v; std::memcpy(p, &x, sizeof x); break; }
-      case Basic::kDouble: { double x = v; std::memcpy(p, &x, sizeof x); break; }
+      case Basic::kFloat: case Basic::kReal: case Basic::kReal4: { float x = v; std::memcpy(p, &x, sizeof x); break; }
+      case Basic::kDouble: case Basic::kDoublePrecision: case Basic::kReal8: { double x = v; std::memcpy(p, &x, sizeof x); break; }
+      case Basic::kComplex: { float x[2] = {float(v), float(v % 3)}; std::memcpy(p, x, sizeof x); break; }
+      case Basic::kDoubleComplex: { double x[2] = {double(v), double(v % 3)}; std::memcpy(p, x, sizeof x); break; }
       case Basic::kLongDouble: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
       default: {
         // Integers of every width, little endian: the low byte is the value.
