@@ -39,7 +39,10 @@ void lz_f_copy_string(const char* c, char* f, size_t len) {
 
 int lz_f_update(Kind kind, MPI_Fint old, void* now) {
   if (now == nullptr) {
-    if (old != 0) table(kind).release(old);
+    if (old != 0) {
+      if (kind == Kind::kRequest) request_done(old);
+      table(kind).release(old);
+    }
     return 0;
   }
   return table(kind).c2f(now);

@@ -54,8 +54,13 @@ std::string lz_f_string(const char* s, size_t len);
 void lz_f_copy_string(const char* c, char* f, size_t len);
 
 // The Fortran value of a handle after a call that may have freed it: the old
-// value is given back when the C handle became null.
+// value is given back when the C handle became null (for a request: it
+// completed, and what completes with it is done, request_done()).
 int lz_f_update(Kind kind, MPI_Fint old, void* now);
+// Called when the request of Fortran value `request` has completed and been
+// freed: MPI_COMM_IDUP's communicator is written to the program's variable
+// then (fortran_special.cpp).
+void request_done(MPI_Fint request);
 
 // Array lengths the binding computes: the communicator's size, the
 // dimensions of its Cartesian topology, its in/out neighbour counts (0 when

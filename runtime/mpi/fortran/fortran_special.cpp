@@ -37,12 +37,68 @@ void mpi_get_address_(void* location, MPI_Aint* address, MPI_Fint* ierror) {
   *ierror = MPI_Get_address(location, address);
 }
 
+// MPI_COMM_IDUP: C writes the new communicator when the request completes,
+// into storage of the binding's; the Fortran variable gets its value when a
+// completion call (MPI_WAIT, MPI_TEST ...) sees the request complete
+// (request_done). Until then it holds MPI_COMM_NULL.
+void mpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror);
+
 void mpi_buffer_detach_(void*, MPI_Fint* size, MPI_Fint* ierror) {
   void* addr = nullptr;
   *ierror = MPI_Buffer_detach(&addr, size);
 }
 
 }  // extern "C"
+
+namespace {
+
+struct PendingIdup {
+  MPI_Fint* f_newcomm;
+  MPI_Comm* c_newcomm;
+};
+
+struct PendingIdups {
+  std::mutex mu;
+  std::unordered_map<MPI_Fint, PendingIdup> by_request;
+};
+
+PendingIdups& pending_idups() {
+  static auto* p = new PendingIdups();
+  return *p;
+}
+
+}  // namespace
+
+void lz::fortran::request_done(MPI_Fint request) {
+  PendingIdup done{};
+  {
+    auto& p = pending_idups();
+    std::lock_guard<std::mutex> lock(p.mu);
+    auto it = p.by_request.find(request);
+    if (it == p.by_request.end()) return;
+    done = it->second;
+    p.by_request.erase(it);
+  }
+  *done.f_newcomm = MPI_Comm_c2f(*done.c_newcomm);
+  delete done.c_newcomm;
+}
+
+extern "C" void mpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror) {
+  auto* c_newcomm = new MPI_Comm(MPI_COMM_NULL);
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  *newcomm = 0;
+  *ierror = MPI_Comm_idup(MPI_Comm_f2c(*comm), c_newcomm, &c_request);
+  if (*ierror != MPI_SUCCESS || c_request == MPI_REQUEST_NULL) {
+    *newcomm = MPI_Comm_c2f(*c_newcomm);
+    *request = MPI_Request_c2f(c_request);
+    delete c_newcomm;
+    return;
+  }
+  *request = MPI_Request_c2f(c_request);
+  auto& p = pending_idups();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.by_request[*request] = {newcomm, c_newcomm};
+}
 
 // ---- callbacks ---------------------------------------------------------------
 // A C callback carries no pointer of the program's, so a Fortran procedure is

@@ -129,6 +129,9 @@ SPECIAL_IFACES = """
   subroutine MPI_Errhandler_free(errhandler, ierror)
     integer :: errhandler, ierror
   end subroutine
+  subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
+    integer :: comm, newcomm, request, ierror
+  end subroutine
   subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
     real, dimension(*) :: buffer_addr

@@ -215,6 +215,16 @@ program fortran_test
   call check(n == (size + 1 - mod(rank, 2)) / 2, 'allreduce on dup')
   call MPI_Comm_free(dup, ierr)
   call check(dup == MPI_COMM_NULL, 'comm_free')
+  ! MPI_COMM_IDUP: the communicator is the program's once the request completes
+  call MPI_Comm_idup(half, dup, reqs(1), ierr)
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE, ierr)
+  call check(dup /= MPI_COMM_NULL, 'comm_idup gives a communicator at completion')
+  call MPI_Comm_rank(dup, j, ierr)
+  call MPI_Comm_rank(half, n, ierr)
+  call check(j == n, 'rank in the idup communicator')
+  call MPI_Allreduce(rank, n, 1, MPI_INTEGER, MPI_MAX, dup, ierr)
+  call check(n == size - 1 - mod(size - 1 - mod(rank, 2), 2), 'allreduce on the idup communicator')
+  call MPI_Comm_free(dup, ierr)
   call MPI_Comm_free(half, ierr)
   call MPI_Comm_group(MPI_COMM_WORLD, world_group, ierr)
   n = (size + 1) / 2
