@@ -156,7 +156,7 @@ StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote
     int32_t verdict = 1;
     uint32_t ctx = proposal;
     std::vector<int32_t> remote;
-    if (peer == nullptr || remote_leader < 0 || remote_leader >= peer->size()) {
+    if (peer == nullptr || remote_leader < 0 || remote_leader >= peer->peer_size()) {
       verdict = 0;
     } else {
       // [proposal, group size, group world ranks...] both ways.
