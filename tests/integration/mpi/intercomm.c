@@ -8,7 +8,8 @@
  * - every collective with MPI_ROOT / MPI_PROC_NULL roots rooted in each
  *   group, and the non-blocking forms;
  * - MPI_Intercomm_merge with high = 0/1 both ways and with equal values;
- * - MPI_Comm_dup (attributes and congruence), MPI_Comm_idup, MPI_Comm_split
+ * - MPI_Comm_dup (attributes and congruence), MPI_Comm_idup (not blocking:
+ *   a synchronous message is taken while it is in flight), MPI_Comm_split
  *   and MPI_Comm_create on the intercommunicator (intercommunicators, or
  *   MPI_COMM_NULL where a side is empty);
  * - errors through MPI_ERRORS_RETURN: intracommunicator-only calls on it
@@ -371,9 +372,21 @@ int main(int argc, char **argv) {
   MPI_Comm_test_inter(d, &flag);
   CHECK(flag, "the dup is not an intercommunicator");
   exchange(d, my_world_list, lsize, remote_world_list, rsize, 3, "p2p on the dup");
+  /* Idup does not block: A starts it, then takes a synchronous message B's
+   * rank 0 sends before B starts its own (a blocking idup would hang). */
   MPI_Comm di;
   MPI_Request rq;
-  MPI_Comm_idup(ic, &di, &rq);
+  if (in_a) {
+    MPI_Comm_idup(ic, &di, &rq);
+    int x = -1;
+    MPI_Recv(&x, 1, MPI_INT, 0, 8, ic, MPI_STATUS_IGNORE);
+    CHECK(x == 88, "message beside the idup: %d", x);
+  } else {
+    int x = 88;
+    if (lrank == 0)
+      for (int j = 0; j < rsize; ++j) MPI_Ssend(&x, 1, MPI_INT, j, 8, ic);
+    MPI_Comm_idup(ic, &di, &rq);
+  }
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   MPI_Comm_compare(ic, di, &res);
   CHECK(res == MPI_CONGRUENT, "compare(ic, idup) = %d", res);
