@@ -16,8 +16,8 @@
 //   LZ_ASSIGN_OR_RETURN(lz::coll::Request* r, comm.irecv(buf, n, dt, src, kTag));
 //   LZ_RETURN_IF_ERROR(comm.waitall(1, &r));
 //
-// Threading: like every MPI object, used by one thread at a time (the MPI
-// binding provides at most MPI_THREAD_SERIALIZED).
+// Threading: like every MPI object, used by one thread at a time (under
+// MPI_THREAD_MULTIPLE, the one holding the thread gate, mpi/thread_gate.h).
 #pragma once
 
 #include <array>
