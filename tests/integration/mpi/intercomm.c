@@ -80,6 +80,27 @@ static long sum_of(const int *w, int n) {
   return s;
 }
 
+/* Digit strings as (value, length) pairs of longs: (a, la) o (b, lb) =
+ * (a * 10^lb + b, la + lb), associative and not commutative, so a
+ * reduction shows the order it applied the contributions in. */
+static void concat(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  long *a = in, *b = inout;
+  for (int i = 0; i + 1 < *len; i += 2) {
+    long p = 1;
+    for (long k = 0; k < b[i + 1]; ++k) p *= 10;
+    b[i] = a[i] * p + b[i];
+    b[i + 1] += a[i + 1];
+  }
+}
+
+/* The digits 0 .. n-1 in rank order. */
+static long digits(int n) {
+  long v = 0;
+  for (int j = 0; j < n; ++j) v = v * 10 + j;
+  return v;
+}
+
 /* Every collective on `ic`, rooted once in each group. */
 static void collectives(MPI_Comm ic) {
   const int *rw = remote_world_list;
@@ -180,10 +201,21 @@ static void collectives(MPI_Comm ic) {
   MPI_Alltoallw(sa, one, wsd, st, ra, one, wrd, rt, ic);
   for (int j = 0; j < rsize; ++j) CHECK(ra[j] == rw[j] * 100 + lrank, "alltoallw: from %d got %d", j, ra[j]);
 
-  /* Allreduce: each group gets the other's sum. */
+  /* Allreduce: each group gets the other's sum; a non-commutative op sees
+   * the other group's contributions in its rank order. */
   long v = me, sum = -1;
   MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, ic);
   CHECK(sum == sum_of(rw, rsize), "allreduce: %ld, expected %ld", sum, sum_of(rw, rsize));
+  MPI_Op cat;
+  MPI_Op_create(concat, 0, &cat);
+  long dig[2] = {lrank % 10, 1}, dres[2] = {-1, -1};
+  MPI_Allreduce(dig, dres, 2, MPI_LONG, cat, ic);
+  CHECK(dres[0] == digits(rsize) && dres[1] == rsize, "allreduce in rank order: %ld (%ld digits)", dres[0], dres[1]);
+  dres[0] = dres[1] = -1;
+  int croot = in_a ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  MPI_Reduce(dig, dres, 2, MPI_LONG, cat, croot, ic);
+  if (croot == MPI_ROOT) CHECK(dres[0] == digits(rsize), "reduce in rank order: %ld", dres[0]);
+  MPI_Op_free(&cat);
 
   /* Reduce_scatter: 12 elements both sides, element k of each process's
    * vector is world + k; local rank i keeps its block of the other
