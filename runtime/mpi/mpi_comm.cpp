@@ -14,7 +14,6 @@
 #include "p2p/comm_factory.h"
 #include "p2p/group.h"
 #include "p2p/intercomm_factory.h"
-#include "p2p/nbc_schedule.h"
 #include "p2p/runtime.h"
 
 using lz::rt::mpi_error;
@@ -97,12 +96,6 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   LZ_COLL_CHECK(lz::rt::nbc_start::check_request(kFn, comm, request));
   LZ_CHECK_COMM(kFn, comm);
   if (newcomm == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "newcomm is NULL");
-  if (comm->is_inter()) {
-    // The agreement over both groups is blocking (intercomm_factory.h):
-    // the dup is made now and the request completes at its first test.
-    if (int e = dup(kFn, comm, newcomm)) return e;
-    return lz::rt::nbc_start::start(comm, std::make_unique<lz::rt::NbcSchedule>(*comm, 0), request);
-  }
   auto* holder = new lz_mpi_comm_s();
   if (int e = lz::rt::attributes_copy(kFn, comm, holder)) {
     lz::rt::attributes_delete_all(kFn, holder);

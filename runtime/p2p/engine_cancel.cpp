@@ -61,6 +61,17 @@ bool Engine::cancel_send(Request* r) {
     }
     return true;
   }
+  // A buffered send that went by rendezvous: its transfer is cancelled
+  // instead, and the request (complete since the copy) waits for the outcome.
+  if (Request* x = r->bsend_xfer) {
+    const bool was_complete = r->complete;
+    r->complete = false;
+    r->withdrawing = true;
+    if (cancel_send(x)) return true;  // complete() of x completes r
+    r->complete = was_complete;
+    r->withdrawing = false;
+    return false;
+  }
   // Gone out: only a message that waits for its receiver's reply, and has
   // not had one, can be withdrawn.
   if (r->complete || r->remote_req != 0 || !(r->rndv || r->mode == Request::Mode::kSync)) return false;

@@ -136,6 +136,10 @@ Status Engine::start_send(Request* r) {
   r->world_peer = world;
   r->rndv = r->withdrawing = r->answered = false;
   r->remote_req = 0;
+  if (r->bsend_xfer != nullptr) {  // a persistent buffered send started again
+    r->bsend_xfer->bsend_owner = nullptr;
+    r->bsend_xfer = nullptr;
+  }
   Peer& p = peers_[static_cast<size_t>(world)];
   if (__builtin_expect(p.failed, 0)) {
     fail_request(r, MPI_ERR_PROC_FAILED);
@@ -201,6 +205,8 @@ Status Engine::start_send(Request* r) {
     xfer->data = copy;
     xfer->active = true;
     xfer->user_freed = true;  // nobody waits on it: released at completion
+    xfer->bsend_owner = r;
+    r->bsend_xfer = xfer;
     h.sreq = reinterpret_cast<uintptr_t>(xfer);
     complete(r);
   }

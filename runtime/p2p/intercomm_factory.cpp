@@ -121,18 +121,22 @@ std::vector<int> members(const std::vector<Record>& all, int color) {
   return world;
 }
 
-StatusOr<Comm*> make_inter(Comm& parent, std::vector<int> local, std::vector<int> remote, uint32_t ctx) {
+}  // namespace
+
+StatusOr<Comm*> make_intercomm(Comm& parent, std::vector<int> local, std::vector<int> remote, uint32_t ctx,
+                               Comm* holder) {
   const int me = runtime().rank();
   const auto it = std::find(local.begin(), local.end(), me);
-  if (it == local.end()) return Internal("intercommunicator set up by a process outside its local group");
+  if (it == local.end()) {
+    delete holder;
+    return Internal("intercommunicator set up by a process outside its local group");
+  }
   const int my_rank = static_cast<int>(it - local.begin());
-  auto* c = new Comm();
+  auto* c = holder != nullptr ? holder : new Comm();
   c->setup_inter(std::move(local), my_rank, std::move(remote), ctx);
   c->errhandler = parent.errhandler;
   return c;
 }
-
-}  // namespace
 
 StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote_leader, int tag) {
   Engine& eng = runtime().engine();
@@ -156,7 +160,7 @@ StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote
     int32_t verdict = 1;
     uint32_t ctx = proposal;
     std::vector<int32_t> remote;
-    if (peer == nullptr || remote_leader < 0 || remote_leader >= peer->size()) {
+    if (peer == nullptr || remote_leader < 0 || remote_leader >= peer->peer_size()) {
       verdict = 0;
     } else {
       // [proposal, group size, group world ranks...] both ways.
@@ -192,7 +196,7 @@ StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote
   const uint32_t ctx = static_cast<uint32_t>(answer[1]);
   eng.take_context(ctx);
   std::vector<int> remote(answer.begin() + 3, answer.begin() + 3 + answer[2]);
-  return make_inter(local, local.world_ranks(), std::move(remote), ctx);
+  return make_intercomm(local, local.world_ranks(), std::move(remote), ctx);
 }
 
 StatusOr<Comm*> intercomm_merge(Comm& inter, bool high) {
@@ -221,7 +225,7 @@ StatusOr<Comm*> intercomm_split(Comm& inter, int color, int key) {
   if (color == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
   std::vector<int> local = members(all.local, color), remote = members(all.remote, color);
   if (remote.empty()) return static_cast<Comm*>(nullptr);
-  return make_inter(inter, std::move(local), std::move(remote), ctx);
+  return make_intercomm(inter, std::move(local), std::move(remote), ctx);
 }
 
 }  // namespace lz::rt

@@ -23,6 +23,8 @@
 //   LZ_ASSIGN_OR_RETURN(Comm* intra, intercomm_merge(*inter, /*high=*/false));
 #pragma once
 
+#include <vector>
+
 #include "lazarus/status.h"
 #include "p2p/comm.h"
 
@@ -45,5 +47,10 @@ StatusOr<Comm*> intercomm_merge(Comm& inter, bool high);
 // split(0, rank); MPI_Comm_create is split(in the group ? 0 : UNDEFINED,
 // rank in the group).
 StatusOr<Comm*> intercomm_split(Comm& inter, int color, int key);
+// Sets up an intercommunicator of `local` (this process among them) and
+// `remote` on the agreed pair `ctx`, with parent's error handler (local, no
+// communication). `holder` is the object to set up, or null for a new one.
+StatusOr<Comm*> make_intercomm(Comm& parent, std::vector<int> local, std::vector<int> remote, uint32_t ctx,
+                               Comm* holder = nullptr);
 
 }  // namespace lz::rt

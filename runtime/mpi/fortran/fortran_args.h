@@ -62,9 +62,10 @@ int lz_f_update(Kind kind, MPI_Fint old, void* now);
 // then (fortran_special.cpp).
 void request_done(MPI_Fint request);
 
-// Array lengths the binding computes: the communicator's size, the
-// dimensions of its Cartesian topology, its in/out neighbour counts (0 when
-// the communicator is not valid or has no topology: the C call reports it).
+// Array lengths the binding computes: the communicator's size (its remote
+// group's on an intercommunicator), the dimensions of its Cartesian
+// topology, its in/out neighbour counts (0 when the communicator is not
+// valid or has no topology: the C call reports it).
 int lz_f_comm_size(MPI_Comm comm);
 int lz_f_cartdim(MPI_Comm comm);
 int lz_f_indegree(MPI_Comm comm);

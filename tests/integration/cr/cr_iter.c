@@ -66,6 +66,17 @@ int main(int argc, char** argv) {
     ballast[i] = x;
   }
   const int nbc = getenv("CR_ITER_NBC") != NULL && atoi(getenv("CR_ITER_NBC")) != 0;
+  /* CR_ITER_INTER: the allreduce goes as the XOR of an MPI_Iallreduce over an
+   * intercommunicator between the even and odd ranks (the other group's
+   * part, in flight across the pause) and an MPI_Allreduce over each group
+   * (its own part): the same value as the plain run's. */
+  const int inter = getenv("CR_ITER_INTER") != NULL && atoi(getenv("CR_ITER_INTER")) != 0;
+  MPI_Comm local = MPI_COMM_NULL, ic = MPI_COMM_NULL;
+  if (inter) {
+    if (size < 2) MPI_Abort(MPI_COMM_WORLD, 7);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &ic);
+  }
   uint64_t v = 1469598103934665603ull ^ (uint64_t)(rank + 1);
   uint64_t buf[64];
   for (int it = 0; it < iters; ++it) {
@@ -86,7 +97,15 @@ int main(int argc, char** argv) {
     }
     for (int k = 0; k < 64; ++k) v = (v ^ in[k]) * 1099511628211ull;
     uint64_t sum = 0;
-    if (nbc) {
+    if (inter) {
+      MPI_Request req;
+      uint64_t theirs = 0, ours = 0;
+      MPI_Iallreduce(&v, &theirs, 1, MPI_UINT64_T, MPI_BXOR, ic, &req);
+      MPI_Allreduce(&v, &ours, 1, MPI_UINT64_T, MPI_BXOR, local);
+      usleep(20000);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      sum = theirs ^ ours;
+    } else if (nbc) {
       MPI_Request req;
       MPI_Iallreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD, &req);
       usleep(20000);
@@ -100,6 +119,10 @@ int main(int argc, char** argv) {
   if (threads) {
     pthread_join(side, NULL);
     MPI_Comm_free(&g_side);
+  }
+  if (inter) {
+    MPI_Comm_free(&ic);
+    MPI_Comm_free(&local);
   }
   uint64_t total = 0;
   MPI_Reduce(&v, &total, 1, MPI_UINT64_T, MPI_BXOR, 0, MPI_COMM_WORLD);

@@ -1,7 +1,8 @@
 /* MPI_Cancel of sends (and receives), in pairs: even rank s sends to s + 1.
  * - Unmatched sends cancel: large (rendezvous) synchronous, standard,
- *   persistent synchronous and standard (the latter started again
- *   afterwards), and a small synchronous one (eager, awaiting its ack). The receiver has posted nothing
+ *   buffered (its copy goes by rendezvous), persistent synchronous,
+ *   buffered and standard (the latter started again afterwards), and a
+ *   small synchronous one (eager, awaiting its ack). The receiver has posted nothing
  *   for them until the sender tells it the outcome, so the cancel must
  *   succeed (MPI_Test_cancelled true); then a message with the same tag
  *   arrives intact and nothing else does (the cancelled one is never seen).
@@ -60,6 +61,19 @@ static void sender(int peer) {
   MPI_Start(&spers);
   CHECK(cancel_and_wait(&spers) == 1, "an unmatched persistent synchronous send was not cancelled");
   MPI_Request_free(&spers);
+  /* Buffered: the copy travels by rendezvous; detach needs it released. */
+  int bbytes = 2 * (BIG + MPI_BSEND_OVERHEAD);
+  void *bb = malloc(bbytes);
+  MPI_Buffer_attach(bb, bbytes);
+  MPI_Ibsend(a, BIG, MPI_BYTE, peer, T_BIG, MPI_COMM_WORLD, &req);
+  CHECK(cancel_and_wait(&req) == 1, "an unmatched buffered send was not cancelled");
+  MPI_Request bpers;
+  MPI_Bsend_init(a, BIG, MPI_BYTE, peer, T_BIG, MPI_COMM_WORLD, &bpers);
+  MPI_Start(&bpers);
+  CHECK(cancel_and_wait(&bpers) == 1, "an unmatched persistent buffered send was not cancelled");
+  MPI_Request_free(&bpers);
+  MPI_Buffer_detach(&bb, &bbytes);
+  free(bb);
   MPI_Request pers;
   fill(b, BIG, rank, 2);
   MPI_Send_init(b, BIG, MPI_BYTE, peer, T_BIG, MPI_COMM_WORLD, &pers);

@@ -8,7 +8,8 @@
  * - every collective with MPI_ROOT / MPI_PROC_NULL roots rooted in each
  *   group, and the non-blocking forms;
  * - MPI_Intercomm_merge with high = 0/1 both ways and with equal values;
- * - MPI_Comm_dup (attributes and congruence), MPI_Comm_idup, MPI_Comm_split
+ * - MPI_Comm_dup (attributes and congruence), MPI_Comm_idup (not blocking:
+ *   a synchronous message is taken while it is in flight), MPI_Comm_split
  *   and MPI_Comm_create on the intercommunicator (intercommunicators, or
  *   MPI_COMM_NULL where a side is empty);
  * - errors through MPI_ERRORS_RETURN: intracommunicator-only calls on it
@@ -77,6 +78,27 @@ static long sum_of(const int *w, int n) {
   long s = 0;
   for (int i = 0; i < n; ++i) s += w[i];
   return s;
+}
+
+/* Digit strings as (value, length) pairs of longs: (a, la) o (b, lb) =
+ * (a * 10^lb + b, la + lb), associative and not commutative, so a
+ * reduction shows the order it applied the contributions in. */
+static void concat(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  long *a = in, *b = inout;
+  for (int i = 0; i + 1 < *len; i += 2) {
+    long p = 1;
+    for (long k = 0; k < b[i + 1]; ++k) p *= 10;
+    b[i] = a[i] * p + b[i];
+    b[i + 1] += a[i + 1];
+  }
+}
+
+/* The digits 0 .. n-1 in rank order. */
+static long digits(int n) {
+  long v = 0;
+  for (int j = 0; j < n; ++j) v = v * 10 + j;
+  return v;
 }
 
 /* Every collective on `ic`, rooted once in each group. */
@@ -179,10 +201,21 @@ static void collectives(MPI_Comm ic) {
   MPI_Alltoallw(sa, one, wsd, st, ra, one, wrd, rt, ic);
   for (int j = 0; j < rsize; ++j) CHECK(ra[j] == rw[j] * 100 + lrank, "alltoallw: from %d got %d", j, ra[j]);
 
-  /* Allreduce: each group gets the other's sum. */
+  /* Allreduce: each group gets the other's sum; a non-commutative op sees
+   * the other group's contributions in its rank order. */
   long v = me, sum = -1;
   MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, ic);
   CHECK(sum == sum_of(rw, rsize), "allreduce: %ld, expected %ld", sum, sum_of(rw, rsize));
+  MPI_Op cat;
+  MPI_Op_create(concat, 0, &cat);
+  long dig[2] = {lrank % 10, 1}, dres[2] = {-1, -1};
+  MPI_Allreduce(dig, dres, 2, MPI_LONG, cat, ic);
+  CHECK(dres[0] == digits(rsize) && dres[1] == rsize, "allreduce in rank order: %ld (%ld digits)", dres[0], dres[1]);
+  dres[0] = dres[1] = -1;
+  int croot = in_a ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  MPI_Reduce(dig, dres, 2, MPI_LONG, cat, croot, ic);
+  if (croot == MPI_ROOT) CHECK(dres[0] == digits(rsize), "reduce in rank order: %ld", dres[0]);
+  MPI_Op_free(&cat);
 
   /* Reduce_scatter: 12 elements both sides, element k of each process's
    * vector is world + k; local rank i keeps its block of the other
@@ -371,9 +404,21 @@ int main(int argc, char **argv) {
   MPI_Comm_test_inter(d, &flag);
   CHECK(flag, "the dup is not an intercommunicator");
   exchange(d, my_world_list, lsize, remote_world_list, rsize, 3, "p2p on the dup");
+  /* Idup does not block: A starts it, then takes a synchronous message B's
+   * rank 0 sends before B starts its own (a blocking idup would hang). */
   MPI_Comm di;
   MPI_Request rq;
-  MPI_Comm_idup(ic, &di, &rq);
+  if (in_a) {
+    MPI_Comm_idup(ic, &di, &rq);
+    int x = -1;
+    MPI_Recv(&x, 1, MPI_INT, 0, 8, ic, MPI_STATUS_IGNORE);
+    CHECK(x == 88, "message beside the idup: %d", x);
+  } else {
+    int x = 88;
+    if (lrank == 0)
+      for (int j = 0; j < rsize; ++j) MPI_Ssend(&x, 1, MPI_INT, j, 8, ic);
+    MPI_Comm_idup(ic, &di, &rq);
+  }
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   MPI_Comm_compare(ic, di, &res);
   CHECK(res == MPI_CONGRUENT, "compare(ic, idup) = %d", res);
