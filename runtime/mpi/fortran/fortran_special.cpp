@@ -177,13 +177,11 @@ constexpr auto kErrhandlerTrampolines = errhandler_trampolines(std::make_index_s
 // MPI_Finalize, after MPI_COMM_FREE_KEYVAL).
 using FortranCopy = void(MPI_Fint* oldcomm, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* value_in,
                          MPI_Aint* value_out, MPI_Fint* flag, MPI_Fint* ierror);
-using FortranDelete = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state,
-                           MPI_Fint* ierror);
+using FortranDelete = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state, MPI_Fint* ierror);
 // MPI-1 (MPI_KEYVAL_CREATE): INTEGER extra state and values.
 using FortranCopy1 = void(MPI_Fint* oldcomm, MPI_Fint* keyval, MPI_Fint* extra_state, MPI_Fint* value_in,
                           MPI_Fint* value_out, MPI_Fint* flag, MPI_Fint* ierror);
-using FortranDelete1 = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state,
-                            MPI_Fint* ierror);
+using FortranDelete1 = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state, MPI_Fint* ierror);
 
 struct FortranKeyval {
   void* copy;
