@@ -9,6 +9,8 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "mpi.h"
 
@@ -115,6 +117,32 @@ TEST(FortranHandles, TableGivesIndicesBackAndReusesThem) {
   t.release(99);  // unknown: ignored
   t.release(0);
   EXPECT_EQ(t.f2c(0), nullptr);
+}
+
+// Threads converting their own objects while others read a predefined one
+// (f2c takes no lock): every index names its object until released.
+TEST(FortranHandles, ConcurrentConversionsKeepIndicesConsistent) {
+  int world;
+  HandleTable t({&world});
+  constexpr int kThreads = 4, kObjects = 3000;
+  std::vector<std::vector<int>> objects(kThreads, std::vector<int>(kObjects));
+  std::vector<int> bad(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k) {
+    threads.emplace_back([&, k] {
+      std::vector<int> idx(kObjects);
+      for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < kObjects; ++i) idx[i] = t.c2f(&objects[k][i]);
+        for (int i = 0; i < kObjects; ++i) {
+          if (t.f2c(idx[i]) != &objects[k][i]) ++bad[k];
+          if (t.f2c(1) != &world) ++bad[k];
+        }
+        for (int i = 0; i < kObjects; ++i) t.release(idx[i]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int k = 0; k < kThreads; ++k) EXPECT_EQ(bad[k], 0) << "thread " << k;
 }
 
 TEST(FortranHandles, StatusRoundTrip) {
