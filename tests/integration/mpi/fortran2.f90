@@ -39,8 +39,10 @@ program fortran2
   character(len=20) :: value
   character(len=64) :: packed
   double precision :: d, d2
-  ! The persistent receive's buffer, written by calls that do not name it.
-  integer, volatile :: pn
+  ! The persistent receive's buffer, written by calls that do not name it:
+  ! MPI_F_SYNC_REG around them keeps it out of registers (without it,
+  ! gfortran -O2 was seen to keep the -1 stored before MPI_Startall).
+  integer :: pn
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -112,11 +114,13 @@ program fortran2
   call MPI_Recv_init(pn, 1, MPI_INTEGER, left, 5, MPI_COMM_WORLD, reqs(2), ierr)
   do j = 1, 3
     pn = -1
+    call MPI_F_sync_reg(pn)
     call MPI_Startall(2, reqs, ierr)
     flag = .false.
     do while (.not. flag)
       call MPI_Testall(2, reqs, flag, statuses, ierr)
     end do
+    call MPI_F_sync_reg(pn)
     call check(pn == left .and. statuses(MPI_SOURCE, 2) == left, 'persistent round')
     call check(reqs(1) /= MPI_REQUEST_NULL, 'persistent requests stay')
   end do
