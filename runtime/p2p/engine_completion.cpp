@@ -19,6 +19,7 @@ void Engine::complete(Request* r) {
     --open_recvs_;
   }
   r->complete = true;
+  if (__builtin_expect(gate_ != nullptr, 0)) gate_->note_events();
   if (r->user_freed) {
     r->active = false;
     request_pool().put(r);

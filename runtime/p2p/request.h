@@ -50,6 +50,10 @@ struct lz_mpi_request_s : lz::coll::Request {
   uint64_t rndv_done = 0;      // rendezvous: bytes sent or received so far
   uint64_t remote_req = 0;     // the peer's request id
   lz::rt::RegisteredBuffer* region = nullptr;  // rendezvous send: `data` registered for the peer's get
+  // ---- cancel of a send (Engine::cancel) ----------------------------------------
+  bool rndv = false;         // send: went as a rendezvous request (RTS)
+  bool withdrawing = false;  // send: a kCancel is out and its answer is not in yet
+  bool answered = false;     // send: its protocol ended while withdrawing (completes at the answer)
   // ---- application-level checkpoints (crcp MessageLog) --------------------------
   uint64_t cr_stamp = 0;   // recv: the matched message's stamp
   uint64_t cr_wild = 0;    // recv: 1 + its number among wildcard receives (0: not one)

@@ -46,6 +46,7 @@ std::string OfiAddress::encode() const {
   s += "\npid=" + std::to_string(pid);
   s += "\nnode=" + std::to_string(node_id);
   s += "\nname=" + hex;
+  if (epoch != 0) s += "\nepoch=" + std::to_string(epoch);
   s += "\n";
   return s;
 }
@@ -84,6 +85,9 @@ StatusOr<OfiAddress> OfiAddress::decode(std::string_view text) {
         a.name += static_cast<char>(hi << 4 | lo);
       }
       seen |= 8;
+    } else if (key == "epoch") {
+      if (!to_u64(val, &v)) return bad("epoch");
+      a.epoch = v;
     } else {
       return bad(key);
     }

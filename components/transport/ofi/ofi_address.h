@@ -2,7 +2,7 @@
 // peers can reach it: the provider (ranks must agree), the endpoint name from
 // fi_getname (opaque bytes, hex-encoded), the rank's pid (liveness of a peer
 // on the same host, and which stale /dev/shm files of the shm provider are
-// ours) and its node id.
+// ours), its node id, and the incarnation of its endpoint (epoch).
 //
 // For sockaddr-based providers (tcp;ofi_rxm) the endpoint's listening
 // address is also published as "ip:port" under kSockaddrKey: for a reader of
@@ -32,6 +32,10 @@ struct OfiAddress {
   pid_t pid = 0;
   uint64_t node_id = 0;
   std::string name;  // fi_getname bytes
+  // Incarnation of the endpoint: drawn at random at every open, so that a
+  // remote key from an earlier one is recognised and refused (ofi_rma.cpp).
+  // Optional (0: the rank offers no keys).
+  uint64_t epoch = 0;
 
   std::string encode() const;
   static StatusOr<OfiAddress> decode(std::string_view text);

@@ -18,7 +18,9 @@
 //     restored copy would be a private snapshot, and peers' names carry their
 //     old pids), and the CMA (process_vm_readv) state naming peer pids;
 //   - the pidfds watching local peers (they refer to processes outside the
-//     image) and every fi_addr_t (an AV index into a closed AV).
+//     image) and every fi_addr_t (an AV index into a closed AV);
+//   - memory registrations (closed before the domain; keys packed from them
+//     are refused afterwards: every open draws a new epoch, ofi_rma.cpp).
 //   None of it holds a thread: the hints ask for manual progress, so closing
 //   leaves the thread count, fds, mappings and /dev/shm at their baseline
 //   (measured: 50 close/re-open cycles in one process).
@@ -26,7 +28,8 @@
 //
 // on_checkpoint() (CR thread, MPI lock held, channels drained by the crcp):
 //   posts the backlogs and reads the CQ until every frame this rank accepted
-//   has been posted and its send completed (bounded by
+//   has been posted and its send completed, and every read it posted has
+//   completed (bounded by
 //   transport_ofi_checkpoint_timeout: kTimeout, nothing closed). A frame that
 //   arrives meanwhile is not lost: it is kept in process memory (stash) and
 //   the hook refuses with kWouldBlock, nothing closed; the next progress()
@@ -79,6 +82,8 @@ Status OfiTransport::on_checkpoint() {
     for (const auto& p : peers_)  // a failed peer's sends die with the endpoint
       if (p.rank != rank_ && !p.failed && p.pending_bytes() != 0)
         waiting += (waiting.empty() ? "" : ", ") + std::to_string(p.rank);
+    if (reads_outstanding() != 0)
+      waiting += (waiting.empty() ? "" : ", ") + std::to_string(reads_outstanding()) + " read(s)";
     if (waiting.empty()) break;
     if (coarse_now_ms() > deadline) {
       verdict = Timeout("ofi: not drained: sends to rank(s) " + waiting + " did not complete within " +

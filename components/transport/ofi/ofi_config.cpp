@@ -1,5 +1,6 @@
 #include "ofi_config.h"
 
+#include "lazarus/frameworks/transport.h"
 #include "lazarus/param_store.h"
 
 namespace lz::transport::ofi {
@@ -26,6 +27,7 @@ StatusOr<OfiConfig> load_config(const ParamReader& params) {
   c.liveness_ms = params.get_int("liveness_ms");
   if (c.liveness_ms <= 0) return InvalidArgument(name("liveness_ms") + " must be positive");
   c.auto_select = params.get_bool("auto_select");
+  c.rma = params.get_bool("rma");
   c.checkpoint_timeout = params.get_double("checkpoint_timeout");
   if (!(c.checkpoint_timeout > 0)) return InvalidArgument(name("checkpoint_timeout") + " must be positive");
   return c;
@@ -33,6 +35,16 @@ StatusOr<OfiConfig> load_config(const ParamReader& params) {
 
 StatusOr<OfiConfig> load_config(const ParamStore& params, const std::string& prefix) {
   return load_config(ParamReader(params, prefix));
+}
+
+uint64_t capabilities_before_init(const OfiConfig& config) {
+  uint64_t caps = kCapCheckpoint;
+  if (config.provider != "shm" && config.provider != kAutoProvider && config.provider.find("rxd") == std::string::npos)
+    caps |= kCapWaitFd;
+  if (config.provider == "shm") caps |= kCapLocalHost;
+  const std::string& p = config.provider;
+  if (config.rma && (p == kAutoProvider || p == "shm" || p == "tcp" || p == "tcp;ofi_rxm")) caps |= kCapGet;
+  return caps;
 }
 
 OfiConfig default_config() { return load_config(ParamReader(kOfiParams, "transport_ofi_")).value(); }

@@ -49,6 +49,11 @@ inline constexpr ParamSpec kOfiParams[] = {
      "Milliseconds between checks that peers on this host are alive (pidfd) while this rank is busy", 7},
     {"checkpoint_timeout", ParamType::kDouble, "10",
      "Seconds the checkpoint hook may progress to complete this rank's outstanding sends before it refuses", 6},
+    {"rma", ParamType::kBool, "true",
+     "Ask the provider for FI_RMA reads and offer single-copy rendezvous (get) with them where the provider has "
+     "them; where reading measured slower than streaming the message in frames, get stays declared but the "
+     "engine is told not to use it (attributes' get_threshold)",
+     5},
     {"auto_select", ParamType::kBool, "false",
      "Take part in the default selection without being named in 'transport' (otherwise only --mca transport "
      "ofi,self selects it: here libfabric offers shm and tcp, which transport/shm and transport/tcp carry faster)",
@@ -65,6 +70,7 @@ struct OfiConfig {
   int64_t liveness_ms{};       // period of the pidfd check while busy
   double checkpoint_timeout{};  // seconds on_checkpoint may spend completing sends
   bool auto_select{};          // take part in selection without being named
+  bool rma{};                  // ask for FI_RMA reads (get_async)
 };
 
 inline constexpr size_t kMinMaxFrame = 1024;
@@ -73,5 +79,14 @@ inline constexpr size_t kMaxMaxFrame = size_t{64} << 20;
 StatusOr<OfiConfig> load_config(const ParamReader& params);
 StatusOr<OfiConfig> load_config(const ParamStore& params, const std::string& prefix);
 OfiConfig default_config();
+
+// The capabilities a module built with `config` declares before init() (for
+// selection and `lazarus info`, without loading libfabric): checkpoint
+// hooks always; a wait fd unless the provider is one without an fd wait
+// object (shm, udp;ofi_rxd) or auto (shm on one host); local-host for shm;
+// get when rma is on and the provider is one that has FI_RMA reads in
+// libfabric 1.17 (shm, tcp;ofi_rxm, so auto too). After init() the module
+// answers from the provider it opened.
+uint64_t capabilities_before_init(const OfiConfig& config);
 
 }  // namespace lz::transport::ofi

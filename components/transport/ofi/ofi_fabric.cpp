@@ -50,6 +50,8 @@ Status OfiFabric::open(const fi_info& info, size_t cq_size) {
   tx_size_ = info.tx_attr->size;
   rx_size_ = info.rx_attr->size;
   max_msg_size_ = info.ep_attr->max_msg_size;
+  mr_mode_ = static_cast<uint64_t>(info.domain_attr->mr_mode);
+  rma_read_ = (info.caps & (FI_RMA | FI_READ | FI_REMOTE_READ)) == (FI_RMA | FI_READ | FI_REMOTE_READ);
   return Status::Ok();
 }
 
@@ -71,6 +73,7 @@ void OfiFabric::close() {
   fabric_ = nullptr;
   wait_fd_ = -1;
   name_.clear();
+  rma_read_ = false;
 }
 
 }  // namespace lz::transport::ofi

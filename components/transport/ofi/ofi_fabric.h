@@ -37,6 +37,11 @@ class OfiFabric {
   bool is_open() const { return ep_ != nullptr; }
 
   fid_fabric* fabric() const { return fabric_; }
+  fid_domain* domain() const { return domain_; }
+  // The domain's memory registration mode (FI_MR_VIRT_ADDR, FI_MR_PROV_KEY ...).
+  uint64_t mr_mode() const { return mr_mode_; }
+  // The endpoint has FI_RMA reads (FI_READ and FI_REMOTE_READ).
+  bool has_rma_read() const { return rma_read_; }
   fid_cq* cq() const { return cq_; }
   fid_av* av() const { return av_; }
   fid_ep* ep() const { return ep_; }
@@ -61,6 +66,8 @@ class OfiFabric {
   std::string name_;
   std::string provider_;
   uint32_t addr_format_ = 0;
+  uint64_t mr_mode_ = 0;
+  bool rma_read_ = false;
   size_t inject_size_ = 0, tx_size_ = 0, rx_size_ = 0, max_msg_size_ = 0;
 };
 

@@ -10,15 +10,20 @@
 namespace lz::transport::ofi {
 namespace {
 
-FiInfoPtr make_hints(const std::string& provider) {
+FiInfoPtr make_hints(const std::string& provider, bool rma) {
   FiInfoPtr h(fi_allocinfo());
   if (!h) return h;
-  h->caps = FI_MSG;
+  h->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
   h->mode = 0;  // no FI_CONTEXT: our op contexts are our own structures
   h->ep_attr->type = FI_EP_RDM;
   h->tx_attr->msg_order = FI_ORDER_SAS;
   h->rx_attr->msg_order = FI_ORDER_SAS;
-  h->domain_attr->mr_mode = 0;
+  // Without RMA no memory is registered. With it, the registration modes
+  // this component handles (ofi_rma.cpp): remote addresses either virtual
+  // or offsets, keys the provider's or ours, regions of allocated memory;
+  // not FI_MR_LOCAL (frames and read destinations stay unregistered) nor
+  // FI_MR_ENDPOINT or FI_MR_RAW.
+  h->domain_attr->mr_mode = rma ? FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED : 0;
   h->domain_attr->threading = FI_THREAD_DOMAIN;
   h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
   h->domain_attr->control_progress = FI_PROGRESS_MANUAL;
@@ -32,8 +37,8 @@ std::string fi_error_text(int rc) {
   return "libfabric error " + std::to_string(rc) + " (" + fi_strerror(rc < 0 ? -rc : rc) + ")";
 }
 
-StatusOr<FiInfoPtr> get_info(const std::string& provider, const char* source) {
-  FiInfoPtr hints = make_hints(provider);
+StatusOr<FiInfoPtr> get_info(const std::string& provider, const char* source, bool rma) {
+  FiInfoPtr hints = make_hints(provider, rma);
   if (!hints) return Internal("ofi: fi_allocinfo failed");
   fi_info* out = nullptr;
   const int rc = fi_getinfo(kFiVersion, source, nullptr, source != nullptr ? FI_SOURCE : 0, hints.get(), &out);
@@ -41,15 +46,16 @@ StatusOr<FiInfoPtr> get_info(const std::string& provider, const char* source) {
   if (rc != 0 || !info) {
     const std::vector<std::string> found = rdm_providers();
     return Unavailable("libfabric " + library_version() + " has no usable RDM provider '" + provider + "'" +
+                       (rma ? " with FI_RMA reads" : "") +
                        (source ? std::string(" bound to ") + source : std::string()) + " (" + fi_error_text(rc) +
                        "); providers found: " + (found.empty() ? std::string("none") : str::join(found, ", ")));
   }
   return info;
 }
 
-std::vector<std::string> rdm_providers() {
+std::vector<std::string> rdm_providers(bool rma) {
   std::vector<std::string> names;
-  FiInfoPtr hints = make_hints("");
+  FiInfoPtr hints = make_hints("", rma);
   if (!hints) return names;
   fi_info* out = nullptr;
   if (fi_getinfo(kFiVersion, nullptr, nullptr, 0, hints.get(), &out) != 0) return names;

@@ -12,7 +12,9 @@
 // (FI_ORDER_SAS) on both sides, manual progress (no provider thread: the
 // engine progresses, and a checkpoint finds no thread to stop), no memory
 // registration (mr_mode 0: buffers are ordinary memory) and
-// FI_THREAD_DOMAIN (the engine serializes every call).
+// FI_THREAD_DOMAIN (the engine serializes every call). With `rma`, also
+// FI_RMA reads (FI_READ, FI_REMOTE_READ) and the registration modes
+// ofi_rma.cpp handles: what init() asks first, for single-copy rendezvous.
 //
 //   LZ_ASSIGN_OR_RETURN(FiInfoPtr info, get_info("tcp;ofi_rxm", "127.0.0.1"));
 //   fi_fabric(info->fabric_attr, ...);
@@ -39,13 +41,14 @@ struct FiInfoDeleter {
 using FiInfoPtr = std::unique_ptr<fi_info, FiInfoDeleter>;
 
 // fi_info list for `provider` (exact name as fi_info prints it), RDM + FI_MSG
-// + FI_ORDER_SAS; with `source` (an address of this host), FI_SOURCE so the
-// endpoint binds there. kUnavailable with the providers found when none.
-StatusOr<FiInfoPtr> get_info(const std::string& provider, const char* source);
+// + FI_ORDER_SAS (+ FI_RMA reads with `rma`); with `source` (an address of
+// this host), FI_SOURCE so the endpoint binds there. kUnavailable with the
+// providers found when none.
+StatusOr<FiInfoPtr> get_info(const std::string& provider, const char* source, bool rma = false);
 
-// Names of the providers that answer our hints, in fi_getinfo's order (best
-// first), each once.
-std::vector<std::string> rdm_providers();
+// Names of the providers that answer our hints (with FI_RMA reads when
+// `rma`), in fi_getinfo's order (best first), each once.
+std::vector<std::string> rdm_providers(bool rma = false);
 
 // "1.17.0" from fi_version(), and the headers' version.
 std::string library_version();

@@ -152,6 +152,9 @@ int OfiTransport::read_cq() {
       } else if (op->kind == OfiOp::kSend) {
         ++events;
         complete_send(op, false, why);
+      } else if (op->kind == OfiOp::kRead) {
+        ++events;
+        complete_read(op, false, why);
       } else {
         // A message larger than a receive buffer (FI_ETRUNC) is no frame of
         // ours; a cancelled receive (closing) is nothing.
@@ -174,6 +177,11 @@ int OfiTransport::read_cq() {
       if (op->kind == OfiOp::kSend) {
         ++events;
         complete_send(op, true, "");
+        continue;
+      }
+      if (op->kind == OfiOp::kRead) {
+        ++events;
+        complete_read(op, true, "");
         continue;
       }
       op->posted = false;

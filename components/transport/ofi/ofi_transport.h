@@ -53,6 +53,8 @@
 // the handshake. shm and udp;ofi_rxd have no fd wait object: wait_fd() is -1
 // and the engine polls with short sleeps.
 //
+// Single copy (kCapGet, where the provider has FI_RMA reads): see ofi_rma.cpp.
+//
 // Checkpoint/restart (kCapCheckpoint): see ofi_checkpoint.cpp.
 //
 // Threading: one thread at a time (the engine serializes), per transport.h;
@@ -80,9 +82,10 @@ namespace lz::transport::ofi {
 
 // The context of every operation posted to the endpoint (op_context).
 struct OfiOp {
-  enum Kind : uint8_t { kSend, kRecv } kind;
-  int peer = -1;             // kSend: destination
+  enum Kind : uint8_t { kSend, kRecv, kRead } kind;
+  int peer = -1;             // kSend: destination; kRead: the rank read from
   size_t bytes = 0;          // kSend: frame bytes (header included)
+  Completion done;           // kRead: run once when the read completed or failed
   std::vector<char> buffer;  // kSend: the bounce copy; kRecv: the receive buffer
   bool posted = false;       // kRecv: owned by the endpoint now
   explicit OfiOp(Kind k) : kind(k) {}
@@ -97,6 +100,7 @@ struct OfiPeer {
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
   pid_t pid = 0;
   uint64_t tag_out = 0, tag_in = 0;  // pair tags, this rank -> peer and back
+  uint64_t epoch = 0;       // incarnation of its endpoint (modex): keys of other ones are refused
   uint32_t next_out = 0;    // sequence number of the next frame to the peer
   uint32_t next_in = 0;     // sequence number of the next frame to deliver
   std::map<uint32_t, std::string> early;  // completed before their predecessors
@@ -132,6 +136,10 @@ class OfiTransport final : public Module {
   size_t unsent_bytes(int peer) const override;
   int wait_fd() const override { return fabric_wait_ ? waitset_.get() : -1; }
   bool arm_wait() override;
+  Status register_memory(const void* addr, size_t len, MemoryRegion* out) override;
+  void deregister_memory(const MemoryRegion& region) override;
+  Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override;
   Status on_checkpoint() override;
   Status on_continue() override;
   Status on_restart() override;
@@ -179,6 +187,14 @@ class OfiTransport final : public Module {
   void fail_peer(OfiPeer& p, const Status& why);
   void report_failures();
 
+  // Single copy (ofi_rma.cpp).
+  void complete_read(OfiOp* op, bool ok, const std::string& why);
+  // Closes every registration (before the domain): their keys are stale.
+  void close_regions();
+  // Reads still posted die with the endpoint (finalize, a failed peer).
+  void drop_reads();
+  size_t reads_outstanding() const { return reads_.size(); }
+
   // Checkpoint (ofi_checkpoint.cpp).
   Status reopen(bool restarted);
 
@@ -209,6 +225,11 @@ class OfiTransport final : public Module {
   bool armed_ = false;
   int64_t last_check_ms_ = 0;
   uint64_t dropped_ = 0;            // frames refused (stranger, bad tag, duplicate)
+  bool rma_ = false;                // the open endpoint has FI_RMA reads
+  uint64_t epoch_ = 0;              // incarnation of the open endpoint, published; in every key
+  std::map<uint64_t, fid_mr*> regions_;  // registrations by MemoryRegion::handle
+  uint64_t next_region_ = 1;        // handles, and our requested keys (without FI_MR_PROV_KEY)
+  std::unordered_map<OfiOp*, std::unique_ptr<OfiOp>> reads_;  // posted fi_read()s
 };
 
 }  // namespace lz::transport::ofi

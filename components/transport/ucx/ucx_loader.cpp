@@ -5,18 +5,11 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "lazarus/companion_library.h"
 #include "lazarus/log.h"
 
 namespace lz::transport::ucx {
 namespace {
-
-std::string library_dir() {
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&load_ucx), &info) == 0 || info.dli_fname == nullptr) return "";
-  std::string path = info.dli_fname;
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
-}
 
 void keep_ucm_hooks_off_at_load() {
   if (::dlopen("libucs.so.0", RTLD_NOW | RTLD_NOLOAD) != nullptr) {
@@ -38,18 +31,17 @@ StatusOr<const UcxApi*> load_ucx() {
   static Status error;
   std::call_once(once, [] {
     keep_ucm_hooks_off_at_load();
-    const std::string path = library_dir() + kUcxLibrary;
-    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* e = ::dlerror();
-      error = Unavailable("ucx: cannot load " + path + ": " + (e ? e : "unknown error"));
+    auto lib = CompanionLibrary::open("ucx", kUcxLibrary);
+    if (!lib.ok()) {
+      error = lib.status();
       return;
     }
-    api.make_module = reinterpret_cast<decltype(api.make_module)>(::dlsym(h, "lz_ucx_make_module"));
-    api.library_version = reinterpret_cast<decltype(api.library_version)>(::dlsym(h, "lz_ucx_library_version"));
-    api.tl_summary = reinterpret_cast<decltype(api.tl_summary)>(::dlsym(h, "lz_ucx_tl_summary"));
-    if (api.make_module == nullptr || api.library_version == nullptr || api.tl_summary == nullptr)
-      error = Internal("ucx: " + path + " lacks an lz_ucx_* entry point (a stale build?)");
+    // All or nothing: api stays unusable unless every entry point is there.
+    UcxApi found{};
+    error = lib->find("lz_ucx_make_module", &found.make_module);
+    if (error.ok()) error = lib->find("lz_ucx_library_version", &found.library_version);
+    if (error.ok()) error = lib->find("lz_ucx_tl_summary", &found.tl_summary);
+    if (error.ok()) api = found;
   });
   if (!error.ok()) return error;
   return &api;

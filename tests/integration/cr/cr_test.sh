@@ -105,6 +105,21 @@ nbc)
   "$LZ" restart "$(store_dir)/1" --timeout 300 > "$T/rs1.out" 2> "$T/rs1.err" || fail "restart from snapshot 1 failed"
   [ "$(result_of "$T/rs1.out")" = "$REF" ] || fail "result from snapshot 1 $(result_of "$T/rs1.out") != reference $REF"
   ;;
+threads)
+  # MPI_THREAD_MULTIPLE: a second thread per rank communicates all the while
+  # (cr_iter.c). Checkpoint + continue, then --term + restart: both the
+  # single-threaded reference's result.
+  reference
+  start_job -x CR_ITER_THREADS=1
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck.out" 2>&1 || fail "checkpoint of a multi-threaded job failed: $(cat "$T/ck.out")"
+  "$LZ" checkpoint "$JOB_ID" --term --wait > "$T/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$T/ck2.out")"
+  wait $JOB_PID || fail "job stopped by --term exited $?"
+  grep -q result "$T/job.out" && fail "the job finished before the --term checkpoint"
+  "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart failed"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result $(result_of "$T/rs.out") != reference $REF"
+  "$LZ" restart "$(store_dir)/1" --timeout 300 > "$T/rs1.out" 2> "$T/rs1.err" || fail "restart from snapshot 1 failed"
+  [ "$(result_of "$T/rs1.out")" = "$REF" ] || fail "result from snapshot 1 $(result_of "$T/rs1.out") != reference $REF"
+  ;;
 term)
   reference
   start_job

@@ -27,12 +27,14 @@ TEST(OfiAddress, RoundTrip) {
   a.pid = 4242;
   a.node_id = 0xfeedbeefull;
   a.name = std::string("\x02\x00\x8a\xf1\x7f\x00\x00\x01\x00\xff", 10);
+  a.epoch = 0xfedcba9876543210ull;
   auto b = OfiAddress::decode(a.encode());
   ASSERT_TRUE(b.ok()) << b.status().to_string();
   EXPECT_EQ(b->provider, a.provider);
   EXPECT_EQ(b->pid, a.pid);
   EXPECT_EQ(b->node_id, a.node_id);
   EXPECT_EQ(b->name, a.name);
+  EXPECT_EQ(b->epoch, a.epoch);
 }
 
 TEST(OfiAddress, RejectsMalformed) {
@@ -45,6 +47,7 @@ TEST(OfiAddress, RejectsMalformed) {
                           "lzofi1\nprov=shm\npid=12\nnode=3\nname=68zz\n",         // not hex
                           "lzofi1\nprov=shm\npid=12\nnode=x\nname=6869\n",         // node not a number
                           "lzofi1\nprov=shm\npid=12\nnode=3\nname=6869\nextra=1\n",  // unknown key
+                          "lzofi1\nprov=shm\npid=12\nnode=3\nname=6869\nepoch=-1\n",  // epoch not a number
                           "lzofi1\nprov=shm\npid=99999999999\nnode=3\nname=6869\n"}) {
     auto r = OfiAddress::decode(bad);
     ASSERT_FALSE(r.ok()) << "accepted: " << bad;

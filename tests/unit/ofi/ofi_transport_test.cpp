@@ -3,9 +3,10 @@
 // own: the provider choice by placement, frames of strangers dropped, a
 // checkpoint that leaves nothing of libfabric behind cycle after cycle, a
 // clean exit after finalize() that is not a failure, peer death seen by
-// pidfd after the dead rank's frames, and the error for a provider that is
-// not there. Ordering, sizes, flow control and the generic CR cases are the
-// transport conformance suite's. No wall-clock thresholds; a hang is caught
+// pidfd after the dead rank's frames, the error for a provider that is not
+// there, and FI_RMA keys refused once their endpoint is gone. Ordering,
+// sizes, flow control and the generic CR cases are the transport
+// conformance suite's. No wall-clock thresholds; a hang is caught
 // by the job's timeout.
 #include <dirent.h>
 #include <rdma/fi_endpoint.h>
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -27,6 +29,7 @@
 #include "ofi_fabric.h"
 #include "ofi_frame.h"
 #include "ofi_info.h"
+#include "ofi_proxy.h"
 #include "ofi_transport.h"
 #include "transport_job.h"
 
@@ -44,7 +47,11 @@ void expect_passed(const JobResult& r) {
     if (auto why = r.skip_reason()) GTEST_SKIP() << *why;
 }
 
-OfiTransport& ofi(Child& c) { return dynamic_cast<OfiTransport&>(c.module()); }
+// The module in liblazarus_ofi.so behind the proxy the component hands out.
+OfiTransport& ofi(Child& c) {
+  auto& proxy = dynamic_cast<transport::ofi::OfiProxy&>(c.module());
+  return dynamic_cast<OfiTransport&>(*proxy.real());
+}
 
 // Frame: 8-byte sequence number, then bytes derived from it.
 std::string make_frame(uint64_t seq, size_t len) {
@@ -147,6 +154,105 @@ TEST_P(OfiProviders, CheckpointReleasesEverythingEveryCycle) {
       ASSERT_TRUE(c.modex().fence().ok());
       ASSERT_TRUE(c.module().connect().ok());
     }
+  }));
+}
+
+// Reads the peer's buffer (published as "<addr> <hex key>" under `name`)
+// through get_async(); the status it was refused or completed with.
+struct ReadResult {
+  int calls = 0;
+  Status status;
+};
+void on_read(void* arg, const Status& s) {
+  auto* r = static_cast<ReadResult*>(arg);
+  ++r->calls;
+  r->status = s;
+}
+std::string hex(std::string_view b) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char ch : b) out += {d[ch >> 4], d[ch & 15]};
+  return out;
+}
+std::string unhex(std::string_view h) {
+  std::string out;
+  for (size_t i = 0; i + 1 < h.size(); i += 2) out += static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
+  return out;
+}
+Status read_peer(Child& c, const std::string& name, std::vector<char>* into, ReadResult* r) {
+  auto v = c.modex().get(c.peer(), name);
+  if (!v.ok()) return v.status();
+  const size_t sp = v->find(' ');
+  const uint64_t addr = std::stoull(v->substr(0, sp));
+  const std::string key = unhex(v->substr(sp + 1));
+  Status s;
+  do {
+    s = c.module().get_async(c.peer(), into->data(), into->size(), addr, key, transport::Completion{&on_read, r});
+    if (s.code() == Code::kWouldBlock) c.progress();
+  } while (s.code() == Code::kWouldBlock && !c.expired());
+  if (!s.ok()) return s;
+  c.wait_until([&] { return r->calls > 0 || c.expired(); });
+  return r->calls == 1 ? r->status : Timeout("no completion (or more than one)");
+}
+
+// FI_RMA reads (kCapGet) with keys that do not outlive the endpoint: a key
+// packed before on_checkpoint() is refused after on_continue() (never handed
+// to libfabric, where its number could name another region now), without
+// running its completion; a key packed by the new endpoint reads the right
+// bytes; deregistering a region the checkpoint closed is harmless.
+TEST_P(OfiProviders, KeysFromBeforeACheckpointAreRefused) {
+  expect_passed(run_job(job(2), [](Child& c) {
+    CT_ASSERT(c, c.caps() & transport::kCapGet) << "provider " << ofi(c).provider() << ": no FI_RMA reads declared";
+    constexpr size_t kLen = 256 * 1024;
+    std::vector<char> mine(kLen);
+    for (size_t i = 0; i < kLen; ++i) mine[i] = static_cast<char>((i * 7 + static_cast<size_t>(c.rank()) * 13) & 0xff);
+    auto expect_bytes = [&](const std::vector<char>& got) {
+      for (size_t i = 0; i < kLen; ++i)
+        if (got[i] != static_cast<char>((i * 7 + static_cast<size_t>(c.peer()) * 13) & 0xff)) return i;
+      return kLen;
+    };
+    transport::MemoryRegion before;
+    Status rs = c.module().register_memory(mine.data(), kLen, &before);
+    CT_ASSERT(c, rs.ok()) << rs.to_string();
+    CT_ASSERT(c, c.modex().put("t.before", std::to_string(reinterpret_cast<uintptr_t>(mine.data())) + " " +
+                                                hex(before.key)).ok());
+    CT_ASSERT(c, c.sync());
+    std::vector<char> theirs(kLen);
+    ReadResult r1;
+    Status s = read_peer(c, "t.before", &theirs, &r1);
+    CT_ASSERT(c, s.ok()) << "get before the checkpoint: " << s.to_string();
+    CT_ASSERT(c, expect_bytes(theirs) == kLen) << "get before the checkpoint read wrong bytes at " << expect_bytes(theirs);
+    CT_ASSERT(c, c.sync());  // both reads done before either endpoint closes
+
+    do {
+      s = c.module().on_checkpoint();
+      if (s.code() == Code::kWouldBlock) c.progress();
+    } while (s.code() == Code::kWouldBlock && !c.expired());
+    CT_ASSERT(c, s.ok()) << s.to_string();
+    CT_ASSERT(c, c.module().on_continue().ok());
+    CT_ASSERT(c, c.modex().fence().ok());
+    CT_ASSERT(c, c.module().connect().ok());
+
+    ReadResult stale;
+    std::fill(theirs.begin(), theirs.end(), '\0');
+    s = read_peer(c, "t.before", &theirs, &stale);
+    CT_EXPECT(c, s.code() == Code::kUnavailable) << "a key from before the checkpoint: " << s.to_string();
+    CT_EXPECT(c, stale.calls == 0) << "the refused get ran its completion";
+    c.module().deregister_memory(before);  // closed with the old domain
+
+    transport::MemoryRegion after;
+    rs = c.module().register_memory(mine.data(), kLen, &after);
+    CT_ASSERT(c, rs.ok()) << rs.to_string();
+    CT_EXPECT(c, after.key != before.key) << "the new endpoint packed the same key";
+    CT_ASSERT(c, c.modex().put("t.after", std::to_string(reinterpret_cast<uintptr_t>(mine.data())) + " " +
+                                               hex(after.key)).ok());
+    CT_ASSERT(c, c.sync());
+    ReadResult r2;
+    s = read_peer(c, "t.after", &theirs, &r2);
+    CT_ASSERT(c, s.ok()) << "get with the new key: " << s.to_string();
+    CT_EXPECT(c, expect_bytes(theirs) == kLen) << "get after the checkpoint read wrong bytes at " << expect_bytes(theirs);
+    CT_ASSERT(c, c.sync());
+    c.module().deregister_memory(after);
   }));
 }
 
