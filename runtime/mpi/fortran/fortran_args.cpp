@@ -49,9 +49,12 @@ int lz_f_update(Kind kind, MPI_Fint old, void* now) {
 }
 
 int lz_f_comm_size(MPI_Comm comm) {
-  int size = 0;
+  int size = 0, inter = 0;
   // A null communicator is reported by the call itself.
   if (comm == MPI_COMM_NULL) return 0;
+  // An intercommunicator's collectives have an entry per remote rank.
+  if (MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter)
+    return MPI_Comm_remote_size(comm, &size) == MPI_SUCCESS ? size : 0;
   return MPI_Comm_size(comm, &size) == MPI_SUCCESS ? size : 0;
 }
 

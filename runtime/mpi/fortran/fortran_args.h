@@ -62,7 +62,8 @@ int lz_f_update(Kind kind, MPI_Fint old, void* now);
 // then (fortran_special.cpp).
 void request_done(MPI_Fint request);
 
-// Array lengths the binding computes: the communicator's size, the
+// Array lengths the binding computes: the communicator's size (the remote
+// group's, for an intercommunicator), the
 // dimensions of its Cartesian topology, its in/out neighbour counts (0 when
 // the communicator is not valid or has no topology: the C call reports it).
 int lz_f_comm_size(MPI_Comm comm);

@@ -6,7 +6,9 @@
 ! out with a length argument (MPI_Info_get) or a fixed maximum
 ! (MPI_Get_library_version), persistent requests with MPI_Startall and
 ! MPI_Testall, matched probe, pack/unpack, a Fortran-order subarray and its
-! decoding. Every result is checked; a mismatch aborts with exit code 1.
+! decoding, an intercommunicator (create, remote size, MPI_Alltoallw sized by
+! the remote group, allreduce, merge). Every result is checked; a mismatch
+! aborts with exit code 1.
 module checks2
   use mpi
   implicit none
@@ -171,7 +173,47 @@ program fortran2
   call check(dtypes(1) == MPI_INTEGER, 'contents give MPI_INTEGER back')
   call MPI_Type_free(sub_t, ierr)
 
+  ! ---- an intercommunicator between the even and the odd ranks
+  if (size >= 2) call intercomm_checks(rank, size)
+
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a)', 'fortran2: OK'
   call MPI_Finalize(ierr)
+contains
+
+  subroutine intercomm_checks(rank, size)
+    integer, intent(in) :: rank, size
+    integer :: colour, local, ic, merged, rsize, nevens, j, n, ierr, total
+    integer, allocatable :: sa(:), ra(:), one(:), bd(:), types(:)
+    logical :: inter
+    colour = mod(rank, 2)
+    nevens = (size + 1) / 2
+    call MPI_Comm_split(MPI_COMM_WORLD, colour, rank, local, ierr)
+    ! leaders: local rank 0 of each side, world ranks 0 and 1
+    call MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - colour, 42, ic, ierr)
+    call check(ierr == MPI_SUCCESS, 'intercomm_create')
+    call MPI_Comm_test_inter(ic, inter, ierr)
+    call MPI_Comm_remote_size(ic, rsize, ierr)
+    call check(inter .and. rsize == merge(size - nevens, nevens, colour == 0), 'remote size')
+    ! MPI_Alltoallw: a type per remote rank (the binding sizes the arrays by it)
+    allocate(sa(rsize), ra(rsize), one(rsize), bd(rsize), types(rsize))
+    sa = [(rank * 100 + j, j = 0, rsize - 1)]
+    ra = -1
+    one = 1
+    bd = [(4 * j, j = 0, rsize - 1)]
+    types = MPI_INTEGER
+    call MPI_Alltoallw(sa, one, bd, types, ra, one, bd, types, ic, ierr)
+    ! remote rank j is world rank 2j + (1 - colour); I am its local rank rank / 2
+    call check(all(ra == [((2 * j + 1 - colour) * 100 + rank / 2, j = 0, rsize - 1)]), 'alltoallw on an intercommunicator')
+    call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, ic, ierr)
+    call check(total == sum([(2 * j + 1 - colour, j = 0, rsize - 1)]), 'allreduce on an intercommunicator')
+    ! the odd side high: the evens come first
+    call MPI_Intercomm_merge(ic, colour == 1, merged, ierr)
+    call MPI_Comm_size(merged, n, ierr)
+    call MPI_Comm_rank(merged, j, ierr)
+    call check(n == size .and. j == merge(rank / 2, nevens + rank / 2, colour == 0), 'intercomm_merge')
+    call MPI_Comm_free(merged, ierr)
+    call MPI_Comm_free(ic, ierr)
+    call MPI_Comm_free(local, ierr)
+  end subroutine
 end program
