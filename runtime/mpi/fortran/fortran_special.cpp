@@ -43,6 +43,12 @@ void mpi_get_address_(void* location, MPI_Aint* address, MPI_Fint* ierror) {
 // (request_done). Until then it holds MPI_COMM_NULL.
 void mpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror);
 
+// MPI_F_SYNC_REG (MPI-3.1 section 17.1.17): does nothing, but the compiler
+// must assume it reads and writes `buf`, so a variable MPI writes behind the
+// program's back (a non-blocking receive's buffer, an MPI_BOTTOM datatype's
+// member) is not kept in a register across the calls that complete it.
+void mpi_f_sync_reg_(void* buf) { (void)buf; }
+
 void mpi_buffer_detach_(void*, MPI_Fint* size, MPI_Fint* ierror) {
   void* addr = nullptr;
   *ierror = MPI_Buffer_detach(&addr, size);
@@ -177,13 +183,11 @@ constexpr auto kErrhandlerTrampolines = errhandler_trampolines(std::make_index_s
 // MPI_Finalize, after MPI_COMM_FREE_KEYVAL).
 using FortranCopy = void(MPI_Fint* oldcomm, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* value_in,
                          MPI_Aint* value_out, MPI_Fint* flag, MPI_Fint* ierror);
-using FortranDelete = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state,
-                           MPI_Fint* ierror);
+using FortranDelete = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state, MPI_Fint* ierror);
 // MPI-1 (MPI_KEYVAL_CREATE): INTEGER extra state and values.
 using FortranCopy1 = void(MPI_Fint* oldcomm, MPI_Fint* keyval, MPI_Fint* extra_state, MPI_Fint* value_in,
                           MPI_Fint* value_out, MPI_Fint* flag, MPI_Fint* ierror);
-using FortranDelete1 = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state,
-                            MPI_Fint* ierror);
+using FortranDelete1 = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state, MPI_Fint* ierror);
 
 struct FortranKeyval {
   void* copy;

@@ -129,6 +129,10 @@ SPECIAL_IFACES = """
   subroutine MPI_Errhandler_free(errhandler, ierror)
     integer :: errhandler, ierror
   end subroutine
+  subroutine MPI_F_sync_reg(buf)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+    real, dimension(*) :: buf
+  end subroutine
   subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
     integer :: comm, newcomm, request, ierror
   end subroutine

@@ -7,13 +7,28 @@
 namespace lz::fortran {
 
 HandleTable::HandleTable(const std::vector<void*>& predefined) {
-  objects_.reserve(predefined.size() + 64);
-  objects_.push_back(nullptr);  // index 0: the null handle
+  std::lock_guard<std::mutex> lock(mu_);
   for (void* p : predefined) {
-    index_of_.emplace(p, static_cast<int>(objects_.size()));
-    objects_.push_back(p);
+    const int index = next_++;
+    slot(index)->store(p, std::memory_order_release);
+    index_of_.emplace(p, index);
   }
-  first_user_ = static_cast<int>(objects_.size());
+  first_user_ = next_;
+}
+
+HandleTable::~HandleTable() {
+  for (auto& c : chunks_) delete[] c.load();
+}
+
+std::atomic<void*>* HandleTable::slot(int index) {
+  if (index <= 0 || index >= kCapacity) return nullptr;
+  auto& chunk = chunks_[static_cast<size_t>(index >> kChunkBits)];
+  std::atomic<void*>* c = chunk.load(std::memory_order_acquire);
+  if (c == nullptr) {
+    c = new std::atomic<void*>[1 << kChunkBits]();
+    chunk.store(c, std::memory_order_release);
+  }
+  return &c[index & ((1 << kChunkBits) - 1)];
 }
 
 int HandleTable::c2f(void* object) {
@@ -24,31 +39,33 @@ int HandleTable::c2f(void* object) {
   if (!free_.empty()) {
     index = free_.back();
     free_.pop_back();
-    objects_[static_cast<size_t>(index)] = object;
+  } else if (next_ < kCapacity) {
+    index = next_++;
   } else {
-    index = static_cast<int>(objects_.size());
-    objects_.push_back(object);
+    return 0;
   }
+  slot(index)->store(object, std::memory_order_release);
   index_of_.emplace(object, index);
   return index;
 }
 
 void* HandleTable::f2c(int index) const {
-  if (index <= 0) return nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (static_cast<size_t>(index) >= objects_.size()) return nullptr;
-  return objects_[static_cast<size_t>(index)];
+  if (index <= 0 || index >= kCapacity) return nullptr;
+  const std::atomic<void*>* c = chunks_[static_cast<size_t>(index >> kChunkBits)].load(std::memory_order_acquire);
+  if (c == nullptr) return nullptr;
+  return c[index & ((1 << kChunkBits) - 1)].load(std::memory_order_acquire);
 }
 
 void HandleTable::release(int index) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (index < first_user_ || static_cast<size_t>(index) >= objects_.size()) return;
-  void*& slot = objects_[static_cast<size_t>(index)];
-  if (slot == nullptr) return;
+  if (index < first_user_ || index >= next_) return;
+  std::atomic<void*>* s = slot(index);
+  void* object = s->load(std::memory_order_relaxed);
+  if (object == nullptr) return;
   // The C object may already be gone and its address reused by an object
   // with an index of its own: erase the mapping only if it is still ours.
-  if (auto it = index_of_.find(slot); it != index_of_.end() && it->second == index) index_of_.erase(it);
-  slot = nullptr;
+  if (auto it = index_of_.find(object); it != index_of_.end() && it->second == index) index_of_.erase(it);
+  s->store(nullptr, std::memory_order_release);
   free_.push_back(index);
 }
 

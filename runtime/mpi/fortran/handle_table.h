@@ -11,11 +11,17 @@
 //   MPI_Fint f = lz::fortran::table(Kind::kComm).c2f(newcomm);   // 3, say
 //   MPI_Comm c = static_cast<MPI_Comm>(lz::fortran::table(Kind::kComm).f2c(f));
 //
-// Thread safety: every method may be called from any thread at once (one
-// mutex per table: MPI_THREAD_MULTIPLE programs convert handles concurrently).
+// Thread safety: every method may be called from any thread at once
+// (MPI_THREAD_MULTIPLE programs convert handles concurrently). f2c, on every
+// Fortran call's path, takes no lock: slots live in chunks that are never
+// moved nor freed, read with acquire loads; c2f and release take the
+// table's mutex.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -28,8 +34,16 @@ class HandleTable {
  public:
   // `predefined[i]` gets index i + 1 and is never released.
   explicit HandleTable(const std::vector<void*>& predefined);
+  HandleTable(const HandleTable&) = delete;
+  HandleTable& operator=(const HandleTable&) = delete;
+  ~HandleTable();
 
-  // The index of `object` (0 for nullptr), giving it one if it has none.
+  static constexpr int kChunkBits = 10;
+  static constexpr int kMaxChunks = 1024;
+  static constexpr int kCapacity = kMaxChunks << kChunkBits;  // indices 0 .. kCapacity - 1
+
+  // The index of `object` (0 for nullptr), giving it one if it has none
+  // (0 as well when the table is full: kCapacity live handles).
   int c2f(void* object);
   // The object of `index`; nullptr for 0 and for an index that names no
   // object (the C binding then reports the null handle as invalid).
@@ -39,19 +53,24 @@ class HandleTable {
   void release(int index);
 
  private:
-  mutable std::mutex mu_;
-  std::vector<void*> objects_;  // by index; nullptr: free slot (and index 0)
-  std::unordered_map<void*, int> index_of_;
-  std::vector<int> free_;
-  int first_user_;  // indices below it are predefined
+  // The slot of `index`, allocating its chunk (under mu_). nullptr when full.
+  std::atomic<void*>* slot(int index);
+
+  std::mutex mu_;
+  // Slots by index (nullptr: free, and index 0); chunk c holds indices
+  // c << kChunkBits onwards.
+  std::array<std::atomic<std::atomic<void*>*>, kMaxChunks> chunks_{};
+  std::unordered_map<void*, int> index_of_;  // under mu_
+  std::vector<int> free_;                    // under mu_
+  int next_ = 1;                             // under mu_: the first never used index
+  int first_user_;                           // indices below it are predefined
 };
 
-// The table of one kind (built on first use from the generated list of
-// predefined objects, fortran_predefined.cpp).
+// The table of one kind (built on first use from predefined_objects()).
 HandleTable& table(Kind kind);
 
 // The predefined objects of a kind, in the order of their Fortran indices
-// (generated from fortran.tbl by gen_fortran.py).
+// (generated from fortran.tbl by gen_fortran.py, in fortran_bindings.cpp).
 std::vector<void*> predefined_objects(Kind kind);
 
 }  // namespace lz::fortran

@@ -10,7 +10,7 @@
 using lz::fortran::Kind;
 using lz::fortran::table;
 
-#define LZ_F2C(Name, CType, K)                                                                   \
+#define LZ_F2C(Name, CType, K)                                                                  \
   extern "C" CType MPI_##Name##_f2c(MPI_Fint h) { return static_cast<CType>(table(K).f2c(h)); } \
   extern "C" MPI_Fint MPI_##Name##_c2f(CType h) { return table(K).c2f(h); }
 

@@ -8,7 +8,7 @@
 module checks
   use mpi
   implicit none
-  integer :: handler_calls = 0
+  integer :: handler_calls = 0, deletes = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -31,6 +31,26 @@ contains
     do i = 1, len
       inoutvec(i) = invec(i) * inoutvec(i) + invec(i) + inoutvec(i)
     end do
+  end subroutine
+
+  ! Keyval callbacks: the copy doubles the value and adds the extra state;
+  ! the delete counts its calls.
+  subroutine copy_double(oldcomm, keyval, extra, valin, valout, flag, ierr)
+    integer :: oldcomm, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: extra, valin, valout
+    logical :: flag
+    ierr = MPI_SUCCESS
+    if (oldcomm == MPI_COMM_NULL .or. keyval == MPI_KEYVAL_INVALID) ierr = MPI_ERR_OTHER
+    valout = valin * 2 + extra
+    flag = .true.
+  end subroutine
+
+  subroutine count_delete(comm, keyval, val, extra, ierr)
+    integer :: comm, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: val, extra
+    ierr = MPI_SUCCESS
+    if (comm == MPI_COMM_NULL .or. keyval == MPI_KEYVAL_INVALID .or. extra /= 1) ierr = MPI_ERR_OTHER
+    if (val > 0) deletes = deletes + 1
   end subroutine
 
   subroutine my_handler(comm, code)
@@ -261,6 +281,29 @@ program fortran_test
   call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval, ierr)
   call MPI_Comm_free_keyval(keyval, ierr)
   call check(keyval == MPI_KEYVAL_INVALID, 'free_keyval')
+  extra = 1
+  call MPI_Comm_create_keyval(copy_double, count_delete, keyval, extra, ierr)
+  attr = 10
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, attr, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call check(ierr == MPI_SUCCESS, 'dup with a Fortran copy callback')
+  call MPI_Comm_get_attr(dup, keyval, attr, flag, ierr)
+  call check(flag .and. attr == 21, 'Fortran copy callback')
+  call MPI_Comm_free(dup, ierr)
+  call check(deletes == 1, 'Fortran delete callback on free')
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval, ierr)
+  call check(deletes == 2, 'Fortran delete callback on delete_attr')
+  call MPI_Comm_free_keyval(keyval, ierr)
+  ! MPI-1 names: INTEGER values
+  call MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, keyval, 0, ierr)
+  call MPI_Attr_put(MPI_COMM_WORLD, keyval, 77, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  j = 0
+  call MPI_Attr_get(dup, keyval, j, flag, ierr)
+  call check(flag .and. j == 77, 'MPI_DUP_FN through MPI_Keyval_create')
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Attr_delete(MPI_COMM_WORLD, keyval, ierr)
+  call MPI_Keyval_free(keyval, ierr)
 
   ! ---- Cartesian topology
   dims = 0
@@ -289,6 +332,13 @@ program fortran_test
   call MPI_Send(ibuf, 1, MPI_DATATYPE_NULL, right, 0, MPI_COMM_WORLD, ierr)
   call MPI_Error_class(ierr, cls, j)
   call check(cls == MPI_ERR_TYPE, 'null datatype gives MPI_ERR_TYPE')
+  ! an INTEGER that names no object is a null handle to the C side
+  call MPI_Comm_size(123456, n, ierr)
+  call MPI_Error_class(ierr, cls, j)
+  call check(cls == MPI_ERR_COMM, 'unknown communicator gives MPI_ERR_COMM')
+  call MPI_Type_size(-5, n, ierr)
+  call MPI_Error_class(ierr, cls, j)
+  call check(cls == MPI_ERR_TYPE, 'unknown datatype gives MPI_ERR_TYPE')
   call MPI_Comm_create_errhandler(my_handler, eh, ierr)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh, ierr)
   call MPI_Send(ibuf, 1, MPI_INTEGER, -7, 0, MPI_COMM_WORLD, ierr)

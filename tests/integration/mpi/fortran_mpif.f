@@ -1,10 +1,11 @@
-C     mpif.h in fixed source form: a ring and a reduction, checked.
+C     mpif.h in fixed source form: a ring and reductions, checked.
       program ringf
       implicit none
       include 'mpif.h'
       integer ierr, rank, size, left, right, val, sum
       integer status(MPI_STATUS_SIZE)
       double precision t
+      real x, y
       call MPI_INIT(ierr)
       call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
       call MPI_COMM_SIZE(MPI_COMM_WORLD, size, ierr)
@@ -20,6 +21,15 @@ C     mpif.h in fixed source form: a ring and a reduction, checked.
      &     MPI_COMM_WORLD, ierr)
       if (sum .ne. size * (size - 1) / 2) then
          print *, 'rank', rank, ': FAILED allreduce', sum
+         call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
+      end if
+C     A REAL buffer to the routine that took INTEGERs above: mpif.h has
+C     no interfaces, mpifort lets gfortran accept the mismatch.
+      x = real(rank)
+      call MPI_ALLREDUCE(x, y, 1, MPI_REAL, MPI_MAX,
+     &     MPI_COMM_WORLD, ierr)
+      if (y .ne. real(size - 1)) then
+         print *, 'rank', rank, ': FAILED allreduce REAL', y
          call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
       end if
       t = MPI_WTIME()
