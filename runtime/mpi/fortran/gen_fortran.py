@@ -146,6 +146,7 @@ SPECIAL_IFACES = """
 
 def parse_table(path):
     handles, aliases, fns = [], [], []
+    first_line = {}  # fn name -> the line that declared it
     for lineno, raw in enumerate(open(path), 1):
         line = raw.split('#', 1)[0].strip()
         if not line:
@@ -158,6 +159,9 @@ def parse_table(path):
         elif words[0] == 'alias':
             aliases.append((words[1], words[2]))
         elif words[0] == 'fn':
+            if words[1] in first_line:
+                sys.exit(f'{path}:{lineno}: fn {words[1]} again (first at line {first_line[words[1]]})')
+            first_line[words[1]] = lineno
             args = []
             for w in words[2:]:
                 m = re.fullmatch(r'(\w+):(\w+)(?:\[(.+)\])?', w)
