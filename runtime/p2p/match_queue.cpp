@@ -63,16 +63,18 @@ void MatchQueue::append(Unexpected* u) {
   unexp_tail_ = u;
 }
 
+void MatchQueue::unlink_unexpected(Unexpected* u) {
+  if (u->prev) u->prev->next = u->next;
+  else unexp_head_ = u->next;
+  if (u->next) u->next->prev = u->prev;
+  else unexp_tail_ = u->prev;
+  u->next = u->prev = nullptr;
+}
+
 Unexpected* MatchQueue::find_unexpected(int src, int tag, bool remove) {
   for (Unexpected* u = unexp_head_; u != nullptr; u = u->next) {
     if (!src_matches(src, u->src) || !tag_matches(tag, u->tag)) continue;
-    if (remove) {
-      if (u->prev) u->prev->next = u->next;
-      else unexp_head_ = u->next;
-      if (u->next) u->next->prev = u->prev;
-      else unexp_tail_ = u->prev;
-      u->next = u->prev = nullptr;
-    }
+    if (remove) unlink_unexpected(u);
     return u;
   }
   return nullptr;
@@ -81,11 +83,7 @@ Unexpected* MatchQueue::find_unexpected(int src, int tag, bool remove) {
 Unexpected* MatchQueue::withdraw(int world_src, uint64_t sreq) {
   for (Unexpected* u = unexp_head_; u != nullptr; u = u->next) {
     if (u->world_src != world_src || u->sreq != sreq) continue;
-    if (u->prev) u->prev->next = u->next;
-    else unexp_head_ = u->next;
-    if (u->next) u->next->prev = u->prev;
-    else unexp_tail_ = u->prev;
-    u->next = u->prev = nullptr;
+    unlink_unexpected(u);
     return u;
   }
   return nullptr;

@@ -63,6 +63,9 @@ class MatchQueue {
   Request* posted_head() const { return posted_head_; }
 
  private:
+  // Takes `u` out of the unexpected list (its links cleared).
+  void unlink_unexpected(Unexpected* u);
+
   Request* posted_head_ = nullptr;
   Request* posted_tail_ = nullptr;
   Unexpected* unexp_head_ = nullptr;
