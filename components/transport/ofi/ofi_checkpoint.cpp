@@ -44,7 +44,6 @@
 // Sequence numbers continue across the hooks on both sides of each pair (a
 // checkpoint is taken by every rank, and a restart restores every rank), so
 // a frame is neither lost nor delivered twice.
-#include <malloc.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -106,13 +105,9 @@ Status OfiTransport::on_checkpoint() {
   // by default) are made again by the re-open; the image need not carry them.
   recv_ops_.clear();
   free_buffers_.clear();
-  // What libfabric freed is mostly still in the heap: tcp;ofi_rxm's buffer
-  // pools (about 86 MB per rank at np 4 here) go back to malloc, which
-  // keeps them (glibc raises its mmap threshold after freeing large chunks,
-  // so they came from the heap), and the image would carry every page of
-  // them. malloc_trim() returns free heap pages to the kernel
-  // (MADV_DONTNEED), so the dump skips them.
-  ::malloc_trim(0);
+  // What libfabric freed when the fabric closed goes back to the kernel
+  // in the engine (malloc_trim once every transport's hook has run,
+  // runtime/p2p/engine_cr.cpp), not here.
   checkpointed_ = true;
   log::debug("ofi: rank %d closed its %s endpoint for a checkpoint", rank_, provider_.c_str());
   return Status::Ok();
