@@ -9,10 +9,11 @@
 //   entry_leave();                           cr_lock_release();
 //
 // The depth of calls, g_mpi_depth, is one process-wide counter, not a
-// per-thread one: MPI here provides at most MPI_THREAD_SERIALIZED, so at most
-// one application thread is inside MPI at a time, and "depth > 0" is the
-// "inside MPI" flag the CR thread reads. Nested entries (an MPI function
-// calling another) only count.
+// per-thread one: at most one application thread is inside MPI at a time
+// (under MPI_THREAD_MULTIPLE, the one holding the thread gate,
+// mpi/thread_gate.h, which takes this lock after the gate and lets it go
+// first), and "depth > 0" is the "inside MPI" flag the CR thread reads.
+// Nested entries (an MPI function calling another) only count.
 //
 // The application side must be nearly free, so there is no mutex:
 //

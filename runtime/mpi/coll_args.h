@@ -25,9 +25,25 @@ using lz::rt::mpi_error;
 inline bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
 inline bool in_place(const void* p) { return p == MPI_IN_PLACE; }
 
+// Whether this process is the root of a rooted collective: MPI_ROOT on an
+// intercommunicator.
+inline bool is_root(MPI_Comm comm, int root) { return comm->is_inter() ? root == MPI_ROOT : comm->rank() == root; }
+
+// A datatype argument that may not be significant here (and then may be
+// MPI_DATATYPE_NULL): the rooted calls on an intercommunicator.
+inline const lz::dt::Datatype& type_or_byte(MPI_Datatype t) {
+  return t != MPI_DATATYPE_NULL ? *t : lz::dt::byte_type();
+}
+
 // Each check returns MPI_SUCCESS or the error handler's answer.
 inline int check_comm(const char* fn, MPI_Comm comm) {
   if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
+  return MPI_SUCCESS;
+}
+
+// MPI_Scan, MPI_Exscan and their non-blocking forms: intracommunicators only.
+inline int check_intra(const char* fn, MPI_Comm comm) {
+  if (comm_ok(comm) && comm->is_inter()) return mpi_error(comm, fn, MPI_ERR_COMM, "not valid on an intercommunicator");
   return MPI_SUCCESS;
 }
 
@@ -50,7 +66,16 @@ inline int check_op(const char* fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt) {
   return MPI_SUCCESS;
 }
 
+// An intercommunicator's root argument is MPI_ROOT (the root),
+// MPI_PROC_NULL (the rest of its group) or a rank of the remote group.
 inline int check_root(const char* fn, MPI_Comm comm, int root) {
+  if (comm->is_inter()) {
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size())) return MPI_SUCCESS;
+    return mpi_error(comm, fn, MPI_ERR_ROOT,
+                     "invalid root " + std::to_string(root) +
+                         " (MPI_ROOT, MPI_PROC_NULL or a rank of the remote group, of size " +
+                         std::to_string(comm->remote_size()) + ")");
+  }
   if (root < 0 || root >= comm->size())
     return mpi_error(comm, fn, MPI_ERR_ROOT,
                      "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) +
@@ -60,6 +85,8 @@ inline int check_root(const char* fn, MPI_Comm comm, int root) {
 
 inline int check_buffers(const char* fn, MPI_Comm comm, const void* sbuf, const void* rbuf, bool send_in_place_ok,
                   bool count_nonzero) {
+  if (comm->is_inter() && (in_place(sbuf) || in_place(rbuf)))
+    return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid on an intercommunicator");
   if (in_place(rbuf)) return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid receive buffer here");
   if (in_place(sbuf) && !send_in_place_ok)
     return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed as the send buffer here");
@@ -69,8 +96,9 @@ inline int check_buffers(const char* fn, MPI_Comm comm, const void* sbuf, const 
 }
 
 // `n` counts (-1: one per rank of comm); NULL is accepted for none.
+// (On an intercommunicator: one per rank of the remote group.)
 inline int check_counts(const char* fn, MPI_Comm comm, const int* counts, const char* what, int n = -1) {
-  if (n < 0) n = comm->size();
+  if (n < 0) n = comm->peer_size();
   if (counts == nullptr && n > 0) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
   for (int r = 0; r < n; ++r) {
     if (counts[r] < 0)
@@ -86,7 +114,8 @@ inline int check_counts(const char* fn, MPI_Comm comm, const int* counts, const 
 inline int check_own_part(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_Datatype dt, bool is_root,
                    const char* count_what, const char* type_what) {
   if (in_place(buf))
-    return is_root ? MPI_SUCCESS : mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+    return is_root && !comm->is_inter() ? MPI_SUCCESS
+                                        : mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
   if (int e = check_count(fn, comm, count, count_what)) return e;
   return check_type(fn, comm, dt, type_what);
 }
@@ -112,7 +141,8 @@ inline int check_reduce(const char* fn, const void* sbuf, void* rbuf, int count,
   LZ_COLL_CHECK(check_type(fn, comm, dt));
   LZ_COLL_CHECK(check_op(fn, comm, op, dt));
   LZ_COLL_CHECK(check_root(fn, comm, root));
-  if (comm->rank() == root) return check_buffers(fn, comm, sbuf, rbuf, true, count > 0);
+  if (comm->is_inter() && root == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (is_root(comm, root)) return check_buffers(fn, comm, sbuf, rbuf, true, count > 0);
   if (in_place(sbuf)) return mpi_error(comm, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
   return MPI_SUCCESS;
 }
@@ -131,8 +161,10 @@ inline int check_gather(const char* fn, const void* sbuf, int scount, MPI_Dataty
                         MPI_Datatype rdt, int root, MPI_Comm comm) {
   LZ_COLL_CHECK(check_comm(fn, comm));
   LZ_COLL_CHECK(check_root(fn, comm, root));
-  const bool is_root = comm->rank() == root;
-  LZ_COLL_CHECK(check_own_part(fn, comm, sbuf, scount, sdt, is_root, "send count", "send datatype"));
+  if (comm->is_inter() && root == MPI_PROC_NULL) return MPI_SUCCESS;
+  const bool is_root = coll_args::is_root(comm, root);
+  if (!is_root || !comm->is_inter())  // an intercommunicator's root sends nothing
+    LZ_COLL_CHECK(check_own_part(fn, comm, sbuf, scount, sdt, is_root, "send count", "send datatype"));
   if (!is_root) return MPI_SUCCESS;
   LZ_COLL_CHECK(check_count(fn, comm, rcount, "receive count"));
   LZ_COLL_CHECK(check_type(fn, comm, rdt, "receive datatype"));
@@ -143,8 +175,10 @@ inline int check_scatter(const char* fn, const void* sbuf, int scount, MPI_Datat
                          MPI_Datatype rdt, int root, MPI_Comm comm) {
   LZ_COLL_CHECK(check_comm(fn, comm));
   LZ_COLL_CHECK(check_root(fn, comm, root));
-  const bool is_root = comm->rank() == root;
-  LZ_COLL_CHECK(check_own_part(fn, comm, rbuf, rcount, rdt, is_root, "receive count", "receive datatype"));
+  if (comm->is_inter() && root == MPI_PROC_NULL) return MPI_SUCCESS;
+  const bool is_root = coll_args::is_root(comm, root);
+  if (!is_root || !comm->is_inter())  // an intercommunicator's root receives nothing
+    LZ_COLL_CHECK(check_own_part(fn, comm, rbuf, rcount, rdt, is_root, "receive count", "receive datatype"));
   if (!is_root) return MPI_SUCCESS;
   LZ_COLL_CHECK(check_count(fn, comm, scount, "send count"));
   LZ_COLL_CHECK(check_type(fn, comm, sdt, "send datatype"));
@@ -170,8 +204,10 @@ inline int check_gatherv(const char* fn, const void* sbuf, int scount, MPI_Datat
                          const int* displs, MPI_Datatype rdt, int root, MPI_Comm comm) {
   LZ_COLL_CHECK(check_comm(fn, comm));
   LZ_COLL_CHECK(check_root(fn, comm, root));
-  const bool is_root = comm->rank() == root;
-  LZ_COLL_CHECK(check_own_part(fn, comm, sbuf, scount, sdt, is_root, "send count", "send datatype"));
+  if (comm->is_inter() && root == MPI_PROC_NULL) return MPI_SUCCESS;
+  const bool is_root = coll_args::is_root(comm, root);
+  if (!is_root || !comm->is_inter())  // an intercommunicator's root sends nothing
+    LZ_COLL_CHECK(check_own_part(fn, comm, sbuf, scount, sdt, is_root, "send count", "send datatype"));
   if (!is_root) return MPI_SUCCESS;
   LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
   if (displs == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "displs is NULL");
@@ -183,8 +219,10 @@ inline int check_scatterv(const char* fn, const void* sbuf, const int* scounts, 
                           void* rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm) {
   LZ_COLL_CHECK(check_comm(fn, comm));
   LZ_COLL_CHECK(check_root(fn, comm, root));
-  const bool is_root = comm->rank() == root;
-  LZ_COLL_CHECK(check_own_part(fn, comm, rbuf, rcount, rdt, is_root, "receive count", "receive datatype"));
+  if (comm->is_inter() && root == MPI_PROC_NULL) return MPI_SUCCESS;
+  const bool is_root = coll_args::is_root(comm, root);
+  if (!is_root || !comm->is_inter())  // an intercommunicator's root receives nothing
+    LZ_COLL_CHECK(check_own_part(fn, comm, rbuf, rcount, rdt, is_root, "receive count", "receive datatype"));
   if (!is_root) return MPI_SUCCESS;
   LZ_COLL_CHECK(check_counts(fn, comm, scounts, "sendcounts"));
   if (displs == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "displs is NULL");
@@ -222,7 +260,7 @@ inline int check_alltoallv(const char* fn, const void* sbuf, const int* scounts,
 
 // `n` types (-1: one per rank of comm); NULL is accepted for none.
 inline int check_types(const char* fn, MPI_Comm comm, const MPI_Datatype* types, const char* what, int n = -1) {
-  if (n < 0) n = comm->size();
+  if (n < 0) n = comm->peer_size();
   if (types == nullptr && n > 0) return mpi_error(comm, fn, MPI_ERR_ARG, std::string(what) + " is NULL");
   for (int r = 0; r < n; ++r)
     LZ_COLL_CHECK(check_type(fn, comm, types[r], what));
@@ -249,7 +287,7 @@ inline int check_reduce_scatter(const char* fn, const void* sbuf, void* rbuf, co
                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, bool block) {
   LZ_COLL_CHECK(check_comm(fn, comm));
   if (block) LZ_COLL_CHECK(check_count(fn, comm, rcount, "receive count"));
-  else LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts"));
+  else LZ_COLL_CHECK(check_counts(fn, comm, rcounts, "recvcounts", comm->size()));  // per local rank
   LZ_COLL_CHECK(check_type(fn, comm, dt));
   LZ_COLL_CHECK(check_op(fn, comm, op, dt));
   return check_buffers(fn, comm, sbuf, rbuf, true, false);

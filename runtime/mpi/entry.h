@@ -15,11 +15,14 @@
 // CR off: g_mpi_state is kRunning and the entry is exactly the state check
 // and the depth increment (no atomic read-modify-write, no extra branch).
 // CR on: g_mpi_state is kRunningCr, so the same check takes the CR branch.
+// MPI_THREAD_MULTIPLE: kRunningMt / kRunningCrMt, and the outermost entry of
+// each thread first takes the thread gate (mpi/thread_gate.h).
 #pragma once
 
 #include <atomic>
 
 #include "cr/entry_lock.h"
+#include "mpi/thread_gate.h"
 
 namespace lz::rt {
 
@@ -30,6 +33,8 @@ enum class MpiState : int {
   kFinalizing = 3,
   kFinalized = 4,
   kRunningCr = 5,  // running, with the checkpoint entry lock on
+  kRunningMt = 6,    // running, MPI_THREAD_MULTIPLE (thread gate)
+  kRunningCrMt = 7,  // both
 };
 
 // Process-wide MPI life-cycle state.
@@ -42,15 +47,27 @@ class EntryGuard {
   explicit EntryGuard(const char* function) {
     const int st = g_mpi_state.load(std::memory_order_relaxed);
     if (__builtin_expect(st != static_cast<int>(MpiState::kRunning), 0)) {
-      if (st != static_cast<int>(MpiState::kRunningCr)) entry_outside_window(function);
-      entry_enter_locked();
+      if (st == static_cast<int>(MpiState::kRunningCr)) {
+        entry_enter_locked();
+        return;
+      }
+      if (st != static_cast<int>(MpiState::kRunningMt) && st != static_cast<int>(MpiState::kRunningCrMt))
+        entry_outside_window(function);
+      gated_ = true;
+      ThreadGate::instance().enter(st == static_cast<int>(MpiState::kRunningCrMt));
       return;
     }
     entry_enter_unlocked();
   }
-  ~EntryGuard() { entry_leave(); }
+  ~EntryGuard() {
+    if (__builtin_expect(gated_, 0)) ThreadGate::instance().leave();
+    else entry_leave();
+  }
   EntryGuard(const EntryGuard&) = delete;
   EntryGuard& operator=(const EntryGuard&) = delete;
+
+ private:
+  bool gated_ = false;
 };
 
 }  // namespace lz::rt

@@ -52,6 +52,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
   LZ_MPI_ENTRY(kFn);
   (void)reorder;
   if (!comm_ok(comm_old)) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm_old->is_inter()) return mpi_error(comm_old, kFn, MPI_ERR_COMM, "not valid on an intercommunicator");
   if (comm_cart == nullptr) return mpi_error(comm_old, kFn, MPI_ERR_ARG, "comm_cart is NULL");
   *comm_cart = MPI_COMM_NULL;
   if (ndims < 0) return mpi_error(comm_old, kFn, MPI_ERR_DIMS, "ndims " + std::to_string(ndims) + " is negative");

@@ -13,6 +13,7 @@
 #include "p2p/comm.h"
 #include "p2p/comm_factory.h"
 #include "p2p/group.h"
+#include "p2p/intercomm_factory.h"
 #include "p2p/runtime.h"
 
 using lz::rt::mpi_error;
@@ -24,6 +25,11 @@ inline bool group_ok(MPI_Group g) { return g != nullptr && g->valid(); }
 
 #define LZ_CHECK_COMM(fn, c) \
   if (!comm_ok(c)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator")
+// Calls MPI defines on intracommunicators only (and the reverse).
+#define LZ_CHECK_INTRA(fn, c) \
+  if ((c)->is_inter()) return mpi_error(c, fn, MPI_ERR_COMM, "not valid on an intercommunicator")
+#define LZ_CHECK_INTER(fn, c) \
+  if (!(c)->is_inter()) return mpi_error(c, fn, MPI_ERR_COMM, "not an intercommunicator")
 #define LZ_CHECK_GROUP(fn, g) \
   if (!group_ok(g)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_GROUP, "invalid group")
 
@@ -131,6 +137,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
   static constexpr const char* kFn = "MPI_Comm_create_group";
   LZ_MPI_ENTRY(kFn);
   LZ_CHECK_COMM(kFn, comm);
+  LZ_CHECK_INTRA(kFn, comm);
   if (!group_ok(group)) return mpi_error(comm, kFn, MPI_ERR_GROUP, "invalid group");
   if (tag < 0) return mpi_error(comm, kFn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
   if (newcomm == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "newcomm is NULL");
@@ -162,6 +169,21 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   LZ_CHECK_COMM("MPI_Comm_compare", comm2);
   if (comm1 == comm2) {
     *result = MPI_IDENT;
+  } else if (comm1->is_inter() != comm2->is_inter()) {
+    *result = MPI_UNEQUAL;
+  } else if (comm1->is_inter()) {
+    // Both groups compared, each as MPI_Group_compare would.
+    auto same = [](std::vector<int> a, std::vector<int> b) {
+      if (a == b) return MPI_IDENT;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      return a == b ? MPI_SIMILAR : MPI_UNEQUAL;
+    };
+    const int l = same(comm1->world_ranks(), comm2->world_ranks());
+    const int r = same(comm1->remote_world_ranks(), comm2->remote_world_ranks());
+    *result = l == MPI_UNEQUAL || r == MPI_UNEQUAL ? MPI_UNEQUAL
+              : l == MPI_IDENT && r == MPI_IDENT   ? MPI_CONGRUENT
+                                                   : MPI_SIMILAR;
   } else if (comm1->world_ranks() == comm2->world_ranks()) {
     *result = MPI_CONGRUENT;
   } else {
@@ -292,7 +314,73 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   LZ_MPI_ENTRY(kFn);
   LZ_CHECK_COMM(kFn, comm);
   if (flag == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "flag is NULL");
-  *flag = 0;  // Lazarus has intracommunicators only
+  *flag = comm->is_inter() ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  static constexpr const char* kFn = "MPI_Comm_remote_size";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  LZ_CHECK_INTER(kFn, comm);
+  if (size == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "size is NULL");
+  *size = comm->remote_size();
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  static constexpr const char* kFn = "MPI_Comm_remote_group";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, comm);
+  LZ_CHECK_INTER(kFn, comm);
+  if (group == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "group is NULL");
+  *group = lz_mpi_group_s::make(comm->remote_world_ranks(), my_world());
+  return MPI_SUCCESS;
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm* newintercomm) {
+  static constexpr const char* kFn = "MPI_Intercomm_create";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, local_comm);
+  LZ_CHECK_INTRA(kFn, local_comm);
+  if (newintercomm == nullptr) return mpi_error(local_comm, kFn, MPI_ERR_ARG, "newintercomm is NULL");
+  *newintercomm = MPI_COMM_NULL;
+  if (local_leader < 0 || local_leader >= local_comm->size())
+    return mpi_error(local_comm, kFn, MPI_ERR_RANK,
+                     "invalid local_leader " + std::to_string(local_leader) + " (communicator size " +
+                         std::to_string(local_comm->size()) + ")");
+  if (tag < 0 || tag > MPI_TAG_UB_VALUE)
+    return mpi_error(local_comm, kFn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
+  // peer_comm and remote_leader matter at the leader only; a bad one there
+  // fails every member of its group (the leader tells them).
+  const bool leader = local_comm->rank() == local_leader;
+  MPI_Comm peer = nullptr;
+  if (leader) {
+    if (!comm_ok(peer_comm)) return mpi_error(local_comm, kFn, MPI_ERR_COMM, "invalid peer communicator");
+    peer = peer_comm;
+  }
+  auto c = lz::rt::intercomm_create(*local_comm, local_leader, peer, remote_leader, tag);
+  if (!c.ok()) {
+    const int cls = c.status().code() == lz::Code::kNotFound          ? MPI_ERR_RANK
+                    : c.status().code() == lz::Code::kInvalidArgument ? MPI_ERR_COMM
+                                                                      : lz::rt::mpi_class_of(c.status());
+    return mpi_error(local_comm, kFn, cls, c.status().message());
+  }
+  *newintercomm = *c;
+  return MPI_SUCCESS;
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  static constexpr const char* kFn = "MPI_Intercomm_merge";
+  LZ_MPI_ENTRY(kFn);
+  LZ_CHECK_COMM(kFn, intercomm);
+  LZ_CHECK_INTER(kFn, intercomm);
+  if (newintracomm == nullptr) return mpi_error(intercomm, kFn, MPI_ERR_ARG, "newintracomm is NULL");
+  *newintracomm = MPI_COMM_NULL;
+  auto c = lz::rt::intercomm_merge(*intercomm, high != 0);
+  if (!c.ok()) return mpi_error(intercomm, kFn, c.status());
+  *newintracomm = *c;
   return MPI_SUCCESS;
 }
 

@@ -138,6 +138,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
   LZ_MPI_ENTRY(kFn);
   (void)reorder;  // identity: see the top of this file
   if (!comm_ok(comm_old)) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm_old->is_inter()) return mpi_error(comm_old, kFn, MPI_ERR_COMM, "not valid on an intercommunicator");
   if (comm_dist_graph == nullptr) return mpi_error(comm_old, kFn, MPI_ERR_ARG, "comm_dist_graph is NULL");
   *comm_dist_graph = MPI_COMM_NULL;
   if (int e = check_info(kFn, comm_old, info)) return e;
@@ -173,6 +174,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
   LZ_MPI_ENTRY(kFn);
   (void)reorder;  // identity: see the top of this file
   if (!comm_ok(comm_old)) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm_old->is_inter()) return mpi_error(comm_old, kFn, MPI_ERR_COMM, "not valid on an intercommunicator");
   if (comm_dist_graph != nullptr) *comm_dist_graph = MPI_COMM_NULL;
   const int size = comm_old->size(), me = comm_old->rank();
   const bool weighted = weights != MPI_UNWEIGHTED;

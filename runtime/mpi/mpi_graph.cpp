@@ -66,6 +66,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
   LZ_MPI_ENTRY(kFn);
   (void)reorder;
   if (!comm_ok(comm_old)) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm_old->is_inter()) return mpi_error(comm_old, kFn, MPI_ERR_COMM, "not valid on an intercommunicator");
   if (comm_graph == nullptr) return mpi_error(comm_old, kFn, MPI_ERR_ARG, "comm_graph is NULL");
   *comm_graph = MPI_COMM_NULL;
   if (int e = check_graph(kFn, comm_old, nnodes, index, edges)) return e;

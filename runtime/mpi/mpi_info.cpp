@@ -183,6 +183,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   LZ_MPI_ENTRY(kFn);
   (void)info;
   if (comm == nullptr || !comm->valid()) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm->is_inter()) return mpi_error(comm, kFn, MPI_ERR_COMM, "not valid on an intercommunicator");
   if (newcomm == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "newcomm is NULL");
   *newcomm = MPI_COMM_NULL;
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)

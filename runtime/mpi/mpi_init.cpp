@@ -1,4 +1,5 @@
 // MPI binding: environment (init, finalize, abort, queries, timers).
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm_factory.h"
+#include "p2p/engine.h"
 #include "p2p/runtime.h"
 
 using lz::rt::MpiState;
@@ -25,6 +27,7 @@ using lz::rt::g_mpi_state;
 
 namespace {
 int g_thread_level = MPI_THREAD_SINGLE;
+pthread_t g_main_thread;  // the thread that called MPI_Init_thread
 std::unique_ptr<lz::rt::CrService> g_cr_service;
 
 bool in_state(MpiState s) { return g_mpi_state.load() == static_cast<int>(s); }
@@ -47,10 +50,13 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     std::_Exit(1);
   }
   lz::rt::set_runtime(std::move(rt).value());
-  g_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                   : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
-                                                      : required;
+  g_thread_level = std::clamp(required, static_cast<int>(MPI_THREAD_SINGLE), static_cast<int>(MPI_THREAD_MULTIPLE));
+  g_main_thread = pthread_self();
   lz::rt::Runtime& r = lz::rt::runtime();
+  // MPI_THREAD_MULTIPLE: every thread's calls go through the thread gate
+  // (mpi/thread_gate.h); the engine's waits let go of it while they sleep.
+  const bool multiple = g_thread_level == MPI_THREAD_MULTIPLE;
+  if (multiple) r.engine().set_thread_gate(&lz::rt::ThreadGate::instance());
   // Application-level checkpoints (lazarus/checkpoint.h): valid under every cr back end.
   lz::rt::set_app_service(std::make_unique<lz::rt::AppService>(r));
   if (lz::Status s = lz::rt::app_service()->start(); !s.ok()) {
@@ -70,7 +76,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     g_cr_service = std::make_unique<lz::rt::CrService>(r);
     // Counted inside MPI while the service starts: it may take requests at once.
     lz::rt::g_mpi_depth.store(1, std::memory_order_relaxed);
-    g_mpi_state.store(static_cast<int>(MpiState::kRunningCr));
+    g_mpi_state.store(static_cast<int>(multiple ? MpiState::kRunningCrMt : MpiState::kRunningCr));
     lz::Status s = g_cr_service->start();
     lz::rt::g_mpi_depth.store(0, std::memory_order_release);
     if (!s.ok()) {
@@ -79,7 +85,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
       std::_Exit(1);
     }
   } else {
-    g_mpi_state.store(static_cast<int>(MpiState::kRunning));
+    g_mpi_state.store(static_cast<int>(multiple ? MpiState::kRunningMt : MpiState::kRunning));
   }
   if (provided) *provided = g_thread_level;
   return MPI_SUCCESS;
@@ -139,6 +145,12 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 int MPI_Query_thread(int* provided) {
   LZ_MPI_ENTRY("MPI_Query_thread");
   *provided = g_thread_level;
+  return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int* flag) {
+  LZ_MPI_ENTRY("MPI_Is_thread_main");
+  *flag = pthread_equal(pthread_self(), g_main_thread) ? 1 : 0;
   return MPI_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include "mpi/entry.h"
 #include "mpi/nbc_start.h"
 #include "p2p/nbc_algorithms.h"
+#include "p2p/nbc_inter.h"
 
 using namespace lz::rt;
 using namespace lz::rt::coll_args;
@@ -36,7 +37,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_comm(kFn, comm));
-  return start(comm, nbc_barrier(*comm), request);
+  return start(comm, comm->is_inter() ? inter_barrier(*comm) : nbc_barrier(*comm), request);
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
@@ -44,7 +45,10 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_bcast(kFn, buffer, count, datatype, root, comm));
-  return start(comm, nbc_bcast(*comm, buffer, count, *datatype, root), request);
+  return start(comm,
+               comm->is_inter() ? inter_bcast(*comm, buffer, count, *datatype, root)
+                                : nbc_bcast(*comm, buffer, count, *datatype, root),
+               request);
 }
 
 int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
@@ -53,7 +57,10 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_reduce(kFn, sendbuf, recvbuf, count, datatype, op, root, comm));
-  return start(comm, nbc_reduce(*comm, sendbuf, recvbuf, count, *datatype, *op, root), request);
+  return start(comm,
+               comm->is_inter() ? inter_reduce(*comm, sendbuf, recvbuf, count, *datatype, *op, root)
+                                : nbc_reduce(*comm, sendbuf, recvbuf, count, *datatype, *op, root),
+               request);
 }
 
 int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
@@ -62,7 +69,10 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
-  return start(comm, nbc_allreduce(*comm, sendbuf, recvbuf, count, *datatype, *op), request);
+  return start(comm,
+               comm->is_inter() ? inter_allreduce(*comm, sendbuf, recvbuf, count, *datatype, *op)
+                                : nbc_allreduce(*comm, sendbuf, recvbuf, count, *datatype, *op),
+               request);
 }
 
 int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -71,6 +81,11 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_gather(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+  if (comm->is_inter())
+    return start(comm,
+                 inter_gather(*comm, sendbuf, sendcount, type_or_byte(sendtype), recvbuf, recvcount,
+                              type_or_byte(recvtype), root),
+                 request);
   const bool is_root = comm->rank() == root;
   return start(comm,
                nbc_gather(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcount,
@@ -84,6 +99,11 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_scatter(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+  if (comm->is_inter())
+    return start(comm,
+                 inter_scatter(*comm, sendbuf, sendcount, type_or_byte(sendtype), recvbuf, recvcount,
+                               type_or_byte(recvtype), root),
+                 request);
   const bool is_root = comm->rank() == root;
   return start(comm,
                nbc_scatter(*comm, sendbuf, sendcount, is_root ? *sendtype : lz::dt::byte_type(), recvbuf, recvcount,
@@ -97,6 +117,8 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_all_to_all(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false));
+  if (comm->is_inter())
+    return start(comm, inter_allgather(*comm, sendbuf, sendcount, *sendtype, recvbuf, recvcount, *recvtype), request);
   return start(comm,
                nbc_allgather(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                              recvcount, *recvtype),
@@ -110,6 +132,8 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(
       check_all_to_all(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, recvcount > 0));
+  if (comm->is_inter())
+    return start(comm, inter_alltoall(*comm, sendbuf, sendcount, *sendtype, recvbuf, recvcount, *recvtype), request);
   return start(comm,
                nbc_alltoall(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcount,
                             *recvtype),
@@ -122,6 +146,11 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_gatherv(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+  if (comm->is_inter())
+    return start(comm,
+                 inter_gatherv(*comm, sendbuf, sendcount, type_or_byte(sendtype), recvbuf, recvcounts, displs,
+                               type_or_byte(recvtype), root),
+                 request);
   const bool is_root = comm->rank() == root;
   return start(comm,
                nbc_gatherv(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf, recvcounts,
@@ -135,6 +164,11 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_scatterv(kFn, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+  if (comm->is_inter())
+    return start(comm,
+                 inter_scatterv(*comm, sendbuf, sendcounts, displs, type_or_byte(sendtype), recvbuf, recvcount,
+                                type_or_byte(recvtype), root),
+                 request);
   const bool is_root = comm->rank() == root;
   return start(comm,
                nbc_scatterv(*comm, sendbuf, sendcounts, displs, is_root ? *sendtype : lz::dt::byte_type(), recvbuf,
@@ -148,6 +182,9 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_allgatherv(kFn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+  if (comm->is_inter())
+    return start(comm, inter_allgatherv(*comm, sendbuf, sendcount, *sendtype, recvbuf, recvcounts, displs, *recvtype),
+                 request);
   return start(comm,
                nbc_allgatherv(*comm, sendbuf, sendcount, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                               recvcounts, displs, *recvtype),
@@ -162,6 +199,10 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(
       check_alltoallv(kFn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+  if (comm->is_inter())
+    return start(
+        comm, inter_alltoallv(*comm, sendbuf, sendcounts, sdispls, *sendtype, recvbuf, recvcounts, rdispls, *recvtype),
+        request);
   return start(comm,
                nbc_alltoallv(*comm, sendbuf, sendcounts, sdispls, in_place(sendbuf) ? *recvtype : *sendtype, recvbuf,
                              recvcounts, rdispls, *recvtype),
@@ -174,6 +215,8 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_reduce_scatter(kFn, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, false));
+  if (comm->is_inter())
+    return start(comm, inter_reduce_scatter(*comm, sendbuf, recvbuf, recvcounts, *datatype, *op), request);
   return start(comm, nbc_reduce_scatter(*comm, sendbuf, recvbuf, recvcounts, *datatype, *op), request);
 }
 
@@ -183,6 +226,8 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_reduce_scatter(kFn, sendbuf, recvbuf, nullptr, recvcount, datatype, op, comm, true));
+  if (comm->is_inter())
+    return start(comm, inter_reduce_scatter_block(*comm, sendbuf, recvbuf, recvcount, *datatype, *op), request);
   std::vector<int> counts(static_cast<size_t>(comm->size()), recvcount);
   return start(comm, nbc_reduce_scatter(*comm, sendbuf, recvbuf, counts.data(), *datatype, *op), request);
 }
@@ -191,6 +236,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
               MPI_Request* request) {
   static constexpr const char* kFn = "MPI_Iscan";
   LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_intra(kFn, comm));
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
   return start(comm, nbc_scan(*comm, sendbuf, recvbuf, count, *datatype, *op, false), request);
@@ -200,6 +246,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
                 MPI_Request* request) {
   static constexpr const char* kFn = "MPI_Iexscan";
   LZ_MPI_ENTRY(kFn);
+  LZ_COLL_CHECK(check_intra(kFn, comm));
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_allreduce(kFn, sendbuf, recvbuf, count, datatype, op, comm));
   return start(comm, nbc_scan(*comm, sendbuf, recvbuf, count, *datatype, *op, true), request);
@@ -213,6 +260,10 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   LZ_COLL_CHECK(check_request(kFn, comm, request));
   LZ_COLL_CHECK(check_alltoallw(kFn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                 comm));
+  if (comm->is_inter())
+    return start(
+        comm, inter_alltoallw(*comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes),
+        request);
   return start(comm,
                alltoallw_schedule(comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                   recvtypes),
@@ -227,6 +278,10 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
   LZ_MPI_ENTRY(kFn);
   LZ_COLL_CHECK(check_alltoallw(kFn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                 comm));
+  if (comm->is_inter())
+    return run_and_wait(
+        kFn, comm,
+        inter_alltoallw(*comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes));
   return run_and_wait(
       kFn, comm,
       alltoallw_schedule(comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes));

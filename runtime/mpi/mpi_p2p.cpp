@@ -56,6 +56,17 @@ inline int send_nonblocking(const char* fn, const void* buf, int count, MPI_Data
   return MPI_SUCCESS;
 }
 
+// A persistent send of any mode (MPI_Start starts it).
+inline int send_init(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     Mode mode, MPI_Request* request) {
+  if (int e = check_common(fn, comm, count, dt)) return e;
+  if (int e = check_dest(fn, comm, dest, tag)) return e;
+  Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
+  r->persistent = true;
+  *request = r;
+  return MPI_SUCCESS;
+}
+
 inline int recv_post(const char* fn, void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                      Request** out) {
   if (int e = check_common(fn, comm, count, dt)) return e;
@@ -104,6 +115,18 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Request* request) {
   LZ_MPI_ENTRY("MPI_Issend");
   return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, Mode::kSync, request);
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Ibsend");
+  return send_nonblocking("MPI_Ibsend", buf, count, datatype, dest, tag, comm, Mode::kBuffered, request);
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Irsend");
+  return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, Mode::kReady, request);
 }
 
 int MPI_Buffer_attach(void* buffer, int size) {
@@ -276,12 +299,25 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   MPI_Request* request) {
   LZ_MPI_ENTRY("MPI_Send_init");
-  if (int e = check_common("MPI_Send_init", comm, count, datatype)) return e;
-  if (int e = check_dest("MPI_Send_init", comm, dest, tag)) return e;
-  Request* r = make_request(Request::Kind::kSend, Mode::kStandard, buf, count, datatype, dest, tag, comm);
-  r->persistent = true;
-  *request = r;
-  return MPI_SUCCESS;
+  return send_init("MPI_Send_init", buf, count, datatype, dest, tag, comm, Mode::kStandard, request);
+}
+
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Ssend_init");
+  return send_init("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, Mode::kSync, request);
+}
+
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Bsend_init");
+  return send_init("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, Mode::kBuffered, request);
+}
+
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Rsend_init");
+  return send_init("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, Mode::kReady, request);
 }
 
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

@@ -243,8 +243,9 @@ int MPI_Cancel(MPI_Request* request) {
   Request* r = *request;
   if (r == MPI_REQUEST_NULL || !r->valid())
     return mpi_error(MPI_COMM_WORLD, "MPI_Cancel", MPI_ERR_REQUEST, "invalid request");
-  // Receives not yet matched are cancelled; a send is never cancelled (MPI
-  // allows it: the send completes normally and MPI_Test_cancelled says false).
+  // A receive not yet matched is cancelled; a send whose message no receive
+  // has matched is withdrawn (Engine::cancel); anything else completes
+  // normally and MPI_Test_cancelled says false.
   engine().cancel(r);
   return MPI_SUCCESS;
 }

@@ -30,20 +30,23 @@ inline int check_common(const char* fn, MPI_Comm comm, int count, MPI_Datatype d
 }
 
 inline int check_dest(const char* fn, MPI_Comm comm, int dest, int tag) {
-  if (__builtin_expect(dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size()), 0))
+  if (__builtin_expect(dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->peer_size()), 0))
     return mpi_error(comm, fn, MPI_ERR_RANK,
-                     "invalid destination rank " + std::to_string(dest) + " (communicator size " +
-                         std::to_string(comm->size()) + ")");
+                     "invalid destination rank " + std::to_string(dest) +
+                         (comm->is_inter() ? " (remote group size " : " (communicator size ") +
+                         std::to_string(comm->peer_size()) + ")");
   if (__builtin_expect(tag < 0 || tag > MPI_TAG_UB_VALUE, 0))
     return mpi_error(comm, fn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
   return MPI_SUCCESS;
 }
 
 inline int check_source(const char* fn, MPI_Comm comm, int source, int tag) {
-  if (__builtin_expect(source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= comm->size()), 0))
+  if (__builtin_expect(
+          source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= comm->peer_size()), 0))
     return mpi_error(comm, fn, MPI_ERR_RANK,
-                     "invalid source rank " + std::to_string(source) + " (communicator size " +
-                         std::to_string(comm->size()) + ")");
+                     "invalid source rank " + std::to_string(source) +
+                         (comm->is_inter() ? " (remote group size " : " (communicator size ") +
+                         std::to_string(comm->peer_size()) + ")");
   if (__builtin_expect(tag != MPI_ANY_TAG && (tag < 0 || tag > MPI_TAG_UB_VALUE), 0))
     return mpi_error(comm, fn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
   return MPI_SUCCESS;

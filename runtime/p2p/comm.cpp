@@ -25,9 +25,10 @@ lz::Status status_of(const lz_mpi_request_s* r) {
 }
 
 lz::Status check_rank(const lz_mpi_comm_s& c, int r, bool recv) {
-  if (r == MPI_PROC_NULL || (r >= 0 && r < c.size()) || (recv && r == MPI_ANY_SOURCE)) return lz::Status::Ok();
-  return lz::InvalidArgument("invalid rank " + std::to_string(r) + " (communicator size " + std::to_string(c.size()) +
-                             ")");
+  if (r == MPI_PROC_NULL || (r >= 0 && r < c.peer_size()) || (recv && r == MPI_ANY_SOURCE)) return lz::Status::Ok();
+  return lz::InvalidArgument("invalid rank " + std::to_string(r) + " (" +
+                             (c.is_inter() ? "remote group size " : "communicator size ") +
+                             std::to_string(c.peer_size()) + ")");
 }
 
 lz_mpi_request_s* make(lz_mpi_comm_s* c, lz_mpi_request_s::Kind kind, const void* buf, int count,
@@ -53,12 +54,20 @@ void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t co
   rank_ = my_rank;
   context_ = context;
   predefined_ = predefined;
+  inter_ = false;
+  remote_world_ranks_.clear();
   magic_ = kMagic;
   coll_table.fill(nullptr);
   coll_enabled.clear();
   auto& eng = lz::rt::runtime().engine();
   p2p_queue = eng.queue(context);
   coll_queue = eng.queue(context + 1);
+}
+
+void lz_mpi_comm_s::setup_inter(std::vector<int> local, int my_rank, std::vector<int> remote, uint32_t context) {
+  setup(std::move(local), my_rank, context, false);
+  inter_ = true;
+  remote_world_ranks_ = std::move(remote);
 }
 
 void lz_mpi_comm_s::teardown() {
@@ -73,6 +82,8 @@ void lz_mpi_comm_s::teardown() {
   p2p_queue = coll_queue = nullptr;
   coll_table.fill(nullptr);
   world_ranks_.clear();
+  remote_world_ranks_.clear();
+  inter_ = false;
   magic_ = 0;
   size_ = 0;
   rank_ = -1;

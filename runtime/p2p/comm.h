@@ -16,8 +16,8 @@
 //   LZ_ASSIGN_OR_RETURN(lz::coll::Request* r, comm.irecv(buf, n, dt, src, kTag));
 //   LZ_RETURN_IF_ERROR(comm.waitall(1, &r));
 //
-// Threading: like every MPI object, used by one thread at a time (the MPI
-// binding provides at most MPI_THREAD_SERIALIZED).
+// Threading: like every MPI object, used by one thread at a time (under
+// MPI_THREAD_MULTIPLE, the one holding the thread gate, mpi/thread_gate.h).
 #pragma once
 
 #include <array>
@@ -73,6 +73,12 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   // communicator rank i. `context` is the point-to-point context id; the
   // collective context is context + 1.
   void setup(std::vector<int> world_ranks, int my_rank, uint32_t context, bool predefined);
+  // Sets up an intercommunicator: `local` is the local group (rank(), size()
+  // and MPI_Comm_group describe it), `remote` the remote group, which every
+  // point-to-point rank names (send/recv/isend/irecv here, the engine's
+  // matching, NbcSchedule). No collective module is enabled on it: its
+  // collectives are the schedules of p2p/nbc_inter.h.
+  void setup_inter(std::vector<int> local, int my_rank, std::vector<int> remote, uint32_t context);
   // Disables the collective modules enabled on it, then releases the
   // communicator's resources (not the object if predefined).
   void teardown();
@@ -81,8 +87,20 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   bool predefined() const { return predefined_; }
   uint32_t p2p_context() const { return context_; }
   uint32_t coll_context() const { return context_ + 1; }
-  int world_rank_of(int r) const { return world_ranks_[static_cast<size_t>(r)]; }
+  // The world rank of rank `r` as point-to-point names it: a rank of the
+  // remote group on an intercommunicator, of the group otherwise.
+  int world_rank_of(int r) const {
+    return inter_ ? remote_world_ranks_[static_cast<size_t>(r)] : world_ranks_[static_cast<size_t>(r)];
+  }
+  // The (local) group, in rank order.
   const std::vector<int>& world_ranks() const { return world_ranks_; }
+  bool is_inter() const { return inter_; }
+  // The size of the group point-to-point ranks name (the remote group's on
+  // an intercommunicator).
+  int peer_size() const { return inter_ ? static_cast<int>(remote_world_ranks_.size()) : size_; }
+  // Intercommunicators: the remote group, in its rank order (empty otherwise).
+  int remote_size() const { return static_cast<int>(remote_world_ranks_.size()); }
+  const std::vector<int>& remote_world_ranks() const { return remote_world_ranks_; }
 
   MPI_Errhandler errhandler = nullptr;  // null: MPI_ERRORS_ARE_FATAL
   // MPI_Comm_set_name / MPI_Comm_get_name: "MPI_COMM_WORLD" and
@@ -110,7 +128,9 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   int size_ = 0;
   uint32_t context_ = 0;
   bool predefined_ = false;
+  bool inter_ = false;
   std::vector<int> world_ranks_;
+  std::vector<int> remote_world_ranks_;
 };
 
 namespace lz::rt {

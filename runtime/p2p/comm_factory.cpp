@@ -8,6 +8,7 @@
 #include "lazarus/datatype/datatype.h"
 #include "p2p/coll_select.h"
 #include "p2p/engine.h"
+#include "p2p/intercomm_factory.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt {
@@ -115,6 +116,7 @@ void teardown_predefined_comms() {
 }
 
 StatusOr<Comm*> comm_dup(Comm& parent) {
+  if (parent.is_inter()) return intercomm_split(parent, 0, parent.rank());
   Engine& eng = runtime().engine();
   Record mine{0, 0, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
@@ -126,6 +128,7 @@ StatusOr<Comm*> comm_dup(Comm& parent) {
 }
 
 StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
+  if (parent.is_inter()) return intercomm_split(parent, color, key);
   Engine& eng = runtime().engine();
   Record mine{color, key, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
@@ -149,6 +152,11 @@ StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
   for (int w : group.world_ranks)
     if (std::find(parent.world_ranks().begin(), parent.world_ranks().end(), w) == parent.world_ranks().end())
       return InvalidArgument("the group holds world rank " + std::to_string(w) + ", which is not in the communicator");
+  if (parent.is_inter()) {
+    // The group is of the local group; each side passes its own.
+    const int in = group.rank_of_world(runtime().rank());
+    return intercomm_split(parent, in == MPI_UNDEFINED ? MPI_UNDEFINED : 0, in);
+  }
   Record mine{0, 0, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);

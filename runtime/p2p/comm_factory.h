@@ -11,7 +11,9 @@
 // per user tag. MPI_Comm_idup cannot propose the maximum: other agreements
 // may run while it is in flight; it agrees as a non-blocking schedule that
 // holds its proposal, checks the maximum is free everywhere and tries again
-// higher when it is not (comm_idup.cpp).
+// higher when it is not (comm_idup.cpp); on an intercommunicator the maxima
+// are taken over both groups and the result is an intercommunicator.
+// Intercommunicators' other constructors: intercomm_factory.h.
 #pragma once
 
 #include <memory>

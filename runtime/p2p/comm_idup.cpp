@@ -15,11 +15,13 @@
 //      and the communicator set up on v. Some failed: both held pairs go back
 //      and the next round proposes again (next_context() has grown past v
 //      at the member whose p was v, so the maximum rises each round).
+#include <algorithm>
 #include <memory>
 
 #include "lazarus/datatype/op.h"
 #include "p2p/comm_factory.h"
 #include "p2p/engine.h"
+#include "p2p/intercomm_factory.h"
 #include "p2p/nbc_algorithms.h"
 #include "p2p/runtime.h"
 
@@ -57,6 +59,43 @@ const dt::Datatype& u32() { return dt::internal_type(dt::Basic::kUint32); }
 
 void propose(const std::shared_ptr<Agreement>& a);
 
+// The maximum of every member's *mine into *all, in rounds of its own. On
+// an intercommunicator (whose transfers reach the remote group only) in
+// two: each member sends its value to every remote member and keeps the
+// largest it receives (the remote group's maximum); then sends that to every
+// remote member, which so learns its own group's maximum.
+void add_max(NbcSchedule& s, Comm& c, uint32_t* mine, uint32_t* all) {
+  if (!c.is_inter()) {
+    add_allreduce(s, c.size(), c.rank(), mine, all, 1, u32(), max_op());
+    return;
+  }
+  const int nr = c.remote_size();
+  auto* in = static_cast<uint32_t*>(s.temp(nr, u32()));
+  auto* back = static_cast<uint32_t*>(s.temp(nr, u32()));
+  auto* remote_max = static_cast<uint32_t*>(s.temp(1, u32()));
+  s.next_round();
+  for (int r = 0; r < nr; ++r) {
+    s.send(mine, 1, u32(), r);
+    s.recv(&in[r], 1, u32(), r);
+  }
+  s.call([in, nr, remote_max] {
+    uint32_t m = 0;
+    for (int r = 0; r < nr; ++r) m = std::max(m, in[r]);
+    *remote_max = m;
+    return Status::Ok();
+  });
+  s.next_round();
+  for (int r = 0; r < nr; ++r) {
+    s.send(remote_max, 1, u32(), r);
+    s.recv(&back[r], 1, u32(), r);
+  }
+  s.call([back, remote_max, all] {
+    *all = std::max(*remote_max, back[0]);  // every back[r] is this group's maximum
+    return Status::Ok();
+  });
+  s.next_round();
+}
+
 Status check(const std::shared_ptr<Agreement>& a) {
   Engine& eng = runtime().engine();
   a->agreed = a->all;
@@ -68,14 +107,17 @@ Status check(const std::shared_ptr<Agreement>& a) {
   }
   a->mine = ok ? 0 : 1;
   NbcSchedule& s = *a->s;
-  add_allreduce(s, a->parent->size(), a->parent->rank(), &a->mine, &a->all, 1, u32(), max_op());
+  add_max(s, *a->parent, &a->mine, &a->all);
   s.next_round();
   s.call([a] {
     Engine& eng = runtime().engine();
     if (a->all == 0) {  // every member holds `agreed`
       if (a->agreed != a->proposal) eng.release_context(a->proposal);
       a->finished = true;
-      LZ_ASSIGN_OR_RETURN(Comm * c, make_comm(*a->parent, a->parent->world_ranks(), a->agreed, a->holder));
+      LZ_ASSIGN_OR_RETURN(Comm * c, a->parent->is_inter()
+                                        ? make_intercomm(*a->parent, a->parent->world_ranks(),
+                                                         a->parent->remote_world_ranks(), a->agreed, a->holder)
+                                        : make_comm(*a->parent, a->parent->world_ranks(), a->agreed, a->holder));
       c->topology = a->parent->topology;  // as MPI_Comm_dup
       *a->newcomm = c;
       return Status::Ok();
@@ -96,7 +138,7 @@ void propose(const std::shared_ptr<Agreement>& a) {
   eng.take_context(a->proposal);
   a->mine = a->proposal;
   NbcSchedule& s = *a->s;
-  add_allreduce(s, a->parent->size(), a->parent->rank(), &a->mine, &a->all, 1, u32(), max_op());
+  add_max(s, *a->parent, &a->mine, &a->all);
   s.next_round();
   s.call([a] { return check(a); });
 }

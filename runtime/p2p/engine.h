@@ -18,8 +18,9 @@
 //                   sender's buffer directly and answers kFin (single copy);
 //                   otherwise it answers kCts and the sender streams kFrag
 //                   frames of max_frame.
-// Threading: one thread at a time (MPI_THREAD_SERIALIZED at most); the
-// interrupt flag may be set from any thread.
+// Threading: one thread at a time; the interrupt flag may be set from any
+// thread. Under MPI_THREAD_MULTIPLE that thread holds the thread gate
+// (wait_gate.h), which a wait lets go of while it sleeps.
 //
 // Where each part is: engine.cpp (transports per peer, flush at finalize,
 // contexts), engine_send.cpp (frames, per-peer send queue, sender side of the
@@ -50,6 +51,7 @@
 #include "p2p/registered_buffer.h"
 #include "p2p/protocol.h"
 #include "p2p/request.h"
+#include "p2p/wait_gate.h"
 
 namespace lz::rt {
 
@@ -102,7 +104,16 @@ class Engine final : public transport::Host {
   // engine advances it on every progress turn and completes `r` at its end
   // (st_error MPI_ERR_OTHER when a transfer failed: the message says which).
   void start_nbc(Request* r, std::unique_ptr<NbcSchedule> schedule);
-  // Cancels a posted, unmatched receive (true), or does nothing (false).
+  // MPI_Cancel. A posted, unmatched receive is cancelled at once (true). A
+  // send is cancelled only while its message has not been matched: its
+  // eager or RTS frame still queued here is dropped (true, cancelled at
+  // once); an RTS, or a synchronous eager message, already sent and not
+  // answered is withdrawn with a kCancel to the receiver (true: the request
+  // completes at the receiver's answer, cancelled if the receiver still held
+  // the message unmatched, normally otherwise). Anything else (a message
+  // gone out without a reply to wait for, a complete transfer, a buffered
+  // rendezvous, a message log running) is left to complete normally (false).
+  // st_cancelled says which happened once the request is complete.
   bool cancel(Request* r);
 
   // One turn of progress over the active transports; returns events seen.
@@ -122,6 +133,7 @@ class Engine final : public transport::Host {
       for (int i = 0; i < spin_count_; ++i) {
         progress();
         if (done()) return;
+        if (__builtin_expect(gate_ != nullptr, 0) && gate_->contended()) break;
         sched_yield();
       }
     } else if (spin_time_ns_ > 0) {
@@ -130,6 +142,7 @@ class Engine final : public transport::Host {
         progress();
         if (done()) return;
         if (i % 64 == 0 && now_ns() >= until) break;
+        if (__builtin_expect(gate_ != nullptr, 0) && gate_->contended()) break;
       }
     }
     while (!done()) sleep_turn();
@@ -137,6 +150,9 @@ class Engine final : public transport::Host {
   // This rank shares its CPUs with more ranks than they have (cpu_sharing.h):
   // a spinning wait yields.
   bool oversubscribed() const { return oversubscribed_; }
+  // MPI_THREAD_MULTIPLE: waits let go of `gate` while they sleep (null: one
+  // thread at a time calls MPI, nothing to let go of).
+  void set_thread_gate(WaitGate* gate) { gate_ = gate; }
 
   // ---- matching queues per context --------------------------------------------------
   MatchQueue* queue(uint32_t ctx);
@@ -210,7 +226,11 @@ class Engine final : public transport::Host {
   // Starts `r` (active, not complete, no error); a request to MPI_PROC_NULL
   // completes at once with the empty status, and activate() returns true.
   bool activate(Request* r);
+  // Under a thread gate, one thread (the poller) sleeps in poll() and lets go
+  // of the gate meanwhile; the others wait on the gate.
   void sleep_turn();
+  // Runs the interrupt handler when a checkpoint asked for it (top of a turn).
+  void take_interrupt();
   // Bootstrap::ReplyWait: progresses the transports until `fd` is readable.
   void wait_readable(int fd);
   // Live peers with frames not yet out of this process, for messages
@@ -219,9 +239,10 @@ class Engine final : public transport::Host {
   std::string unsent_summary(std::vector<int>* owed) const;
   // Arms every selected transport's wait fd; false when one has work now.
   bool arm_waits();
-  // The selected transports' wait fds, leaving 2 of kMaxWaitFds entries free
-  // for the caller (interrupt eventfd, control fd or an extra fd).
-  static constexpr nfds_t kMaxWaitFds = 18;
+  // The selected transports' wait fds, leaving 3 of kMaxWaitFds entries free
+  // for the caller (interrupt eventfd, thread gate's wake fd, control fd or an
+  // extra fd).
+  static constexpr nfds_t kMaxWaitFds = 19;
   nfds_t wait_fds(pollfd* fds) const;
   // Per peer, the first selected module that reaches it; active_/idle_.
   Status choose_transports();
@@ -270,6 +291,15 @@ class Engine final : public transport::Host {
   void log_late(Request* r, const char* data, uint64_t bytes);
   void finish_recv(Request* r);
   void send_ctl(int world, uint8_t type, uint64_t sreq, uint64_t rreq);
+  // Cancel of a send (cancel()): drops its frame still queued for the peer
+  // (true), or sends the kCancel that withdraws it (true), or false.
+  bool cancel_send(Request* r);
+  // The receiver's side of kCancel, and the sender's of kCancelAck.
+  void deliver_cancel(int world, const wire::Header& h);
+  void deliver_cancel_ack(const wire::Header& h);
+  // A send's protocol ended (FIN, ACK, stream sent): complete it, or, while
+  // a kCancel is out, wait for its answer.
+  void send_done(Request* r);
   void fail_request(Request* r, int mpi_error);
 
   Bootstrap* boot_ = nullptr;
@@ -334,6 +364,7 @@ class Engine final : public transport::Host {
   }
   bool oversubscribed_ = false;
   int wait_timeout_ms_ = 10;
+  WaitGate* gate_ = nullptr;
   double flush_timeout_s_ = 600;
   uint64_t eager_limit_param_ = 0;  // 0: each transport's attributes
   std::function<void()> interrupt_handler_;

@@ -12,6 +12,16 @@ namespace lz::rt {
 using namespace engine_detail;
 
 void Engine::complete(Request* r) {
+  if (Request* owner = r->bsend_owner) {  // a buffered send's transfer ends
+    r->bsend_owner = nullptr;
+    owner->bsend_xfer = nullptr;
+    if (owner->withdrawing) {  // its user's request waited for the outcome of a cancel
+      owner->withdrawing = false;
+      owner->st_cancelled = r->st_cancelled;
+      if (owner->st_error == MPI_SUCCESS) owner->st_error = r->st_error;
+      complete(owner);
+    }
+  }
   if (r->region != nullptr) release_region(r);
   if (r->kind == Request::Kind::kSend) r->free_tmp();
   if (r->cr_open) {
@@ -19,6 +29,7 @@ void Engine::complete(Request* r) {
     --open_recvs_;
   }
   r->complete = true;
+  if (__builtin_expect(gate_ != nullptr, 0)) gate_->note_events();
   if (r->user_freed) {
     r->active = false;
     request_pool().put(r);

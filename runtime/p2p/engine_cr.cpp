@@ -2,6 +2,7 @@
 // the CR thread, and the transports' checkpoint / continue / restart hooks.
 #include "p2p/engine.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -71,6 +72,16 @@ Status Engine::checkpoint_transports(int timeout_ms) {
       progress_wait(1);
     }
   }
+  // What the transports' libraries freed goes back to the kernel before the
+  // image is taken: a core image holds every resident page, free or not.
+  // glibc serves a large allocation by mmap only until one such is freed
+  // (then it raises its mmap threshold), so from the second checkpoint on,
+  // libfabric's tcp;ofi_rxm buffers (about 90 MiB a rank) came from the heap
+  // and stayed resident after the endpoint closed: snapshot 1 of a 4-rank
+  // job was 21 MB, snapshot 2 379 MB, and cr.recover.ofi_rxm timed out
+  // taking 2 s checkpoints every second. malloc_trim also releases free
+  // pages inside the heap, not only at its top.
+  ::malloc_trim(0);
   return Status::Ok();
 }
 

@@ -24,6 +24,7 @@ int Engine::progress() {
   if (__builtin_expect(!deferred_.empty(), 0)) run_deferred();
   if (__builtin_expect(pending_peers_ != 0, 0)) flush_all();
   if (__builtin_expect(!nbc_.empty(), 0)) advance_nbc();
+  if (__builtin_expect(gate_ != nullptr, 0) && n > 0) gate_->note_events();
   return n;
 }
 
@@ -76,11 +77,11 @@ nfds_t Engine::wait_fds(pollfd* fds) const {
   nfds_t n = 0;
   for (const auto* list : {&active_, &idle_})
     for (auto* t : *list)
-      if (int fd = t->wait_fd(); fd >= 0 && n < kMaxWaitFds - 2) fds[n++] = {fd, POLLIN, 0};
+      if (int fd = t->wait_fd(); fd >= 0 && n < kMaxWaitFds - 3) fds[n++] = {fd, POLLIN, 0};
   return n;
 }
 
-void Engine::sleep_turn() {
+void Engine::take_interrupt() {
   if (interrupt_requested.load(std::memory_order_acquire)) {
     if (interrupt_fd_ >= 0) {
       uint64_t v;
@@ -93,7 +94,16 @@ void Engine::sleep_turn() {
     if (interrupt_handler_) interrupt_handler_();
     else interrupt_requested.store(false, std::memory_order_relaxed);
   }
+}
+
+void Engine::sleep_turn() {
+  take_interrupt();
   if (progress() > 0 || self_dirty_) return;
+  if (__builtin_expect(gate_ != nullptr, 0) && gate_->poller_active()) {
+    // MPI_THREAD_MULTIPLE: another thread sleeps in poll() for everyone.
+    gate_->wait_turn(wait_timeout_ms_);
+    return;
+  }
   if (!arm_waits() || self_dirty_) {
     progress();
     return;
@@ -104,13 +114,16 @@ void Engine::sleep_turn() {
     if (fd >= 0 && nfds < kMaxWaitFds) fds[nfds++] = {fd, POLLIN, 0};
   };
   add(interrupt_fd_);
+  if (__builtin_expect(gate_ != nullptr, 0)) add(gate_->wake_fd());
   // With CR on, the CR thread polls the control fd; polling it here too would
   // turn this wait into a spin while a control message waits to be read.
   const bool control = boot_ != nullptr && !control_dead_ && interrupt_fd_ < 0;
   const nfds_t control_index = nfds;
   if (control) add(boot_->control_fd());
   int timeout = (pending_peers_ != 0 || any_without_fd_) ? 1 : wait_timeout_ms_;
+  if (__builtin_expect(gate_ != nullptr, 0)) gate_->release_for_poll();
   int rc = poll(fds, nfds, timeout);
+  if (__builtin_expect(gate_ != nullptr, 0)) gate_->reacquire_after_poll();
   if (rc > 0 && control && control_index < nfds && (fds[control_index].revents & (POLLHUP | POLLERR | POLLNVAL)))
     control_dead_ = true;  // the launcher is gone; do not spin on the dead fd
   progress();

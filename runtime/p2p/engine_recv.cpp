@@ -98,17 +98,6 @@ bool Engine::iprobe(uint32_t ctx, int src, int tag, Request* probe) {
   return true;
 }
 
-bool Engine::cancel(Request* r) {
-  if (r->kind != Request::Kind::kRecv || r->complete || !r->active) return false;
-  MatchQueue* q = queue(r->context);
-  if (!q->is_posted(r)) return false;
-  q->unpost(r);
-  r->st_cancelled = true;
-  r->st_bytes = 0;
-  complete(r);
-  return true;
-}
-
 namespace {
 
 // A receive matched a message of `len` packed bytes: its status, and how many
@@ -275,10 +264,16 @@ void Engine::deliver(int src, const void* data, size_t len) {
     case wire::kAck: {
       Request* r = as_request(h.sreq);
       if (r == nullptr || r->kind != Request::Kind::kSend) break;
-      remove_waiting(r);
-      complete(r);
+      send_done(r);
       return;
     }
+    case wire::kCancel:
+      if (h.context >= kMaxContext) break;
+      deliver_cancel(src, h);
+      return;
+    case wire::kCancelAck:
+      deliver_cancel_ack(h);
+      return;
     default:
       break;
   }
@@ -347,7 +342,7 @@ void Engine::run_deferred() {
     Deferred d = deferred_[i];
     switch (d.kind) {
       case Deferred::kCtl:
-        send_ctl(d.world, d.type, d.sreq, 0);
+        send_ctl(d.world, d.type, d.sreq, d.addr);  // addr: the reply's rreq (kCancelAck's verdict)
         break;
       case Deferred::kRndvStart:
         start_rndv_recv(d.req, d.world, d.src, d.tag, d.stamp, d.length, d.sreq,

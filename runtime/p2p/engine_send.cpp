@@ -86,8 +86,7 @@ void Engine::flush_peer(int world) {
         r->rndv_done += n;
       }
       p.pending.pop_front();
-      remove_waiting(r);
-      complete(r);
+      send_done(r);
       continue;
     }
     struct iovec iov[1];
@@ -135,6 +134,12 @@ Status Engine::start_send(Request* r) {
   Comm* c = r->comm;
   const int world = c->world_rank_of(r->peer);
   r->world_peer = world;
+  r->rndv = r->withdrawing = r->answered = false;
+  r->remote_req = 0;
+  if (r->bsend_xfer != nullptr) {  // a persistent buffered send started again
+    r->bsend_xfer->bsend_owner = nullptr;
+    r->bsend_xfer = nullptr;
+  }
   Peer& p = peers_[static_cast<size_t>(world)];
   if (__builtin_expect(p.failed, 0)) {
     fail_request(r, MPI_ERR_PROC_FAILED);
@@ -200,11 +205,14 @@ Status Engine::start_send(Request* r) {
     xfer->data = copy;
     xfer->active = true;
     xfer->user_freed = true;  // nobody waits on it: released at completion
+    xfer->bsend_owner = r;
+    r->bsend_xfer = xfer;
     h.sreq = reinterpret_cast<uintptr_t>(xfer);
     complete(r);
   }
   h.type = wire::kRts;
   h.addr = reinterpret_cast<uintptr_t>(xfer->data);
+  xfer->rndv = true;
   const std::string* key = nullptr;
   if (world != rank_ && p.has_get && bytes >= p.get_threshold && offer_get(xfer, p)) {
     h.flags |= wire::kFlagGet;

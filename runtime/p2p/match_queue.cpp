@@ -78,6 +78,19 @@ Unexpected* MatchQueue::find_unexpected(int src, int tag, bool remove) {
   return nullptr;
 }
 
+Unexpected* MatchQueue::withdraw(int world_src, uint64_t sreq) {
+  for (Unexpected* u = unexp_head_; u != nullptr; u = u->next) {
+    if (u->world_src != world_src || u->sreq != sreq) continue;
+    if (u->prev) u->prev->next = u->next;
+    else unexp_head_ = u->next;
+    if (u->next) u->next->prev = u->prev;
+    else unexp_tail_ = u->prev;
+    u->next = u->prev = nullptr;
+    return u;
+  }
+  return nullptr;
+}
+
 void MatchQueue::recycle(Unexpected* u) {
   // Keep small payload buffers for reuse; give large ones back.
   if (u->data.capacity() > (64u << 10)) std::vector<char>().swap(u->data);

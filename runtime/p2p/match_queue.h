@@ -53,6 +53,10 @@ class MatchQueue {
   void append(Unexpected* u);
   // The first unexpected message matching (src, tag); `remove` takes it out.
   Unexpected* find_unexpected(int src, int tag, bool remove);
+  // The unexpected message `sreq` of world rank `world_src`, taken out of
+  // the queue (a sender withdrawing it); null when a receive or a matched
+  // probe has taken it already.
+  Unexpected* withdraw(int world_src, uint64_t sreq);
   void recycle(Unexpected* u);
 
   bool empty() const { return posted_head_ == nullptr && unexp_head_ == nullptr; }

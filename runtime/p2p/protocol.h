@@ -15,6 +15,12 @@
 //           for request rreq; pieces arrive in order.
 //   kFin    receiver -> sender: the receiver get()-copied the data of sreq.
 //   kAck    receiver -> sender: a synchronous eager message of sreq matched.
+//   kCancel sender -> receiver: withdraw message sreq (an RTS, or a
+//           synchronous eager message) if no receive has matched it: the
+//           receiver takes it out of its unexpected queue of `context`.
+//   kCancelAck receiver -> sender: the answer for sreq; rreq 1: withdrawn
+//           (never matched, nothing more comes for it), 0: already matched
+//           (the protocol runs to its end as usual).
 // kEager and kRts carry in `rreq` the message's stamp for application-level
 // checkpoints (crcp.h: the sender's epoch and the message's index in it);
 // zero when no such protocol runs.
@@ -28,7 +34,7 @@ namespace lz::rt::wire {
 
 inline constexpr uint8_t kVersion = 1;
 
-enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6 };
+enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6, kCancel = 7, kCancelAck = 8 };
 enum Flags : uint8_t { kFlagSync = 1, kFlagGet = 2 };
 
 struct Header {

@@ -50,6 +50,10 @@ Request* RequestPool::get() {
 }
 
 void RequestPool::put(Request* r) {
+  if (r->bsend_xfer != nullptr) {  // its transfer outlives it: no longer linked
+    r->bsend_xfer->bsend_owner = nullptr;
+    r->bsend_xfer = nullptr;
+  }
   r->free_tmp();
   lz::dt::Datatype::release(r->dt);
   r->dt = nullptr;

@@ -50,6 +50,18 @@ struct lz_mpi_request_s : lz::coll::Request {
   uint64_t rndv_done = 0;      // rendezvous: bytes sent or received so far
   uint64_t remote_req = 0;     // the peer's request id
   lz::rt::RegisteredBuffer* region = nullptr;  // rendezvous send: `data` registered for the peer's get
+  // ---- cancel of a send (Engine::cancel) ----------------------------------------
+  bool rndv = false;         // send: went as a rendezvous request (RTS)
+  bool withdrawing = false;  // send: a kCancel is out and its answer is not in yet
+  bool answered = false;     // send: its protocol ended while withdrawing (completes at the answer)
+  // A buffered send that went by rendezvous completes at once; an internal
+  // request carries the copy. While that transfer runs the two are linked
+  // (cut when either is done with: the transfer completes, or the user's
+  // request is recycled or started again), so MPI_Cancel of the user's
+  // request can withdraw the transfer; the user's request then stays
+  // incomplete (withdrawing) until the transfer has ended.
+  lz_mpi_request_s* bsend_xfer = nullptr;   // user's request: its transfer
+  lz_mpi_request_s* bsend_owner = nullptr;  // transfer: the user's request
   // ---- application-level checkpoints (crcp MessageLog) --------------------------
   uint64_t cr_stamp = 0;   // recv: the matched message's stamp
   uint64_t cr_wild = 0;    // recv: 1 + its number among wildcard receives (0: not one)

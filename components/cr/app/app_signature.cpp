@@ -51,13 +51,26 @@ bool scalars_of(Basic b, Scalar* first, Scalar* second) {
     case Basic::k2Int: *first = Scalar::kInt32; *second = Scalar::kInt32; return true;
     case Basic::kShortInt: *first = Scalar::kInt16; *second = Scalar::kInt32; return true;
     case Basic::kLongDoubleInt: *first = Scalar::kFloat80; *second = Scalar::kInt32; return true;
+    case Basic::kInteger: case Basic::kInteger4: case Basic::kLogical: *first = Scalar::kInt32; return true;
+    case Basic::kInteger1: *first = Scalar::kInt8; return true;
+    case Basic::kInteger2: *first = Scalar::kInt16; return true;
+    case Basic::kInteger8: *first = Scalar::kInt64; return true;
+    case Basic::kReal: case Basic::kReal4: *first = Scalar::kFloat32; return true;
+    case Basic::kDoublePrecision: case Basic::kReal8: *first = Scalar::kFloat64; return true;
+    case Basic::kCharacter: *first = Scalar::kChar; return true;
+    // A complex number is stored as its two parts.
+    case Basic::kComplex: case Basic::k2Real: *first = Scalar::kFloat32; *second = Scalar::kFloat32; return true;
+    case Basic::kDoubleComplex: case Basic::k2DoublePrecision:
+      *first = Scalar::kFloat64; *second = Scalar::kFloat64; return true;
+    case Basic::k2Integer: *first = Scalar::kInt32; *second = Scalar::kInt32; return true;
     default: return false;
   }
 }
 
 bool is_pair(Basic b) {
   return b == Basic::kFloatInt || b == Basic::kDoubleInt || b == Basic::kLongInt || b == Basic::k2Int ||
-         b == Basic::kShortInt || b == Basic::kLongDoubleInt;
+         b == Basic::kShortInt || b == Basic::kLongDoubleInt || b == Basic::kComplex ||
+         b == Basic::kDoubleComplex || b == Basic::k2Integer || b == Basic::k2Real || b == Basic::k2DoublePrecision;
 }
 
 }  // namespace

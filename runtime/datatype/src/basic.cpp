@@ -2,6 +2,7 @@
 // lays them out (pair types are the C structs MPI_MAXLOC/MPI_MINLOC use).
 #include "lazarus/datatype/basic.h"
 
+#include <complex>
 #include <cstddef>
 #include <iterator>
 
@@ -22,6 +23,12 @@ template <typename V>
 constexpr BasicInfo pair(const char* name) {
   return {name, sizeof(V) + sizeof(int), sizeof(Pair<V>), alignof(Pair<V>), 2, sizeof(V),
           static_cast<uint32_t>(offsetof(Pair<V>, index))};
+}
+
+// Fortran's pairs: value and index of one type, no padding.
+template <typename V>
+constexpr BasicInfo same_pair(const char* name) {
+  return {name, 2 * sizeof(V), 2 * sizeof(V), alignof(V), 2, sizeof(V), sizeof(V)};
 }
 
 // Indexed by Basic.
@@ -61,6 +68,22 @@ constexpr BasicInfo kBasic[] = {
     pair<int>("MPI_2INT"),
     pair<short>("MPI_SHORT_INT"),
     pair<long double>("MPI_LONG_DOUBLE_INT"),
+    scalar<int32_t>("MPI_INTEGER"),
+    scalar<float>("MPI_REAL"),
+    scalar<double>("MPI_DOUBLE_PRECISION"),
+    scalar<std::complex<float>>("MPI_COMPLEX"),
+    scalar<std::complex<double>>("MPI_DOUBLE_COMPLEX"),
+    scalar<int32_t>("MPI_LOGICAL"),
+    scalar<char>("MPI_CHARACTER"),
+    scalar<int8_t>("MPI_INTEGER1"),
+    scalar<int16_t>("MPI_INTEGER2"),
+    scalar<int32_t>("MPI_INTEGER4"),
+    scalar<int64_t>("MPI_INTEGER8"),
+    scalar<float>("MPI_REAL4"),
+    scalar<double>("MPI_REAL8"),
+    same_pair<int32_t>("MPI_2INTEGER"),
+    same_pair<float>("MPI_2REAL"),
+    same_pair<double>("MPI_2DOUBLE_PRECISION"),
 };
 static_assert(std::size(kBasic) == static_cast<size_t>(Basic::kNumBasic));
 

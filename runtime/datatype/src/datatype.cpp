@@ -58,9 +58,12 @@ lz_datatype_s::lz_datatype_s(Basic b)
   ub_ = info.extent;
   true_lb_ = 0;
   if (info.elements == 2) {
-    true_ub_ = info.second_offset + sizeof(int);
+    // The index is what the pair holds after its value: an int in C's
+    // pairs, a value's twin in Fortran's (MPI_2DOUBLE_PRECISION).
+    const size_t index_size = info.size - info.first_size;
+    true_ub_ = info.second_offset + index_size;
     append_block(0, info.first_size);
-    append_block(info.second_offset, sizeof(int));
+    append_block(info.second_offset, index_size);
   } else {
     true_ub_ = info.size;
     append_block(0, info.size);

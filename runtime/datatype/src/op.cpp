@@ -2,6 +2,7 @@
 // element-wise kernels.
 #include "lazarus/datatype/op.h"
 
+#include <complex>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -13,7 +14,8 @@ using Kind = Op::Kind;
 
 // Which families an op accepts (MPI-3.1 5.9.2).
 enum Family : unsigned {
-  kCInteger = 1, kFloating = 2, kLogical = 4, kByteFam = 8, kMultiLang = 16, kPairFam = 32, kNone = 0
+  kCInteger = 1, kFloating = 2, kLogical = 4, kByteFam = 8, kMultiLang = 16, kPairFam = 32, kFInteger = 64,
+  kComplexFam = 128, kNone = 0
 };
 
 Family family_of(Basic b) {
@@ -23,30 +25,38 @@ Family family_of(Basic b) {
     case Basic::kUnsignedLongLong: case Basic::kInt8: case Basic::kInt16: case Basic::kInt32: case Basic::kInt64:
     case Basic::kUint8: case Basic::kUint16: case Basic::kUint32: case Basic::kUint64:
       return kCInteger;
-    case Basic::kFloat: case Basic::kDouble: case Basic::kLongDouble:
+    case Basic::kFloat: case Basic::kDouble: case Basic::kLongDouble: case Basic::kReal:
+    case Basic::kDoublePrecision: case Basic::kReal4: case Basic::kReal8:
       return kFloating;
-    case Basic::kCBool:
+    case Basic::kInteger: case Basic::kInteger1: case Basic::kInteger2: case Basic::kInteger4:
+    case Basic::kInteger8:
+      return kFInteger;
+    case Basic::kComplex: case Basic::kDoubleComplex:
+      return kComplexFam;
+    case Basic::kCBool: case Basic::kLogical:
       return kLogical;
     case Basic::kByte:
       return kByteFam;
     case Basic::kAint: case Basic::kOffset: case Basic::kCount:
       return kMultiLang;
     case Basic::kFloatInt: case Basic::kDoubleInt: case Basic::kLongInt: case Basic::k2Int: case Basic::kShortInt:
-    case Basic::kLongDoubleInt:
+    case Basic::kLongDoubleInt: case Basic::k2Integer: case Basic::k2Real: case Basic::k2DoublePrecision:
       return kPairFam;
-    default:  // MPI_CHAR, MPI_WCHAR, MPI_PACKED: no predefined reduction
+    default:  // MPI_CHAR, MPI_WCHAR, MPI_PACKED, MPI_CHARACTER: no predefined reduction
       return kNone;
   }
 }
 
 unsigned families_of(Kind k) {
   switch (k) {
-    case Kind::kMax: case Kind::kMin: case Kind::kSum: case Kind::kProd:
-      return kCInteger | kFloating | kMultiLang;
+    case Kind::kMax: case Kind::kMin:
+      return kCInteger | kFInteger | kFloating | kMultiLang;
+    case Kind::kSum: case Kind::kProd:
+      return kCInteger | kFInteger | kFloating | kMultiLang | kComplexFam;
     case Kind::kLand: case Kind::kLor: case Kind::kLxor:
       return kCInteger | kLogical;
     case Kind::kBand: case Kind::kBor: case Kind::kBxor:
-      return kCInteger | kByteFam | kMultiLang;
+      return kCInteger | kFInteger | kByteFam | kMultiLang;
     case Kind::kMaxloc: case Kind::kMinloc:
       return kPairFam;
     default:
@@ -103,26 +113,43 @@ void kernel(const void* in_v, void* io_v, size_t n) {
   }
 }
 
-// MAXLOC/MINLOC on (value, int index) pairs at `stride` bytes apart with the
-// index at `index_offset` (memory layout: the C struct; packed: right after
-// the value). Ties keep the lower index, as MPI specifies.
-template <typename V, bool kMax>
+// SUM and PROD of complex numbers (Fortran COMPLEX, DOUBLE COMPLEX).
+template <typename T>
+bool dispatch_complex(Kind k, const void* in_v, void* io_v, size_t n) {
+  if (k != Kind::kSum && k != Kind::kProd) return false;
+  const char* in = static_cast<const char*>(in_v);
+  char* io = static_cast<char*>(io_v);
+  for (size_t i = 0; i < n; ++i) {
+    std::complex<T> a, b;
+    std::memcpy(&a, in + i * sizeof(a), sizeof(a));
+    std::memcpy(&b, io + i * sizeof(b), sizeof(b));
+    b = k == Kind::kSum ? a + b : a * b;
+    std::memcpy(io + i * sizeof(b), &b, sizeof(b));
+  }
+  return true;
+}
+
+// MAXLOC/MINLOC on (value, index) pairs at `stride` bytes apart with the
+// index, of type I (int in C, the value's type in Fortran), at `index_offset`
+// (memory layout: the C struct; packed: right after the value). Ties keep the
+// lower index, as MPI specifies.
+template <typename V, bool kMax, typename I = int>
 void loc_kernel(const void* in_v, void* io_v, size_t n, size_t stride, size_t index_offset) {
   const char* in = static_cast<const char*>(in_v);
   char* io = static_cast<char*>(io_v);
   for (size_t i = 0; i < n; ++i) {
     V a, b;
-    int ia, ib;
+    I ia, ib;
     std::memcpy(&a, in + i * stride, sizeof(V));
-    std::memcpy(&ia, in + i * stride + index_offset, sizeof(int));
+    std::memcpy(&ia, in + i * stride + index_offset, sizeof(I));
     std::memcpy(&b, io + i * stride, sizeof(V));
-    std::memcpy(&ib, io + i * stride + index_offset, sizeof(int));
+    std::memcpy(&ib, io + i * stride + index_offset, sizeof(I));
     bool take_in = kMax ? (a > b) : (a < b);
     if (take_in) {
       std::memcpy(io + i * stride, &a, sizeof(V));
-      std::memcpy(io + i * stride + index_offset, &ia, sizeof(int));
+      std::memcpy(io + i * stride + index_offset, &ia, sizeof(I));
     } else if (a == b && ia < ib) {
-      std::memcpy(io + i * stride + index_offset, &ia, sizeof(int));
+      std::memcpy(io + i * stride + index_offset, &ia, sizeof(I));
     }
   }
 }
@@ -150,12 +177,12 @@ bool dispatch_arith(Kind k, const void* in, void* io, size_t n) {
   return false;
 }
 
-template <typename V>
+template <typename V, typename I = int>
 void dispatch_loc(Kind k, const void* in, void* io, size_t n, size_t stride, size_t index_offset) {
   if (k == Kind::kMaxloc) {
-    loc_kernel<V, true>(in, io, n, stride, index_offset);
+    loc_kernel<V, true, I>(in, io, n, stride, index_offset);
   } else {
-    loc_kernel<V, false>(in, io, n, stride, index_offset);
+    loc_kernel<V, false, I>(in, io, n, stride, index_offset);
   }
 }
 
@@ -171,6 +198,9 @@ void apply_pair(Kind k, Basic b, const void* in, void* io, size_t n, bool packed
     case Basic::k2Int: dispatch_loc<int>(k, in, io, n, stride, idx); break;
     case Basic::kShortInt: dispatch_loc<short>(k, in, io, n, stride, idx); break;
     case Basic::kLongDoubleInt: dispatch_loc<long double>(k, in, io, n, stride, idx); break;
+    case Basic::k2Integer: dispatch_loc<int32_t, int32_t>(k, in, io, n, stride, idx); break;
+    case Basic::k2Real: dispatch_loc<float, float>(k, in, io, n, stride, idx); break;
+    case Basic::k2DoublePrecision: dispatch_loc<double, double>(k, in, io, n, stride, idx); break;
     default: break;
   }
 }
@@ -209,8 +239,20 @@ bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
       return dispatch_arith<unsigned char>(k, in, io, n);
     case Basic::kAint: return dispatch_arith<ptrdiff_t>(k, in, io, n);
     case Basic::kOffset: case Basic::kCount: return dispatch_arith<long long>(k, in, io, n);
+    case Basic::kInteger: case Basic::kInteger4: return dispatch_arith<int32_t>(k, in, io, n);
+    case Basic::kInteger1: return dispatch_arith<int8_t>(k, in, io, n);
+    case Basic::kInteger2: return dispatch_arith<int16_t>(k, in, io, n);
+    case Basic::kInteger8: return dispatch_arith<int64_t>(k, in, io, n);
+    case Basic::kReal: case Basic::kReal4: return dispatch_arith<float>(k, in, io, n);
+    case Basic::kDoublePrecision: case Basic::kReal8: return dispatch_arith<double>(k, in, io, n);
+    case Basic::kLogical:
+      // gfortran's LOGICAL: 4 bytes, .TRUE. is 1; the logical kernels give 0/1.
+      return dispatch_arith<int32_t>(k, in, io, n);
+    case Basic::kComplex: return dispatch_complex<float>(k, in, io, n);
+    case Basic::kDoubleComplex: return dispatch_complex<double>(k, in, io, n);
     case Basic::kFloatInt: case Basic::kDoubleInt: case Basic::kLongInt: case Basic::k2Int:
-    case Basic::kShortInt: case Basic::kLongDoubleInt:
+    case Basic::kShortInt: case Basic::kLongDoubleInt: case Basic::k2Integer: case Basic::k2Real:
+    case Basic::k2DoublePrecision:
       apply_pair(k, b, in, io, n, /*packed=*/false);
       return true;
     default:

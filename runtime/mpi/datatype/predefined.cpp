@@ -44,6 +44,22 @@ LZ_DT(lz_mpi_dt_long_int, kLongInt);
 LZ_DT(lz_mpi_dt_2int, k2Int);
 LZ_DT(lz_mpi_dt_short_int, kShortInt);
 LZ_DT(lz_mpi_dt_long_double_int, kLongDoubleInt);
+LZ_DT(lz_mpi_dt_integer, kInteger);
+LZ_DT(lz_mpi_dt_real, kReal);
+LZ_DT(lz_mpi_dt_double_precision, kDoublePrecision);
+LZ_DT(lz_mpi_dt_complex, kComplex);
+LZ_DT(lz_mpi_dt_double_complex, kDoubleComplex);
+LZ_DT(lz_mpi_dt_logical, kLogical);
+LZ_DT(lz_mpi_dt_character, kCharacter);
+LZ_DT(lz_mpi_dt_integer1, kInteger1);
+LZ_DT(lz_mpi_dt_integer2, kInteger2);
+LZ_DT(lz_mpi_dt_integer4, kInteger4);
+LZ_DT(lz_mpi_dt_integer8, kInteger8);
+LZ_DT(lz_mpi_dt_real4, kReal4);
+LZ_DT(lz_mpi_dt_real8, kReal8);
+LZ_DT(lz_mpi_dt_2integer, k2Integer);
+LZ_DT(lz_mpi_dt_2real, k2Real);
+LZ_DT(lz_mpi_dt_2double_precision, k2DoublePrecision);
 #undef LZ_DT
 
 #define LZ_OP(var, kind) struct lz_op_s var(K::kind)

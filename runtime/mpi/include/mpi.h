@@ -105,7 +105,10 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
     lz_mpi_dt_long_double, lz_mpi_dt_packed, lz_mpi_dt_int8, lz_mpi_dt_int16, lz_mpi_dt_int32, lz_mpi_dt_int64,
     lz_mpi_dt_uint8, lz_mpi_dt_uint16, lz_mpi_dt_uint32, lz_mpi_dt_uint64, lz_mpi_dt_c_bool, lz_mpi_dt_aint,
     lz_mpi_dt_offset, lz_mpi_dt_count, lz_mpi_dt_float_int, lz_mpi_dt_double_int, lz_mpi_dt_long_int,
-    lz_mpi_dt_2int, lz_mpi_dt_short_int, lz_mpi_dt_long_double_int;
+    lz_mpi_dt_2int, lz_mpi_dt_short_int, lz_mpi_dt_long_double_int, lz_mpi_dt_integer, lz_mpi_dt_real,
+    lz_mpi_dt_double_precision, lz_mpi_dt_complex, lz_mpi_dt_double_complex, lz_mpi_dt_logical, lz_mpi_dt_character,
+    lz_mpi_dt_integer1, lz_mpi_dt_integer2, lz_mpi_dt_integer4, lz_mpi_dt_integer8, lz_mpi_dt_real4, lz_mpi_dt_real8,
+    lz_mpi_dt_2integer, lz_mpi_dt_2real, lz_mpi_dt_2double_precision;
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 #define MPI_CHAR (&lz_mpi_dt_char)
 #define MPI_SIGNED_CHAR (&lz_mpi_dt_signed_char)
@@ -143,6 +146,24 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
 #define MPI_2INT (&lz_mpi_dt_2int)
 #define MPI_SHORT_INT (&lz_mpi_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&lz_mpi_dt_long_double_int)
+/* Fortran's types (gfortran's layout: INTEGER and LOGICAL 4 bytes, REAL 4,
+ * DOUBLE PRECISION 8, COMPLEX two REALs), usable from C as MPI allows. */
+#define MPI_INTEGER (&lz_mpi_dt_integer)
+#define MPI_REAL (&lz_mpi_dt_real)
+#define MPI_DOUBLE_PRECISION (&lz_mpi_dt_double_precision)
+#define MPI_COMPLEX (&lz_mpi_dt_complex)
+#define MPI_DOUBLE_COMPLEX (&lz_mpi_dt_double_complex)
+#define MPI_LOGICAL (&lz_mpi_dt_logical)
+#define MPI_CHARACTER (&lz_mpi_dt_character)
+#define MPI_INTEGER1 (&lz_mpi_dt_integer1)
+#define MPI_INTEGER2 (&lz_mpi_dt_integer2)
+#define MPI_INTEGER4 (&lz_mpi_dt_integer4)
+#define MPI_INTEGER8 (&lz_mpi_dt_integer8)
+#define MPI_REAL4 (&lz_mpi_dt_real4)
+#define MPI_REAL8 (&lz_mpi_dt_real8)
+#define MPI_2INTEGER (&lz_mpi_dt_2integer)
+#define MPI_2REAL (&lz_mpi_dt_2real)
+#define MPI_2DOUBLE_PRECISION (&lz_mpi_dt_2double_precision)
 
 /* Reduction operations (objects defined in runtime/mpi/datatype/predefined.cpp). */
 extern struct lz_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_prod, lz_mpi_op_land, lz_mpi_op_band,
@@ -256,6 +277,7 @@ int MPI_Initialized(int *flag);
 int MPI_Finalized(int *flag);
 int MPI_Abort(MPI_Comm comm, int errorcode);
 int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
 int MPI_Get_version(int *version, int *subversion);
 int MPI_Get_library_version(char *version, int *resultlen);
 int MPI_Pcontrol(const int level, ...);
@@ -312,6 +334,16 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 int MPI_Cancel(MPI_Request *request);
 int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 int MPI_Request_free(MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *request);
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   MPI_Request *request);
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -457,6 +489,11 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
 int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm *newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 /* ---- topologies ---------------------------------------------------------------- */
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
@@ -537,6 +574,35 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request *request);
 int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+
+/* ---- Fortran handles (MPI-3.1 section 17.2.4) ---------------------------------
+ * Fortran handles are INTEGERs: indices in a table per kind of object (0 is
+ * the null handle; the predefined objects have the fixed values of mpif.h).
+ * c2f gives an object its index on first use; an index that names no object
+ * converts to the null handle. */
+typedef int MPI_Fint;
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+/* A Fortran status is MPI_STATUS_SIZE (6) INTEGERs: MPI_SOURCE, MPI_TAG,
+ * MPI_ERROR, then the private fields. */
+extern MPI_Fint *MPI_F_STATUS_IGNORE;
+extern MPI_Fint *MPI_F_STATUSES_IGNORE;
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 
 #ifdef __cplusplus
 }

@@ -10,19 +10,52 @@
  * during a checkpoint); the result does not depend on it.
  * With CR_ITER_NBC=1 the allreduce of each iteration is an MPI_Iallreduce
  * left in flight across the 20 ms pause (a checkpoint then lands while it
- * is): the same arithmetic, so the same result. */
+ * is): the same arithmetic, so the same result.
+ * With CR_ITER_THREADS=1 the program asks for MPI_THREAD_MULTIPLE and a
+ * second thread per rank exchanges checked messages with the neighbours on a
+ * communicator of its own all the while (a checkpoint then finds two threads
+ * in MPI, one of them perhaps asleep in a wait): the result is the same. */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+static int g_rank, g_size, g_iters;
+static MPI_Comm g_side;
+
+/* CR_ITER_THREADS: the second thread's traffic, every value checked. */
+static void* side_traffic(void* arg) {
+  (void)arg;
+  int right = (g_rank + 1) % g_size, left = (g_rank + g_size - 1) % g_size;
+  for (int it = 0; it < g_iters; ++it) {
+    int out[2] = {g_rank, it}, in[2] = {-1, -1};
+    MPI_Sendrecv(out, 2, MPI_INT, right, 7, in, 2, MPI_INT, left, 7, g_side, MPI_STATUS_IGNORE);
+    if (in[0] != left || in[1] != it) {
+      fprintf(stderr, "rank %d: side thread got (%d, %d), expected (%d, %d)\n", g_rank, in[0], in[1], left, it);
+      MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    usleep(20000); /* paced like the ring: alive for the whole run */
+  }
+  return NULL;
+}
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const int threads = getenv("CR_ITER_THREADS") != NULL && atoi(getenv("CR_ITER_THREADS")) != 0;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  if (threads && provided != MPI_THREAD_MULTIPLE) MPI_Abort(MPI_COMM_WORLD, 5);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int iters = argc > 1 ? atoi(argv[1]) : 100;
+  g_rank = rank, g_size = size, g_iters = iters;
+  pthread_t side;
+  if (threads) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &g_side);
+    if (pthread_create(&side, NULL, side_traffic, NULL) != 0) MPI_Abort(MPI_COMM_WORLD, 6);
+  }
   int stall = argc > 2 ? atoi(argv[2]) : -1;
   const char* ballast_env = getenv("CR_ITER_BALLAST_MB");
   size_t ballast_words = ballast_env ? ((size_t)atol(ballast_env) << 20) / 8 : 0;
@@ -33,6 +66,17 @@ int main(int argc, char** argv) {
     ballast[i] = x;
   }
   const int nbc = getenv("CR_ITER_NBC") != NULL && atoi(getenv("CR_ITER_NBC")) != 0;
+  /* CR_ITER_INTER: the allreduce goes as the XOR of an MPI_Iallreduce over an
+   * intercommunicator between the even and odd ranks (the other group's
+   * part, in flight across the pause) and an MPI_Allreduce over each group
+   * (its own part): the same value as the plain run's. */
+  const int inter = getenv("CR_ITER_INTER") != NULL && atoi(getenv("CR_ITER_INTER")) != 0;
+  MPI_Comm local = MPI_COMM_NULL, ic = MPI_COMM_NULL;
+  if (inter) {
+    if (size < 2) MPI_Abort(MPI_COMM_WORLD, 7);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &ic);
+  }
   uint64_t v = 1469598103934665603ull ^ (uint64_t)(rank + 1);
   uint64_t buf[64];
   for (int it = 0; it < iters; ++it) {
@@ -53,7 +97,15 @@ int main(int argc, char** argv) {
     }
     for (int k = 0; k < 64; ++k) v = (v ^ in[k]) * 1099511628211ull;
     uint64_t sum = 0;
-    if (nbc) {
+    if (inter) {
+      MPI_Request req;
+      uint64_t theirs = 0, ours = 0;
+      MPI_Iallreduce(&v, &theirs, 1, MPI_UINT64_T, MPI_BXOR, ic, &req);
+      MPI_Allreduce(&v, &ours, 1, MPI_UINT64_T, MPI_BXOR, local);
+      usleep(20000);
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+      sum = theirs ^ ours;
+    } else if (nbc) {
       MPI_Request req;
       MPI_Iallreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD, &req);
       usleep(20000);
@@ -63,6 +115,14 @@ int main(int argc, char** argv) {
       usleep(20000);
     }
     v ^= sum >> 7;
+  }
+  if (threads) {
+    pthread_join(side, NULL);
+    MPI_Comm_free(&g_side);
+  }
+  if (inter) {
+    MPI_Comm_free(&ic);
+    MPI_Comm_free(&local);
   }
   uint64_t total = 0;
   MPI_Reduce(&v, &total, 1, MPI_UINT64_T, MPI_BXOR, 0, MPI_COMM_WORLD);

@@ -88,13 +88,14 @@ continue|blocked)
   fi
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
   ;;
-nbc)
+nbc|inter)
   # Each iteration leaves an MPI_Iallreduce in flight across its pause: the
-  # checkpoints land while non-blocking collectives are under way. The job
-  # continues after one, stops after another (--term) and restarts from it,
-  # and every result is the blocking reference's.
+  # checkpoints land while non-blocking collectives are under way (inter:
+  # over an intercommunicator between the even and odd ranks, cr_iter.c).
+  # The job continues after one, stops after another (--term) and restarts
+  # from it, and every result is the blocking reference's.
   reference
-  start_job -x CR_ITER_NBC=1
+  if [ "$SCEN" = inter ]; then start_job -x CR_ITER_INTER=1; else start_job -x CR_ITER_NBC=1; fi
   "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck.out" 2>&1 || fail "checkpoint with collectives in flight failed: $(cat "$T/ck.out")"
   "$LZ" checkpoint "$JOB_ID" --term --wait > "$T/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$T/ck2.out")"
   wait $JOB_PID || fail "job stopped by --term exited $?"
@@ -102,6 +103,21 @@ nbc)
   "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart failed"
   [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result $(result_of "$T/rs.out") != reference $REF"
   # and from the first snapshot, where the job went on
+  "$LZ" restart "$(store_dir)/1" --timeout 300 > "$T/rs1.out" 2> "$T/rs1.err" || fail "restart from snapshot 1 failed"
+  [ "$(result_of "$T/rs1.out")" = "$REF" ] || fail "result from snapshot 1 $(result_of "$T/rs1.out") != reference $REF"
+  ;;
+threads)
+  # MPI_THREAD_MULTIPLE: a second thread per rank communicates all the while
+  # (cr_iter.c). Checkpoint + continue, then --term + restart: both the
+  # single-threaded reference's result.
+  reference
+  start_job -x CR_ITER_THREADS=1
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck.out" 2>&1 || fail "checkpoint of a multi-threaded job failed: $(cat "$T/ck.out")"
+  "$LZ" checkpoint "$JOB_ID" --term --wait > "$T/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$T/ck2.out")"
+  wait $JOB_PID || fail "job stopped by --term exited $?"
+  grep -q result "$T/job.out" && fail "the job finished before the --term checkpoint"
+  "$LZ" restart "$(store_dir)" --timeout 300 > "$T/rs.out" 2> "$T/rs.err" || fail "restart failed"
+  [ "$(result_of "$T/rs.out")" = "$REF" ] || fail "restarted result $(result_of "$T/rs.out") != reference $REF"
   "$LZ" restart "$(store_dir)/1" --timeout 300 > "$T/rs1.out" 2> "$T/rs1.err" || fail "restart from snapshot 1 failed"
   [ "$(result_of "$T/rs1.out")" = "$REF" ] || fail "result from snapshot 1 $(result_of "$T/rs1.out") != reference $REF"
   ;;

@@ -144,7 +144,7 @@ void fill(Basic b, int seed, void* buf, size_t n) {
   char* p = static_cast<char*>(buf);
   for (size_t i = 0; i < n; ++i, p += info.extent) {
     int v = static_cast<int>(rng() % 7);
-    if (b == Basic::kCBool) v &= 1;
+    if (b == Basic::kCBool || b == Basic::kLogical) v &= 1;
     if (info.elements == 2) {
       std::memset(p, 0, info.extent);
       switch (b) {
@@ -153,16 +153,35 @@ void fill(Basic b, int seed, void* buf, size_t n) {
         case Basic::kLongInt: { long x = v; std::memcpy(p, &x, sizeof x); break; }
         case Basic::k2Int: { int x = v; std::memcpy(p, &x, sizeof x); break; }
         case Basic::kShortInt: { short x = v; std::memcpy(p, &x, sizeof x); break; }
+        case Basic::k2Integer: { int x = v; std::memcpy(p, &x, sizeof x); break; }
+        case Basic::k2Real: { float x = v; std::memcpy(p, &x, sizeof x); break; }
+        case Basic::k2DoublePrecision: { double x = v; std::memcpy(p, &x, sizeof x); break; }
         default: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
       }
+      // Fortran's pairs carry an index of the value's type.
+      if (b == Basic::k2Real) { float x = rng() % 5; std::memcpy(p + info.second_offset, &x, sizeof x); continue; }
+      if (b == Basic::k2DoublePrecision) { double x = rng() % 5; std::memcpy(p + info.second_offset, &x, sizeof x); continue; }
       int idx = static_cast<int>(rng() % 5);
       std::memcpy(p + info.second_offset, &idx, sizeof idx);
       continue;
     }
     std::memset(p, 0, info.extent);
     switch (b) {
-      case Basic::kFloat: { float x = v; std::memcpy(p, &x, sizeof x); break; }
-      case Basic::kDouble: { double x = v; std::memcpy(p, &x, sizeof x); break; }
+      case Basic::kFloat: case Basic::kReal: case Basic::kReal4: { float x = v; std::memcpy(p, &x, sizeof x); break; }
+      case Basic::kDouble: case Basic::kDoublePrecision: case Basic::kReal8: { double x = v; std::memcpy(p, &x, sizeof x); break; }
+      // 0, 1, -1, i or -i: products in any order stay exact (byte-exact
+      // comparison against the rank-order reference).
+      case Basic::kComplex: case Basic::kDoubleComplex: {
+        static const double kUnit[5][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+        const double* z = kUnit[v % 5];
+        if (b == Basic::kComplex) {
+          float x[2] = {float(z[0]), float(z[1])};
+          std::memcpy(p, x, sizeof x);
+        } else {
+          std::memcpy(p, z, 2 * sizeof(double));
+        }
+        break;
+      }
       case Basic::kLongDouble: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
       default: {
         // Integers of every width, little endian: the low byte is the value.
@@ -189,6 +208,27 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
       std::memset(pa.data() + off + 10, 0, sizeof(long double) - 10);
       std::memset(pb.data() + off + 10, 0, sizeof(long double) - 10);
     }
+  }
+  // Complex products: the sign of a zero part depends on the order of the
+  // factors (re = ac - bd with b = 0 or d = 0); -0 and +0 are the same value.
+  if (dt.homogeneous(&t, &per) && (t == Basic::kComplex || t == Basic::kDoubleComplex)) {
+    auto plus_zero = [&](std::vector<char>& v) {
+      if (t == Basic::kComplex) {
+        for (size_t off = 0; off + sizeof(float) <= v.size(); off += sizeof(float)) {
+          float x;
+          std::memcpy(&x, v.data() + off, sizeof x);
+          if (x == 0) std::memset(v.data() + off, 0, sizeof x);
+        }
+      } else {
+        for (size_t off = 0; off + sizeof(double) <= v.size(); off += sizeof(double)) {
+          double x;
+          std::memcpy(&x, v.data() + off, sizeof x);
+          if (x == 0) std::memset(v.data() + off, 0, sizeof x);
+        }
+      }
+    };
+    plus_zero(pa);
+    plus_zero(pb);
   }
   return pa == pb;
 }

@@ -19,6 +19,12 @@ enum class Basic : uint8_t {
   kUnsignedLong, kLongLong, kUnsignedLongLong, kFloat, kDouble, kLongDouble, kPacked, kInt8, kInt16, kInt32,
   kInt64, kUint8, kUint16, kUint32, kUint64, kCBool, kAint, kOffset, kCount,
   kFloatInt, kDoubleInt, kLongInt, k2Int, kShortInt, kLongDoubleInt,
+  // Fortran's (mpif.h / `use mpi`), laid out as gfortran does on this ABI:
+  // INTEGER and LOGICAL are 4 bytes (.TRUE. is 1), REAL 4, DOUBLE PRECISION 8,
+  // COMPLEX a pair of REALs (one element). The 2INTEGER/2REAL/2DOUBLE_PRECISION
+  // pairs of MPI_MAXLOC/MPI_MINLOC carry an index of the value's own type.
+  kInteger, kReal, kDoublePrecision, kComplex, kDoubleComplex, kLogical, kCharacter,
+  kInteger1, kInteger2, kInteger4, kInteger8, kReal4, kReal8, k2Integer, k2Real, k2DoublePrecision,
   kNumBasic
 };
 
@@ -32,7 +38,7 @@ struct BasicInfo {
   uint32_t align;
   uint32_t elements;
   uint32_t first_size;    // pair types: size of the value member; others: size
-  uint32_t second_offset; // pair types: offset of the int index in memory; others: 0
+  uint32_t second_offset; // pair types: offset of the index in memory; others: 0
 };
 const BasicInfo& basic_info(Basic b) noexcept;
 

@@ -1,0 +1,41 @@
+// MPI_Xxx_f2c / MPI_Xxx_c2f and MPI_Status_f2c / _c2f (MPI-3.1 section
+// 17.2.4): the C side of the Fortran handles of handle_table.h. They touch no
+// runtime state, so they are valid before MPI_Init and after MPI_Finalize.
+#include <cstring>
+
+#include "mpi.h"
+#include "mpi/fortran/fortran_args.h"
+#include "mpi/fortran/handle_table.h"
+
+using lz::fortran::Kind;
+using lz::fortran::table;
+
+#define LZ_F2C(Name, CType, K)                                                                  \
+  extern "C" CType MPI_##Name##_f2c(MPI_Fint h) { return static_cast<CType>(table(K).f2c(h)); } \
+  extern "C" MPI_Fint MPI_##Name##_c2f(CType h) { return table(K).c2f(h); }
+
+LZ_F2C(Comm, MPI_Comm, Kind::kComm)
+LZ_F2C(Group, MPI_Group, Kind::kGroup)
+LZ_F2C(Type, MPI_Datatype, Kind::kDatatype)
+LZ_F2C(Op, MPI_Op, Kind::kOp)
+LZ_F2C(Request, MPI_Request, Kind::kRequest)
+LZ_F2C(Errhandler, MPI_Errhandler, Kind::kErrhandler)
+LZ_F2C(Info, MPI_Info, Kind::kInfo)
+LZ_F2C(Message, MPI_Message, Kind::kMessage)
+#undef LZ_F2C
+
+// The Fortran status is the C one's bytes (fortran_args.h asserts the size):
+// MPI_SOURCE, MPI_TAG, MPI_ERROR at Fortran indices 1, 2, 3.
+extern "C" int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+  if (f_status == nullptr || c_status == nullptr || f_status == lz_mpif_status_ignore_ ||
+      f_status == lz_mpif_statuses_ignore_)
+    return MPI_ERR_ARG;
+  std::memcpy(c_status, f_status, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+  if (f_status == nullptr || c_status == nullptr) return MPI_ERR_ARG;
+  std::memcpy(f_status, c_status, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,231 @@
+#include "p2p/intercomm_factory.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "lazarus/datatype/datatype.h"
+#include "p2p/comm_factory.h"
+#include "p2p/engine.h"
+#include "p2p/runtime.h"
+
+namespace lz::rt {
+namespace {
+
+// comm_factory's agreement tag on a collective context: an
+// intercommunicator's collective context carries nothing else but its
+// collectives' schedules (nbc tags, far below).
+constexpr int kTagAgree = -4096;
+// MPI_Intercomm_create's user tag t between the leaders, on the peer
+// communicator's collective context: kTagLeaderBase - t % kTagLeaderSpan,
+// between the agreement tag and the non-blocking collectives' (-8192 and
+// below), so it never meets a collective's or another agreement's message.
+// Two creations over one peer communicator, in flight at once between the
+// same leaders with tags equal modulo the span, could mix.
+constexpr int kTagLeaderBase = -4097;
+constexpr int kTagLeaderSpan = 8192 - 4097 - 1;
+
+struct Record {
+  int32_t color;
+  int32_t key;
+  uint32_t next_context;
+  int32_t world;
+};
+constexpr int kRec = static_cast<int>(sizeof(Record));
+
+const dt::Datatype& bytes() { return dt::byte_type(); }
+
+// Transfers started together and waited for together; the first error is
+// kept and nothing more is started after it (what was started is still
+// waited for, so no request is left behind).
+class Batch {
+ public:
+  explicit Batch(Comm& c) : c_(c) {}
+  void send(const void* buf, int n, int peer, int tag) { add(c_.isend(buf, n, bytes(), peer, tag)); }
+  void recv(void* buf, int n, int peer, int tag) { add(c_.irecv(buf, n, bytes(), peer, tag)); }
+  Status wait() {
+    Status w = c_.waitall(static_cast<int>(reqs_.size()), reqs_.data());
+    reqs_.clear();
+    return first_.ok() ? w : first_;
+  }
+
+ private:
+  void add(StatusOr<coll::Request*> r) {
+    if (!r.ok()) {
+      if (first_.ok()) first_ = r.status();
+      return;
+    }
+    reqs_.push_back(*r);
+  }
+  Comm& c_;
+  std::vector<coll::Request*> reqs_;
+  Status first_;
+};
+
+struct Lists {
+  std::vector<Record> local, remote;  // by rank in each group
+};
+
+// Every process's record to every process of both groups, in three rounds
+// over `c`'s collective context (intercomm_factory.h).
+StatusOr<Lists> exchange(Comm& c, const Record& mine) {
+  const int nl = c.size(), nr = c.remote_size();
+  Lists out;
+  out.local.resize(static_cast<size_t>(nl));
+  out.remote.resize(static_cast<size_t>(nr));
+  std::vector<Record> gathered;  // rank 0: the other group's records
+  {
+    Batch b(c);
+    b.send(&mine, kRec, 0, kTagAgree);
+    if (c.rank() == 0) {
+      gathered.resize(static_cast<size_t>(nr));
+      for (int j = 0; j < nr; ++j) b.recv(&gathered[static_cast<size_t>(j)], kRec, j, kTagAgree);
+    }
+    LZ_RETURN_IF_ERROR(b.wait());
+  }
+  {
+    Batch b(c);
+    if (c.rank() == 0)
+      for (int j = 0; j < nr; ++j) b.send(gathered.data(), kRec * nr, j, kTagAgree);
+    b.recv(out.local.data(), kRec * nl, 0, kTagAgree);
+    LZ_RETURN_IF_ERROR(b.wait());
+  }
+  {
+    Batch b(c);
+    if (c.rank() == 0)
+      for (int j = 0; j < nr; ++j) b.send(out.local.data(), kRec * nl, j, kTagAgree);
+    b.recv(out.remote.data(), kRec * nr, 0, kTagAgree);
+    LZ_RETURN_IF_ERROR(b.wait());
+  }
+  return out;
+}
+
+uint32_t max_context(const Lists& l) {
+  uint32_t ctx = 0;
+  for (const auto& r : l.local) ctx = std::max(ctx, r.next_context);
+  for (const auto& r : l.remote) ctx = std::max(ctx, r.next_context);
+  return ctx;
+}
+
+// The world ranks of the records of `color`, ordered by (key, rank).
+std::vector<int> members(const std::vector<Record>& all, int color) {
+  std::vector<std::tuple<int, int, int>> m;  // key, rank, world
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r].color == color) m.emplace_back(all[r].key, static_cast<int>(r), all[r].world);
+  std::sort(m.begin(), m.end());
+  std::vector<int> world;
+  world.reserve(m.size());
+  for (auto& x : m) world.push_back(std::get<2>(x));
+  return world;
+}
+
+}  // namespace
+
+StatusOr<Comm*> make_intercomm(Comm& parent, std::vector<int> local, std::vector<int> remote, uint32_t ctx,
+                               Comm* holder) {
+  const int me = runtime().rank();
+  const auto it = std::find(local.begin(), local.end(), me);
+  if (it == local.end()) {
+    delete holder;
+    return Internal("intercommunicator set up by a process outside its local group");
+  }
+  const int my_rank = static_cast<int>(it - local.begin());
+  auto* c = holder != nullptr ? holder : new Comm();
+  c->setup_inter(std::move(local), my_rank, std::move(remote), ctx);
+  c->errhandler = parent.errhandler;
+  return c;
+}
+
+StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote_leader, int tag) {
+  Engine& eng = runtime().engine();
+  const int world_n = runtime().size();
+  const uint32_t mine = eng.next_context();
+  // The leader's answer to its members: [verdict, context, remote size,
+  // remote world ranks...]; verdict 1 ok, 0 bad remote_leader, 2 overlap.
+  std::vector<int32_t> answer(static_cast<size_t>(3 + world_n), 0);
+  const int answer_bytes = static_cast<int>(answer.size() * sizeof(int32_t));
+  if (local.rank() != leader) {
+    LZ_RETURN_IF_ERROR(local.send(&mine, sizeof mine, bytes(), leader, kTagAgree));
+    LZ_RETURN_IF_ERROR(local.recv(answer.data(), answer_bytes, bytes(), leader, kTagAgree));
+  } else {
+    uint32_t proposal = mine;
+    for (int r = 0; r < local.size(); ++r) {
+      if (r == leader) continue;
+      uint32_t theirs = 0;
+      LZ_RETURN_IF_ERROR(local.recv(&theirs, sizeof theirs, bytes(), r, kTagAgree));
+      proposal = std::max(proposal, theirs);
+    }
+    int32_t verdict = 1;
+    uint32_t ctx = proposal;
+    std::vector<int32_t> remote;
+    if (peer == nullptr || remote_leader < 0 || remote_leader >= peer->peer_size()) {
+      verdict = 0;
+    } else {
+      // [proposal, group size, group world ranks...] both ways.
+      std::vector<int32_t> out;
+      out.reserve(local.world_ranks().size() + 2);
+      out.push_back(static_cast<int32_t>(proposal));
+      out.push_back(local.size());
+      for (int w : local.world_ranks()) out.push_back(w);
+      std::vector<int32_t> in(static_cast<size_t>(2 + world_n), 0);
+      const int t = kTagLeaderBase - tag % kTagLeaderSpan;
+      LZ_RETURN_IF_ERROR(peer->sendrecv(out.data(), static_cast<int>(out.size() * sizeof(int32_t)), bytes(),
+                                        remote_leader, t, in.data(), static_cast<int>(in.size() * sizeof(int32_t)),
+                                        bytes(), remote_leader, t));
+      const int n = in[1];
+      if (n <= 0 || n > world_n) return Internal("the remote leader sent a group of " + std::to_string(n) + " ranks");
+      ctx = std::max(proposal, static_cast<uint32_t>(in[0]));
+      remote.assign(in.begin() + 2, in.begin() + 2 + n);
+      const std::set<int> mine_set(local.world_ranks().begin(), local.world_ranks().end());
+      for (int w : remote)
+        if (mine_set.count(w) != 0) verdict = 2;
+    }
+    answer[0] = verdict;
+    answer[1] = static_cast<int32_t>(ctx);
+    answer[2] = static_cast<int32_t>(remote.size());
+    std::copy(remote.begin(), remote.end(), answer.begin() + 3);
+    for (int r = 0; r < local.size(); ++r)
+      if (r != leader) LZ_RETURN_IF_ERROR(local.send(answer.data(), answer_bytes, bytes(), r, kTagAgree));
+  }
+  if (answer[0] == 0)
+    return Status(Code::kNotFound, "remote_leader " + std::to_string(remote_leader) +
+                                       " is not a rank of the peer communicator (at the local leader)");
+  if (answer[0] == 2) return InvalidArgument("the local and remote groups overlap");
+  const uint32_t ctx = static_cast<uint32_t>(answer[1]);
+  eng.take_context(ctx);
+  std::vector<int> remote(answer.begin() + 3, answer.begin() + 3 + answer[2]);
+  return make_intercomm(local, local.world_ranks(), std::move(remote), ctx);
+}
+
+StatusOr<Comm*> intercomm_merge(Comm& inter, bool high) {
+  Engine& eng = runtime().engine();
+  const Record mine{high ? 1 : 0, 0, eng.next_context(), runtime().rank()};
+  LZ_ASSIGN_OR_RETURN(Lists all, exchange(inter, mine));
+  const uint32_t ctx = max_context(all);
+  eng.take_context(ctx);
+  const bool remote_high = all.remote[0].color != 0;
+  bool local_first = !high && remote_high;
+  if (high == remote_high) local_first = inter.world_ranks()[0] < inter.remote_world_ranks()[0];
+  std::vector<int> world = local_first ? inter.world_ranks() : inter.remote_world_ranks();
+  const std::vector<int>& second = local_first ? inter.remote_world_ranks() : inter.world_ranks();
+  world.insert(world.end(), second.begin(), second.end());
+  return make_comm(inter, std::move(world), ctx);
+}
+
+StatusOr<Comm*> intercomm_split(Comm& inter, int color, int key) {
+  Engine& eng = runtime().engine();
+  const Record mine{color, key, eng.next_context(), runtime().rank()};
+  LZ_ASSIGN_OR_RETURN(Lists all, exchange(inter, mine));
+  // Taken by every process, whatever its color: the colors share the id
+  // (their memberships are disjoint), as in comm_split.
+  const uint32_t ctx = max_context(all);
+  eng.take_context(ctx);
+  if (color == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
+  std::vector<int> local = members(all.local, color), remote = members(all.remote, color);
+  if (remote.empty()) return static_cast<Comm*>(nullptr);
+  return make_intercomm(inter, std::move(local), std::move(remote), ctx);
+}
+
+}  // namespace lz::rt
