@@ -101,6 +101,13 @@ Status OfiTransport::on_checkpoint() {
   in_progress_ = false;
   if (!verdict.ok()) return verdict;
   close_fabric();
+  // Our receive and bounce buffers (rx_buffers x max_frame: 4 MiB per rank
+  // by default) are made again by the re-open; the image need not carry them.
+  recv_ops_.clear();
+  free_buffers_.clear();
+  // What libfabric freed when the fabric closed goes back to the kernel
+  // in the engine (malloc_trim once every transport's hook has run,
+  // runtime/p2p/engine_cr.cpp), not here.
   checkpointed_ = true;
   log::debug("ofi: rank %d closed its %s endpoint for a checkpoint", rank_, provider_.c_str());
   return Status::Ok();

@@ -50,9 +50,9 @@ inline constexpr ParamSpec kOfiParams[] = {
     {"checkpoint_timeout", ParamType::kDouble, "10",
      "Seconds the checkpoint hook may progress to complete this rank's outstanding sends before it refuses", 6},
     {"rma", ParamType::kBool, "true",
-     "Ask the provider for FI_RMA reads and offer single-copy rendezvous (get) with them where the provider has "
-     "them; where reading measured slower than streaming the message in frames, get stays declared but the "
-     "engine is told not to use it (attributes' get_threshold)",
+     "Ask the provider for FI_RMA reads and read rendezvous messages with them (single copy) where it has them "
+     "(shm and tcp;ofi_rxm in libfabric 1.17, both measured faster than streaming the message in frames); off: "
+     "every message is streamed",
      5},
     {"auto_select", ParamType::kBool, "false",
      "Take part in the default selection without being named in 'transport' (otherwise only --mca transport "

@@ -13,7 +13,8 @@
 // UCX_MEM_MMAP_HOOK_MODE=none in the environment — unless the user chose
 // UCX_MEM_MMAP_HOOK_MODE or UCX_MEM_EVENTS, or the application had loaded
 // UCX already (then its choice stands; logged). liblazarus_ucx.so sits
-// beside liblazarus (build tree and install alike).
+// beside liblazarus (build tree and install alike), a companion library
+// (lazarus/companion_library.h), as transport/ofi's liblazarus_ofi.so.
 //
 //   LZ_ASSIGN_OR_RETURN(const UcxApi* api, load_ucx());
 //   std::unique_ptr<Module> m(api->make_module(config));
