@@ -6,9 +6,9 @@
 # directory on `component_path`. The sources define the descriptor with
 # LZ_COMPONENT(fw, name) (lazarus/component.h); this function adds the entry
 # point the plugin loader looks up (lazarus_component_descriptor) and:
-#   - compiles with hidden visibility (inline functions too), so the entry
-#     point is the plugin's only dynamic symbol and its own classes never
-#     interpose on liblazarus' or another plugin's;
+#   - compiles with hidden visibility (inline functions too) and links with a
+#     version script, so the entry point is the plugin's only dynamic symbol
+#     and nothing of it interposes on liblazarus' or another plugin's;
 #   - links with -z defs: a symbol liblazarus does not export (see its
 #     version script) fails the link instead of the job;
 #   - includes lazarus/frameworks/<fw>.h in the entry point, so an unknown
@@ -45,7 +45,13 @@ extern \"C\" __attribute__((visibility(\"default\"))) const lz::ComponentDescrip
   add_library(${target} MODULE ${LZC_SOURCES} ${entry})
   target_link_libraries(${target} PRIVATE Lazarus::lazarus ${LZC_LIBRARIES})
   target_compile_features(${target} PRIVATE cxx_std_20)
-  target_link_options(${target} PRIVATE "LINKER:-z,defs")
+  # The entry point is the only dynamic symbol: hidden visibility covers the
+  # plugin's own code, this covers what libstdc++'s headers declare visible
+  # (template instantiations such as std::filesystem's), which would otherwise
+  # be exported and could interpose between plugins.
+  set(map ${CMAKE_CURRENT_BINARY_DIR}/${target}.map)
+  file(WRITE ${map} "{\n  global: lazarus_component_descriptor;\n  local: *;\n};\n")
+  target_link_options(${target} PRIVATE "LINKER:-z,defs" "LINKER:--version-script=${map}")
   set_target_properties(${target} PROPERTIES PREFIX "" CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON POSITION_INDEPENDENT_CODE ON)
   if(LZC_OUTPUT_DIR)
