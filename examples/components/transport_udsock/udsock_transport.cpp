@@ -179,7 +179,7 @@ void UdsockTransport::attach(int peer, lz::UniqueFd fd) {
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd.get(), &ev);
   Peer& p = peers_[static_cast<size_t>(peer)];
   p.fd = std::move(fd);
-  p.in.clear();
+  // p.in is kept: frames received while a checkpoint hook flushed come first.
   p.out.clear();
   p.out_off = 0;
   p.bye = false;
@@ -350,16 +350,64 @@ Status UdsockTransport::on_checkpoint() {
   for (size_t i = 0; i < peers_.size(); ++i) {
     Peer& p = peers_[i];
     if (!p.fd.valid()) continue;
-    int unread = 0;
-    (void)::ioctl(p.fd.get(), FIONREAD, &unread);
-    if (p.unsent() > 0 || !p.in.empty() || unread > 0)
-      return lz::Unavailable("udsock: channel with rank " + std::to_string(i) + " is not drained (" +
-                             std::to_string(p.unsent()) + " bytes unsent, " + std::to_string(p.in.size() + unread) +
-                             " bytes unread); a socket cannot carry them across a checkpoint");
+    // Take what the socket holds (delivered later by progress() if this
+    // refuses): a peer that reached its own hook first sent only its bye.
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(p.fd.get(), buf, sizeof buf, MSG_DONTWAIT)) > 0;) p.in.append(buf, static_cast<size_t>(n));
+    strip_byes(p);
+    if (!p.in.empty())
+      return lz::Unavailable("udsock: channel from rank " + std::to_string(i) + " is not drained (" +
+                             std::to_string(p.in.size()) +
+                             " bytes not delivered); a socket cannot carry them across a checkpoint");
   }
-  close_peers();
+  // Frames send() accepted go out first: their receiver is still draining
+  // them (it may not have reached its own hook). Bytes that arrive meanwhile
+  // are kept and delivered after connect(), before anything newer.
+  const auto deadline = Clock::now() + std::chrono::seconds(cfg_.connect_timeout_s);
+  for (size_t i = 0; i < peers_.size(); ++i) {
+    Peer& p = peers_[i];
+    while (p.fd.valid() && p.unsent() > 0) {
+      if (!flush(static_cast<int>(i))) break;
+      if (p.unsent() == 0) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0)
+        return lz::Timeout("udsock: rank " + std::to_string(i) + " took none of the " + std::to_string(p.unsent()) +
+                           " bytes queued to it before the checkpoint");
+      pollfd pfd{p.fd.get(), POLLOUT | POLLIN, 0};
+      if (::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 1000))) > 0 && (pfd.revents & POLLIN)) {
+        char buf[64 * 1024];
+        ssize_t n = ::recv(p.fd.get(), buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) p.in.append(buf, static_cast<size_t>(n));
+      }
+    }
+    strip_byes(p);
+  }
+  // A deliberate close: the bye tells each peer the EOF that follows is not
+  // a failure (it may still be progressing before its own hook).
+  const uint32_t bye = kByeFrame;
+  for (auto& p : peers_)
+    if (p.fd.valid() && !p.failed) (void)::send(p.fd.get(), &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+  close_peers(/*keep_input=*/true);
   listener_.reset();
   return Status::Ok();
+}
+
+void UdsockTransport::strip_byes(Peer& p) {
+  std::string kept;
+  size_t off = 0;
+  while (p.in.size() - off >= 4) {
+    uint32_t len;
+    std::memcpy(&len, p.in.data() + off, 4);
+    if (len == kByeFrame) {
+      off += 4;
+      continue;
+    }
+    if (len > cfg_.max_frame || p.in.size() - off - 4 < len) break;
+    kept.append(p.in, off, 4 + len);
+    off += 4 + len;
+  }
+  kept.append(p.in, off, std::string::npos);
+  p.in = std::move(kept);
 }
 
 Status UdsockTransport::finalize() {
@@ -378,11 +426,11 @@ Status UdsockTransport::finalize() {
   return Status::Ok();
 }
 
-void UdsockTransport::close_peers() {
+void UdsockTransport::close_peers(bool keep_input) {
   for (auto& p : peers_) {
     if (p.fd.valid() && epoll_.valid()) (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
     p.fd.reset();
-    p.in.clear();
+    if (!keep_input) p.in.clear();
     p.out.clear();
     p.out_off = 0;
   }

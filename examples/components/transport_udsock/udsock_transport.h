@@ -3,15 +3,17 @@
 // same host (abstract socket names: nothing to clean up in the filesystem).
 //
 // Wire: every frame is a 4-byte length then the bytes; length kByeFrame says
-// the sender finalized, so the EOF after it is a clean exit and not a peer
-// failure. Connections are made in connect(): each rank connects to every
+// the sender closes the connection on purpose (finalize, a checkpoint hook),
+// so the EOF after it is not a peer failure. Connections are made in connect(): each rank connects to every
 // higher rank and accepts every lower one. The acceptor sends a nonce, the
 // connector answers with its rank and lz::auth::mac(job secret, "udsock",
 // nonce, "<from>><to>"); a stranger (wrong MAC, another rank, garbage) is
 // closed and does not count.
 //
-// Checkpoint/restart: on_checkpoint() refuses while a frame is half-sent or
-// unread (the bytes in a socket would be lost with it), else closes every
+// Checkpoint/restart: on_checkpoint() refuses while a frame sent to this rank
+// is not delivered (the bytes in a socket would be lost with it), writes out
+// what it queued (its receiver is draining; frames arriving meanwhile are
+// kept and delivered first after connect()), says bye and closes every
 // socket; on_continue()/on_restart() listen on a fresh name and publish it;
 // the engine's connect() then connects afresh.
 #pragma once
@@ -43,7 +45,7 @@ struct Peer {
   std::string in;        // bytes read, not yet a whole frame
   std::string out;       // bytes accepted by send(), not yet written
   size_t out_off = 0;    // first unwritten byte of `out`
-  bool bye = false;      // the peer said it finalized
+  bool bye = false;      // the peer said it is closing on purpose
   bool failed = false;   // reported through Host::peer_failed
   bool reachable = false;
   uint64_t sent = 0;     // frames accepted by send() (drop_every counts them)
@@ -81,7 +83,10 @@ class UdsockTransport final : public lz::transport::Module {
   // Reads what the socket holds and delivers whole frames; returns frames.
   int drain(int peer);
   void lost(int peer, const std::string& why);
-  void close_peers();
+  // keep_input: frames read but not delivered stay (a checkpoint hook's).
+  void close_peers(bool keep_input = false);
+  // Removes bye markers from p.in, keeping whole frames and a partial tail.
+  void strip_byes(Peer& p);
 
   Config cfg_;
   lz::transport::Host* host_ = nullptr;

@@ -29,6 +29,7 @@ mkdir -p "$plugins"
 # environment: only the prefix is given.
 cp -r "$src/examples/components" "$work/src"
 examples=(transport_udsock coll_allring cr_sealed)
+[ "$scen" = conformance_builtin ] && examples=()
 for ex in "${examples[@]}"; do
   env -i PATH=/usr/bin:/bin HOME="$work" cmake -S "$work/src/$ex" -B "$work/build/$ex" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$work/$ex.cmake.out" 2>&1 ||
@@ -124,6 +125,49 @@ sealed)
     fail "a restart from the sealed store under the right key failed"
   got=$(grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$work/restart.out" | tail -1)
   [ "$got" = "$ref" ] || fail "restarted result '$got', uninterrupted run '$ref'"
+  ;;
+conformance_builtin)
+  # The installed runner over built-in components of every framework, by name.
+  for c in self shm coll/basic cr/none crcp/none crcp/bkmrk; do
+    "$LZ" conformance --component "$c" --junit "$work/junit.xml" > "$work/conf.out" 2>&1 || fail "conformance of $c"
+    grep -q ' 0 failed$' "$work/conf.out" || fail "$c: no summary line"
+    grep -q '<testcase ' "$work/junit.xml" || fail "$c: JUnit XML without cases"
+    grep -q '<failure' "$work/junit.xml" && fail "$c: JUnit XML with a failure"
+  done
+  "$LZ" conformance --component none > "$work/conf.out" 2>&1
+  [ $? = 2 ] || fail "an ambiguous name (none: cr and crcp) was not a usage error"
+  grep -q "say which: cr/none" "$work/conf.out" || fail "the ambiguity is not explained"
+  ;;
+conformance_examples)
+  head -c 32 /dev/urandom > "$work/seal.key" && chmod 600 "$work/seal.key"
+  for so in lazarus_transport_udsock lazarus_coll_allring lazarus_cr_sealed; do
+    key=()
+    [ $so = lazarus_cr_sealed ] && key=(--mca cr_sealed_key_file "$work/seal.key")
+    "$LZ" conformance --component "$plugins/$so.so" "${key[@]}" --junit "$work/junit.xml" > "$work/conf.out" 2>&1 ||
+      fail "conformance of $so"
+    grep -q "^Conformance of .* (plugin $plugins/$so.so)" "$work/conf.out" || fail "$so: not run as the plugin"
+    passed=$(grep -o '[0-9]* passed' "$work/conf.out" | awk '{print $1}')
+    [ "${passed:-0}" -gt 0 ] || fail "$so: no case passed"
+    grep -q '<failure' "$work/junit.xml" && fail "$so: JUnit XML with a failure"
+    cp "$work/conf.out" "$work/conf.$so.txt"
+  done
+  # cr/sealed's application-level round trip really ran (the key reached it).
+  grep -q 'VariablesRoundTripOnTheSameRankCount  *PASS' "$work/conf.lazarus_cr_sealed.txt" || {
+    cat "$work/conf.lazarus_cr_sealed.txt"; fail "cr/sealed: no round-trip case passed"; }
+  ;;
+conformance_broken)
+  # transport/udsock_lossy drops every 10th frame: the runner must fail it and
+  # name the cases that saw the gap, in the table and in the JUnit XML.
+  "$LZ" conformance --component "$plugins/lazarus_transport_udsock_lossy.so" --junit "$work/junit.xml" \
+    > "$work/conf.out" 2>&1
+  rc=$?
+  [ $rc = 1 ] || fail "the broken plugin's run exited $rc, not 1"
+  grep -q '^TransportConformance.Ordering  *FAIL ' "$work/conf.out" || fail "the table does not name Ordering as failed"
+  grep -q 'name="Ordering" ' "$work/junit.xml" || fail "JUnit XML does not hold Ordering"
+  grep -A1 'name="Ordering" ' "$work/junit.xml" | grep -q '<failure' || fail "JUnit XML does not fail Ordering"
+  failed=$(grep -o '[0-9]* failed$' "$work/conf.out" | awk '{print $1}')
+  echo "udsock_lossy: $failed case(s) failed:"
+  grep ' FAIL ' "$work/conf.out"
   ;;
 *) fail "unknown scenario $scen" ;;
 esac
