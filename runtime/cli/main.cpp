@@ -1,10 +1,12 @@
-// `lazarus`: the command-line front end (info, run, ps, checkpoint, restart).
+// `lazarus`: the command-line front end (info, run, ps, checkpoint, restart,
+// snapshot, conformance).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "conformance_command.h"
 #include "cr_commands.h"
 #include "info_command.h"
 #include "run_command.h"
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
   lz::cli::add_run_command(app);
   lz::cli::add_cr_commands(app, exit_code);
   lz::cli::add_snapshot_command(app, exit_code);
+  lz::cli::add_conformance_command(app, exit_code);
   // mpirun's spelling `-np M` (CLI11 takes one-letter short options only).
   std::vector<std::string> args(argv + 1, argv + argc);
   for (auto& a : args)

@@ -134,7 +134,7 @@ class CheckpointCoordinator {
     uint64_t bytes = 0;
     std::vector<Waiter> waiters;
   };
-  bool app_mode() const { return spec_.cr_component == "app"; }
+  bool app_mode() const { return spec_.cr_app_level || spec_.cr_component == "app"; }
   void app_request(Waiter w);
   void app_on_frame(int rank, oob::Frame& f);
   void app_on_rank_lost(const std::string& why);

@@ -37,6 +37,10 @@ struct JobSpec {
   std::string snapshot_root;            // where the job's store lives
   int64_t cr_keep = 2;
   std::string cr_component;             // selected cr component ("none": checkpointing off)
+  // The selected cr module saves registered variables (kCapAppLevel: cr/app
+  // or a plugin such as the SDK example cr/sealed): the launcher coordinates
+  // application-level lines instead of core images.
+  bool cr_app_level = false;
   std::string cr_unavailable;           // why no cr component can be used here (empty: fine)
   std::string crcp_component = "bkmrk";
   double checkpoint_interval = 0;       // seconds; 0: no periodic checkpoints

@@ -17,6 +17,7 @@
 #include "snapshot/snapshot_params.h"
 #include "snapshot/snapshot_store.h"
 #include "lazarus/auth.h"
+#include "lazarus/frameworks/cr.h"
 #include "lazarus/net.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
@@ -130,7 +131,7 @@ std::string new_job_id() {
   return buf;
 }
 
-std::string selected_cr(Registry& reg, std::string* why) {
+std::string selected_cr(Registry& reg, std::string* why, bool* app_level) {
   Framework* fw = reg.framework("cr");
   if (fw == nullptr) return "none";
   auto sel = fw->select(reg.query_context());
@@ -138,13 +139,15 @@ std::string selected_cr(Registry& reg, std::string* why) {
     *why = sel.ok() ? "no cr component" : sel.status().message();
     return "none";
   }
+  if (app_level != nullptr)
+    *app_level = sel->front().module && (sel->front().module->capabilities() & cr::kCapAppLevel) != 0;
   return sel->front().entry->desc->name;
 }
 
 void fill_cr_spec(Registry& reg, JobSpec& spec) {
   spec.snapshot_root = snapshot::snapshot_root(reg.params());
   spec.cr_keep = snapshot::store_options(reg.params()).keep;
-  spec.cr_component = selected_cr(reg, &spec.cr_unavailable);
+  spec.cr_component = selected_cr(reg, &spec.cr_unavailable, &spec.cr_app_level);
   if (reg.params().is_registered("cr_app_interval")) spec.cr_app_interval = reg.params().get_double("cr_app_interval");
   if (Framework* fw = reg.framework("crcp"); fw != nullptr) {
     auto sel = fw->select(reg.query_context());

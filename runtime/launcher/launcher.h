@@ -59,7 +59,8 @@ Status fill_oob_spec(const ParamStore& params, JobSpec& spec);
 std::string new_job_id();
 // The selected cr component's name ("none" when checkpointing is off); *why
 // gets the reason when no cr component can be used here.
-std::string selected_cr(Registry& reg, std::string* why);
+// `app_level` (optional) tells whether the selected module has kCapAppLevel.
+std::string selected_cr(Registry& reg, std::string* why, bool* app_level = nullptr);
 // Fills the checkpoint/restart fields of `spec` from the parameters.
 void fill_cr_spec(Registry& reg, JobSpec& spec);
 

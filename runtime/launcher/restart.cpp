@@ -65,7 +65,7 @@ StatusOr<Chosen> choose_snapshot(const std::string& path, const std::string& who
 // Whether the snapshot at `path` (or the newest of a store) was written by a
 // back end that restores process images (and so needs its pids free: a new
 // PID namespace). An application-level one re-runs the program instead.
-bool restores_images(const std::string& path) {
+bool restores_images(const std::string& path, const std::vector<std::pair<std::string, std::string>>& cli_mca) {
   auto store = snapshot::SnapshotStore::open_existing(path);
   if (!store.ok()) return true;  // restart_here() reports the problem
   std::string cr_name;
@@ -78,8 +78,14 @@ bool restores_images(const std::string& path) {
   if (cr_name.empty()) return true;
   Registry reg;
   if (!rt::register_runtime_params(reg).ok()) return true;
+  // The job's parameters, then the command line's, as restart_here() merges
+  // them: a cr plugin is found only on the component_path they name.
+  std::map<std::string, std::string> merged;
+  for (const auto& [k, v] : store->job().parameters) merged[k] = v;
+  for (const auto& [k, v] : cli_mca) merged[k] = v;
+  merged["cr"] = cr_name;
   ConfigOptions cfg;
-  cfg.mca = {{"cr", cr_name}};
+  cfg.mca.assign(merged.begin(), merged.end());
   if (!reg.configure(cfg).ok()) return true;
   for (const auto& q : reg.framework("cr")->query_all(reg.query_context(true)))
     if (q.entry->desc->name == cr_name && q.module)
@@ -231,7 +237,7 @@ int restart_here(const RestartOptions& o) {
 }  // namespace
 
 int run_restart(const RestartOptions& o) {
-  if (!o.new_pid_namespace || !restores_images(o.path)) return restart_here(o);
+  if (!o.new_pid_namespace || !restores_images(o.path, o.mca)) return restart_here(o);
   // The job registry records the pid others can signal: ours, outside.
   setenv("LZ_OUTER_PID", std::to_string(getpid()).c_str(), 1);
   std::string err;

@@ -1,6 +1,7 @@
 // crcp/c3: C3's non-blocking coordination for application-level checkpoints
 // (c3_module.h has the protocol and its argument). Selected with cr=app,
-// which needs it for a job of more than one rank; it declines otherwise.
+// which needs it for a job of more than one rank, or when named; it declines
+// otherwise.
 #include <memory>
 
 #include "c3_module.h"
@@ -14,8 +15,10 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   if (ctx.params != nullptr && ctx.params->is_registered("cr"))
     for (const auto& name : ctx.params->get_list("cr"))
       if (name == "app") app = true;
-  if (!app)
-    return Unavailable("the protocol of application-level checkpoints: used with --mca cr app");
+  // Named (`--mca crcp c3`): another application-level back end asked for
+  // it, such as a plugin wrapping cr/app (examples/components/cr_sealed).
+  if (!app && !ctx.named)
+    return Unavailable("the protocol of application-level checkpoints: used with --mca cr app (or named: --mca crcp c3)");
   return std::unique_ptr<lz::Module>(new C3Module());
 }
 
