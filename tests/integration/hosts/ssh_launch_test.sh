@@ -52,11 +52,17 @@ case $CASE in
         no_leftovers "$prog $t"
       done
     done
+    # Oversubscribed: 8 ranks on 2 hosts of 2 cores.
+    out=$(run "${H[0]}:4,${H[1]}:4" -np 8 --timeout 200 "$B/tests/mpi/ring" 2>&1) || fail "ring np 8 over 2 hosts failed: $out"
+    echo "$out" | grep -q "ring: 8 ranks ok" || fail "ring np 8 did not report success: $out"
+    no_leftovers "ring np 8"
     # Ranks on two hosts never pair over shm: shm,self alone cannot connect them.
     out=$(run "${H[0]}:1,${H[1]}:1" -np 2 --mca transport shm,self --timeout 60 "$B/tests/mpi/ring" 2>&1) &&
       fail "shm,self connected ranks on two hosts: $out"
+    echo "$out" | grep -q "no selected transport (self,shm) reaches rank 1 on host ${H[1]}" ||
+      fail "shm,self across hosts did not fail for want of a transport: $out"
     no_leftovers "shm,self"
-    echo "hosts.ssh.mpi: ring, stress, nbc on 2 hosts (default, tcp,self) passed; shm never across hosts"
+    echo "hosts.ssh.mpi: ring, stress, nbc on 2 hosts (default, tcp,self), ring np 8 passed; shm never across hosts"
     ;;
   remote)
     for prog in ring nbc; do
