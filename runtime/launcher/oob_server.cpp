@@ -125,7 +125,7 @@ void OobServer::on_event(uint64_t id, short revents) {
     if (c.state == ConnState::kHandshake) {
       refuse(c, n == 0 ? "closed before authenticating" : std::string("connection error: ") + std::strerror(errno));
     } else {
-      drop(id, Status(Code::kAborted, n == 0 ? "connection closed by the rank"
+      drop(id, Status(Code::kAborted, n == 0 ? (c.helper ? "connection closed by the helper" : "connection closed by the rank")
                                              : std::string("connection error: ") + std::strerror(errno)),
            c.state == ConnState::kRank);
     }

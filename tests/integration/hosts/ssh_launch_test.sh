@@ -6,7 +6,7 @@
 # CASE: mpi (ring, stress, nbc over h0:2,h1:2, default selection and
 # tcp,self), remote (all ranks on h1 and h2), output (--tag-output, each rank
 # on its host), failure (a remote rank exits 7), killed (a remote rank gets
-# kill -9 on its host), timeout (--timeout stops remote ranks), stranger (a
+# kill -9 on its host), helper (the helper of a host is killed), timeout (--timeout stops remote ranks), stranger (a
 # wrong secret is refused while the job goes on; lazarus ps shows the hosts).
 # After every job no process of it is left on any host.
 set -u
@@ -113,6 +113,32 @@ case $CASE in
     grep -q "rank 2 (pid $pid on ${H[2]}) was killed by signal 9" "$D/out" || fail "rank 2 not named: $(cat "$D/out")"
     no_leftovers killed
     echo "hosts.ssh.killed: kill -9 of a remote rank stopped the job, named, nothing left"
+    ;;
+  helper)
+    # The helper of h1 dies (kill -9): its ranks die with it (PR_SET_PDEATHSIG)
+    # and the launcher stops the job naming the host and the lost ranks.
+    run "${H[0]}:1,${H[1]}:2" -np 3 --timeout 120 sleep 300 >"$D/out" 2>&1 &
+    job=$!
+    hp=""
+    for _ in $(seq 1 200); do
+      n=0
+      for p in $(ip netns pids "${H[1]}"); do
+        case "$(tr '\0' ' ' 2>/dev/null < /proc/$p/cmdline)" in
+          *" helper --job "*) hp=$p ;;
+          "sleep 300 ") n=$((n + 1)) ;;
+        esac
+      done
+      [ -n "$hp" ] && [ $n = 2 ] && break
+      sleep 0.1
+    done
+    [ -n "$hp" ] && [ $n = 2 ] || { kill $job; fail "the helper and 2 ranks never ran on ${H[1]}: $(cat "$D/out")"; }
+    on 1 kill -9 "$hp"
+    wait $job; st=$?
+    [ $st = 1 ] || fail "exit status $st, expected 1: $(cat "$D/out")"
+    grep -q "the helper on host ${H[1]} closed its connection to the launcher (connection closed by the helper); lost ranks 1, 2" "$D/out" ||
+      fail "the lost host and ranks were not named: $(cat "$D/out")"
+    no_leftovers helper
+    echo "hosts.ssh.helper: a killed helper takes its ranks along; the job stops naming them, nothing left"
     ;;
   timeout)
     out=$(run "${H[1]}:1,${H[2]}:1" -np 2 --timeout 3 sleep 300 2>&1); st=$?
