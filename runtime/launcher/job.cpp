@@ -84,6 +84,13 @@ Status Job::start_ranks() {
   for (const auto& r : ranks_) LZ_RETURN_IF_ERROR(starter_.can_start_on(r.place.host));
   std::vector<std::string> hosts;
   for (const auto& r : ranks_) hosts.push_back(r.place.host);
+  // A remote start runs the event loop while it waits for its helper: a rank
+  // started before may end meanwhile, and the job is not over for that.
+  starting_ = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{starting_};
   LZ_RETURN_IF_ERROR(starter_.begin(*this, hosts));
   for (auto& r : ranks_) {
     // A rank that failed while others were being started (they run the
@@ -468,8 +475,7 @@ void Job::rank_exited(int rank, int wait_status) {
 void Job::ranks_lost(const std::vector<int>& ranks, const std::string& why) {
   std::string names;
   for (int rank : ranks) names += (names.empty() ? "" : ", ") + std::to_string(rank);
-  if (!stopping_ && rank_death_.empty())
-    rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
+  if (!stopping_ && rank_death_.empty()) rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
   fail(1, why + "; lost rank" + (ranks.size() > 1 ? "s " : " ") + names);
   for (int rank : ranks) {
     RankProcess& r = ranks_[static_cast<size_t>(rank)];
@@ -518,7 +524,7 @@ void Job::kill_remaining() {
 
 void Job::maybe_finish() {
   // A --term checkpoint commits after its ranks ended.
-  if (cr_->holds_finish()) return;
+  if (cr_->holds_finish() || starting_) return;
   for (const auto& r : ranks_)
     if (r.running()) return;
   bool pipes_open = false;

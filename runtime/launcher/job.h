@@ -122,6 +122,7 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   oob::Fd signal_fd_;
 
   bool stopping_ = false;
+  bool starting_ = false;  // start_ranks() is at work: ranks not started yet are not finished
   int exit_code_ = 0;
   uint64_t kill_timer_ = 0;
   uint64_t drain_timer_ = 0;

@@ -171,7 +171,9 @@ StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) 
     while (!w.empty() && (w.back() == '\t' || w.back() == '\n')) w.pop_back();
     if (!w.empty()) agent.push_back(w);
   }
-  if (agent.empty()) return InvalidArgument("launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
+  if (agent.empty())
+    return InvalidArgument(
+        "launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
   // The helper is this very executable (mpirun is a link to it), at the same
   // path on every host: a shared installation, as Open MPI assumes its prefix.
   char self[4096];

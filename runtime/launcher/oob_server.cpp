@@ -125,8 +125,8 @@ void OobServer::on_event(uint64_t id, short revents) {
     if (c.state == ConnState::kHandshake) {
       refuse(c, n == 0 ? "closed before authenticating" : std::string("connection error: ") + std::strerror(errno));
     } else {
-      drop(id, Status(Code::kAborted, n == 0 ? (c.helper ? "connection closed by the helper" : "connection closed by the rank")
-                                             : std::string("connection error: ") + std::strerror(errno)),
+      const char* closed = c.helper ? "connection closed by the helper" : "connection closed by the rank";
+      drop(id, Status(Code::kAborted, n == 0 ? closed : std::string("connection error: ") + std::strerror(errno)),
            c.state == ConnState::kRank);
     }
     return;
@@ -161,7 +161,8 @@ void OobServer::handle_handshake(Conn& c) {
   if (helper) {
     if (!cb_.admit_helper) return refuse(c, "claims to be a helper, and this job has none");
     if (!auth::verify(secret_, oob::kHelperAuthContext, c.nonce, oob::auth_id(job_id_, a.rank), a.mac))
-      return refuse(c, "wrong MAC for the helper of host " + std::to_string(a.rank) + " (does not know the job secret)");
+      return refuse(c,
+                    "wrong MAC for the helper of host " + std::to_string(a.rank) + " (does not know the job secret)");
   } else {
     if (a.rank >= welcome_.size)
       return refuse(c, "claims rank " + std::to_string(a.rank) + " in a job of " + std::to_string(welcome_.size));

@@ -20,7 +20,7 @@ struct RankProcess {
   Placement place;
   pid_t pid = -1;
   bool starting = false;  // its starter is at work (a remote rank may connect before its start() returns)
-  bool remote = false;  // runs on another host: pid is that host's; started, signalled and reaped by its helper
+  bool remote = false;    // runs on another host: pid is that host's; started, signalled and reaped by its helper
   oob::Fd out;  // pipes from the rank; reset at EOF
   oob::Fd err;
   std::unique_ptr<OutputForwarder> out_fwd;

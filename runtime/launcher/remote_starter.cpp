@@ -121,9 +121,9 @@ Status RemoteStarter::begin(StarterHost& host, const std::vector<std::string>& r
 Status RemoteStarter::start_agent(int index) {
   Helper& h = helpers_[static_cast<size_t>(index)];
   std::vector<std::string> argv = agent_;
-  for (const std::string& w : {h.host, lazarus_, std::string("helper"), std::string("--job"), host_->job_id(),
-                               std::string("--oob"), host_->oob_address(), std::string("--index"),
-                               std::to_string(index), std::string("--host"), h.host})
+  for (const std::string& w :
+       {h.host, lazarus_, std::string("helper"), std::string("--job"), host_->job_id(), std::string("--oob"),
+        host_->oob_address(), std::string("--index"), std::to_string(index), std::string("--host"), h.host})
     argv.push_back(w);
 
   int in[2];
@@ -175,9 +175,9 @@ void RemoteStarter::on_agent_exit(int index) {
     h.agent_status = st;
   }
   st = h.agent_status;
-  std::string how = st < 0                ? "exited"
-                    : WIFSIGNALED(st)     ? "was killed by signal " + std::to_string(WTERMSIG(st))
-                                          : "exited with code " + std::to_string(WEXITSTATUS(st));
+  std::string how = st < 0            ? "exited"
+                    : WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
+                                      : "exited with code " + std::to_string(WEXITSTATUS(st));
   helper_failed(index, "could not be started: the launch agent (" + agent_[0] + ") " + how +
                            " before the helper connected (its messages, if any, are above)");
 }
@@ -233,8 +233,8 @@ StatusOr<StartedRank> RemoteStarter::start(const RankSpec& spec) {
   for (int c : spec.cpus) m.cpus.push_back(static_cast<uint32_t>(c));
   host_->send_helper(index, oob::MsgType::kHelperStart, oob::encode_helper_start(m));
   const int rank = spec.rank;
-  Status s = host_->loop().run_until([this, rank] { return ranks_[rank].answered; },
-                                     oob::deadline_in(connect_timeout_));
+  Status s =
+      host_->loop().run_until([this, rank] { return ranks_[rank].answered; }, oob::deadline_in(connect_timeout_));
   Remote& done = ranks_[rank];
   if (h.gone) return Unavailable("the helper on host " + h.host + " " + h.why);
   if (!done.answered)
@@ -243,8 +243,16 @@ StatusOr<StartedRank> RemoteStarter::start(const RankSpec& spec) {
   if (done.started.error != 0) {
     ranks_.erase(rank);
     const int e = done.started.error;
-    return Status(e == ENOENT ? Code::kNotFound : e == EACCES || e == EPERM ? Code::kPermissionDenied : Code::kUnavailable,
+    return Status(e == ENOENT                 ? Code::kNotFound
+                  : e == EACCES || e == EPERM ? Code::kPermissionDenied
+                                              : Code::kUnavailable,
                   done.started.reason + " (on host " + h.host + ")");
+  }
+  done.returned = true;
+  if (done.exit_pending) {
+    // From the loop's next turn: the Job records the pid first.
+    const int status = done.exit_status;
+    host_->loop().add_timer(oob::Clock::now(), [this, rank, status] { host_->rank_exited(rank, status); });
   }
   StartedRank sr;
   sr.pid = done.started.pid;
@@ -319,12 +327,15 @@ void RemoteStarter::on_helper_frame(int host, oob::Frame& f) {
       Remote* r = find(m.rank, "HELPER_EXIT");
       if (r == nullptr || r->exited) return;
       r->exited = true;
-      // Delivered from the loop's next turn: a rank that ended at once may
-      // report its exit in the same read as its start, before start() has
-      // returned its pid to the Job.
-      const int rank = static_cast<int>(m.rank);
-      const int status = m.wait_status;
-      host_->loop().add_timer(oob::Clock::now(), [this, rank, status] { host_->rank_exited(rank, status); });
+      // A rank that ended at once may report its exit in the same read as
+      // its start, before start() has returned its pid to the Job: start()
+      // delivers it then.
+      if (!r->returned) {
+        r->exit_pending = true;
+        r->exit_status = m.wait_status;
+        return;
+      }
+      host_->rank_exited(static_cast<int>(m.rank), m.wait_status);
       return;
     }
     case oob::MsgType::kHelperUnknown: {

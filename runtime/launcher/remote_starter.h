@@ -76,7 +76,10 @@ class RemoteStarter final : public RankStarter {
   struct Remote {
     int helper = -1;
     bool answered = false;
+    bool returned = false;      // start() gave the Job its pid
     bool exited = false;
+    bool exit_pending = false;  // HELPER_EXIT came before start() returned
+    int exit_status = 0;
     oob::HelperStartedMsg started;
     Stream out, err;
   };

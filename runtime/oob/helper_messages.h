@@ -33,7 +33,7 @@ inline constexpr uint8_t kHelperStderr = 2;
 // on the helper's stdin and goes to the rank through an inherited pipe).
 struct HelperStartMsg {
   uint32_t rank = 0;
-  uint32_t flags = 0;  // none defined yet; a helper refuses bits it does not know
+  uint32_t flags = 0;             // none defined yet; a helper refuses bits it does not know
   std::vector<std::string> argv;  // argv[0] looked up in the rank's PATH
   std::vector<std::string> env;   // the rank's complete environment
   std::string cwd;                // empty: the helper's
