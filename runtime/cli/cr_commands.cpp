@@ -20,11 +20,12 @@ int run_ps() {
     std::printf("no running jobs\n");
     return 0;
   }
-  std::printf("%-10s %-8s %-4s %-40s %s\n", "JOB", "PID", "NP", "COMMAND", "LAST SNAPSHOT");
+  std::printf("%-10s %-8s %-4s %-24s %-40s %s\n", "JOB", "PID", "NP", "HOSTS", "COMMAND", "LAST SNAPSHOT");
   for (const auto& j : jobs) {
     std::string cmd = str::join(j.command, " ");
-    std::printf("%-10s %-8d %-4d %-40s %s\n", j.job_id.c_str(), static_cast<int>(j.launcher_pid), j.np, cmd.c_str(),
-                j.last_snapshot.empty() ? "-" : j.last_snapshot.c_str());
+    std::string hosts = j.hosts.empty() ? "-" : str::join(j.hosts, ",");
+    std::printf("%-10s %-8d %-4d %-24s %-40s %s\n", j.job_id.c_str(), static_cast<int>(j.launcher_pid), j.np,
+                hosts.c_str(), cmd.c_str(), j.last_snapshot.empty() ? "-" : j.last_snapshot.c_str());
   }
   return 0;
 }
@@ -104,7 +105,7 @@ StatusOr<double> parse_duration(const std::string& text, const std::string& what
 }
 
 void add_cr_commands(CLI::App& app, int& exit_code) {
-  CLI::App* ps = app.add_subcommand("ps", "List running jobs: id, launcher pid, ranks, command, last snapshot");
+  CLI::App* ps = app.add_subcommand("ps", "List running jobs: id, launcher pid, ranks, hosts, command, last snapshot");
   ps->callback([&exit_code] { exit_code = run_ps(); });
 
   auto co = std::make_shared<CheckpointOptions>();

@@ -8,6 +8,7 @@
 
 #include "conformance_command.h"
 #include "cr_commands.h"
+#include "helper_command.h"
 #include "info_command.h"
 #include "run_command.h"
 #include "snapshot_command.h"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   lz::cli::add_cr_commands(app, exit_code);
   lz::cli::add_snapshot_command(app, exit_code);
   lz::cli::add_conformance_command(app, exit_code);
+  lz::cli::add_helper_command(app, exit_code);
   // mpirun's spelling `-np M` (CLI11 takes one-letter short options only).
   std::vector<std::string> args(argv + 1, argv + argc);
   for (auto& a : args)

@@ -15,8 +15,9 @@ constexpr const char* kHelpFooter =
     "\nPROGRAM and everything after it are the program and its arguments.\n"
     "Oversubscription (more ranks than slots, e.g. `mpirun -np 4 ./prog` on 2 cores) is ALLOWED by default;\n"
     "--nooversubscribe makes it an error. Without --host/--hostfile the job runs on this host with one\n"
-    "slot per core, and -n defaults to the number of slots. Ranks run on this host only for now: other\n"
-    "hosts are refused with a clear error until remote launch (ssh) is added.\n"
+    "slot per core, and -n defaults to the number of slots. Ranks on other hosts are started through a\n"
+    "helper per host (this program, `lazarus helper`) that the launch_agent parameter starts (default: ssh;\n"
+    "e.g. --mca launch_agent 'ssh -F cfg'); lazarus must be at the same path on every host.\n"
     "Parameters set with --mca/--config/LZ_MCA_* are checked here and passed to every rank.\n"
     "Exit status: 0 when every rank succeeded; otherwise the first failing rank's exit code (128+signal\n"
     "when it was killed), the code given to abort, 124 when --timeout expired, 2 for usage errors.\n";

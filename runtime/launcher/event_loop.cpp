@@ -27,10 +27,23 @@ uint64_t EventLoop::add_timer(oob::Deadline when, TimerHandler handler) {
 void EventLoop::cancel_timer(uint64_t id) { timers_.erase(id); }
 
 Status EventLoop::run() {
+  while (!stopped_) LZ_RETURN_IF_ERROR(turn(oob::kNoDeadline));
+  return Status::Ok();
+}
+
+Status EventLoop::run_until(const std::function<bool()>& done, oob::Deadline deadline) {
+  while (!stopped_ && !done()) {
+    if (oob::Clock::now() >= deadline) return Timeout("timed out");
+    LZ_RETURN_IF_ERROR(turn(deadline));
+  }
+  return Status::Ok();
+}
+
+Status EventLoop::turn(oob::Deadline cap) {
   std::vector<pollfd> pfds;
   std::vector<uint64_t> gens;
-  while (!stopped_) {
-    oob::Deadline next = oob::kNoDeadline;
+  {
+    oob::Deadline next = cap;
     for (const auto& [id, t] : timers_)
       if (t.when < next) next = t.when;
     pfds.clear();

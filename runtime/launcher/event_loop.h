@@ -39,8 +39,16 @@ class EventLoop {
   // Returns from run() after the current dispatch.
   void stop() { stopped_ = true; }
   Status run();
+  // Runs the loop until `done()` holds (checked before every turn), stop()
+  // is called, or `deadline` passes (kTimeout). For code that must
+  // wait for an answer before it returns, outside run() or from a handler
+  // (RemoteStarter::start waits for its helper so).
+  Status run_until(const std::function<bool()>& done, oob::Deadline deadline);
 
  private:
+  // One poll() and its dispatch, sleeping no later than `cap`.
+  Status turn(oob::Deadline cap);
+
   struct Watch {
     short events;
     uint64_t generation;

@@ -39,9 +39,10 @@ std::string signal_name(int sig) {
 Job::Job(JobSpec spec, RankStarter& starter) : spec_(std::move(spec)), starter_(starter) {}
 
 Job::~Job() {
-  // Never leave ranks behind, whatever path got us here.
+  // Never leave ranks behind, whatever path got us here. Remote ranks are
+  // killed by their helpers when the OOB listener closes with us.
   for (auto& r : ranks_)
-    if (r.running()) kill(-r.pid, SIGKILL);
+    if (r.running() && !r.remote) kill(-r.pid, SIGKILL);
 }
 
 void Job::say(const std::string& line) const {
@@ -81,7 +82,20 @@ std::vector<std::string> Job::rank_env(const RankProcess& r) const {
 Status Job::start_ranks() {
   // Refuse a host we cannot start on before starting anything.
   for (const auto& r : ranks_) LZ_RETURN_IF_ERROR(starter_.can_start_on(r.place.host));
+  std::vector<std::string> hosts;
+  for (const auto& r : ranks_) hosts.push_back(r.place.host);
+  // A remote start runs the event loop while it waits for its helper: a rank
+  // started before may end meanwhile, and the job is not over for that.
+  starting_ = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{starting_};
+  LZ_RETURN_IF_ERROR(starter_.begin(*this, hosts));
   for (auto& r : ranks_) {
+    // A rank that failed while others were being started (they run the
+    // event loop while they wait for a helper) stops the job: start no more.
+    if (stopping_) break;
     RankSpec rs;
     rs.rank = r.rank;
     rs.host = r.place.host;
@@ -89,9 +103,12 @@ Status Job::start_ranks() {
     rs.env = rank_env(r);
     rs.secret = secret_;
     rs.cpus = r.place.cpus;
+    r.starting = true;
     auto started = starter_.start(rs);
+    r.starting = false;
     if (!started.ok()) return started.status().with_context("cannot start rank " + std::to_string(r.rank));
     r.pid = started->pid;
+    r.remote = starter_.is_remote(r.place.host);
     r.out = std::move(started->out);
     r.err = std::move(started->err);
     std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
@@ -162,6 +179,10 @@ int Job::run() {
   }
   OobServer::Callbacks cb;
   cb.admit = [this](int rank, uint32_t flags) { return admit(rank, flags); };
+  cb.admit_helper = [this](int host) { return starter_.admit_helper(host); };
+  cb.on_helper_connected = [this](int host) { starter_.on_helper_connected(host); };
+  cb.on_helper_frame = [this](int host, oob::Frame& f) { starter_.on_helper_frame(host, f); };
+  cb.on_helper_closed = [this](int host, const Status& why) { starter_.on_helper_closed(host, why); };
   cb.on_connected = [this](int rank, uint32_t flags) { on_connected(rank, flags); };
   cb.on_frame = [this](int rank, oob::Frame& f) { on_frame(rank, f); };
   cb.on_closed = [this](int rank, const Status& why) { on_oob_closed(rank, why); };
@@ -204,7 +225,7 @@ int Job::run() {
   if (Status s = loop_.run(); !s.ok()) {
     say("event loop failed: " + s.message());
     for (auto& r : ranks_)
-      if (r.running()) kill(-r.pid, SIGKILL);
+      if (r.running()) starter_.signal(r.rank, r.pid, SIGKILL);
     return 1;
   }
   for (auto& r : ranks_) {
@@ -250,7 +271,7 @@ void Job::reap() {
     if (pid <= 0) break;
     bool rank = false;
     for (auto& r : ranks_) {
-      if (r.pid == pid && !r.exited) {
+      if (r.pid == pid && !r.remote && !r.exited) {
         r.exited = true;
         r.wait_status = st;
         on_rank_exit(r);
@@ -264,7 +285,7 @@ void Job::reap() {
     // mid-dump leaves children of its own stopped for ever, and they hold the
     // service socket open, so the rank waiting for criu's answer would wait
     // for ever too. ESRCH when no such group is left.
-    if (!rank) kill(-pid, SIGKILL);
+    if (!rank && !starter_.child_exited(pid, st)) kill(-pid, SIGKILL);
   }
 }
 
@@ -327,7 +348,7 @@ void Job::on_output(RankProcess& r, bool is_err) {
 Status Job::admit(int rank, uint32_t flags) {
   if (stopping_) return Status(Code::kAborted, "the job is stopping");
   RankProcess& r = ranks_[static_cast<size_t>(rank)];
-  if (!r.running()) return Unavailable("rank " + std::to_string(rank) + " is not running");
+  if (!r.running() && !r.starting) return Unavailable("rank " + std::to_string(rank) + " is not running");
   if (r.connected) return PermissionDenied("rank " + std::to_string(rank) + " is already connected");
   if (flags & oob::kAuthReconnect) {
     if (!r.detached && !(r.restored && !r.ever_connected))
@@ -438,6 +459,33 @@ bool Job::oob_job() const {
 
 void Job::send(int rank, oob::MsgType type, const std::string& payload) { server_->send(rank, type, payload); }
 
+void Job::send_helper(int host, oob::MsgType type, const std::string& payload) {
+  if (server_) server_->send_helper(host, type, payload);
+}
+
+void Job::rank_exited(int rank, int wait_status) {
+  if (rank < 0 || static_cast<size_t>(rank) >= ranks_.size()) return;
+  RankProcess& r = ranks_[static_cast<size_t>(rank)];
+  if (!r.running()) return;
+  r.exited = true;
+  r.wait_status = wait_status;
+  on_rank_exit(r);
+}
+
+void Job::ranks_lost(const std::vector<int>& ranks, const std::string& why) {
+  std::string names;
+  for (int rank : ranks) names += (names.empty() ? "" : ", ") + std::to_string(rank);
+  if (!stopping_ && rank_death_.empty()) rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
+  fail(1, why + "; lost rank" + (ranks.size() > 1 ? "s " : " ") + names);
+  for (int rank : ranks) {
+    RankProcess& r = ranks_[static_cast<size_t>(rank)];
+    if (!r.running()) continue;
+    r.exited = true;
+    r.wait_status = SIGKILL;  // as waitpid() says "killed by SIGKILL"
+    on_rank_exit(r);
+  }
+}
+
 void Job::broadcast(oob::MsgType type, const std::string& payload) { server_->broadcast(type, payload); }
 
 void Job::stop_after_checkpoint() {
@@ -459,8 +507,7 @@ void Job::fail(int exit_code, const std::string& message) {
 void Job::stop_ranks(int sig) {
   for (auto& r : ranks_) {
     if (!r.running()) continue;
-    kill(-r.pid, sig);
-    kill(r.pid, sig);
+    starter_.signal(r.rank, r.pid, sig);
   }
   if (kill_timer_ == 0)
     kill_timer_ = loop_.add_timer(oob::deadline_in(spec_.kill_grace), [this] {
@@ -472,15 +519,12 @@ void Job::stop_ranks(int sig) {
 
 void Job::kill_remaining() {
   for (auto& r : ranks_)
-    if (r.running()) {
-      kill(-r.pid, SIGKILL);
-      kill(r.pid, SIGKILL);
-    }
+    if (r.running()) starter_.signal(r.rank, r.pid, SIGKILL);
 }
 
 void Job::maybe_finish() {
   // A --term checkpoint commits after its ranks ended.
-  if (cr_->holds_finish()) return;
+  if (cr_->holds_finish() || starting_) return;
   for (const auto& r : ranks_)
     if (r.running()) return;
   bool pipes_open = false;

@@ -12,6 +12,9 @@
 //   - 1 when a rank that connected exits 0 or closes its OOB connection
 //     without finalize (as Open MPI does);
 //   - 124 when --timeout expired, 128 + signal when the launcher was signalled.
+// Ranks on other hosts are started, signalled and reported through the
+// starter's per-host helpers (RemoteStarter): the Job never waits for or
+// signals their pids itself (RankProcess::remote).
 // On the first failure it prints one line to stderr naming the rank, pid and
 // code or signal, tells the connected ranks (ERROR), sends SIGTERM to every
 // rank's process group and SIGKILL after the grace period.
@@ -44,7 +47,7 @@ namespace lz::launcher {
 
 inline constexpr int kTimeoutExitCode = 124;
 
-class Job : private CheckpointCoordinator::Host {
+class Job : private CheckpointCoordinator::Host, private StarterHost {
  public:
   Job(JobSpec spec, RankStarter& starter);
   ~Job() override;
@@ -99,6 +102,15 @@ class Job : private CheckpointCoordinator::Host {
   void stop_after_checkpoint() override;
   void reap() override;
   void job_file_changed() override { write_job_file(); }
+
+  // StarterHost (ranks on other hosts, through the starter's helpers).
+  EventLoop& loop() override { return loop_; }
+  const std::string& job_id() const override { return spec_.job_id; }
+  const std::string& job_secret() const override { return secret_; }
+  const std::string& oob_address() const override { return oob_address_; }
+  void send_helper(int host, oob::MsgType type, const std::string& payload) override;
+  void rank_exited(int rank, int wait_status) override;
+  void ranks_lost(const std::vector<int>& ranks, const std::string& why) override;
   JobSpec spec_;
   RankStarter& starter_;
   EventLoop loop_;
@@ -110,6 +122,7 @@ class Job : private CheckpointCoordinator::Host {
   oob::Fd signal_fd_;
 
   bool stopping_ = false;
+  bool starting_ = false;  // start_ranks() is at work: ranks not started yet are not finished
   int exit_code_ = 0;
   uint64_t kill_timer_ = 0;
   uint64_t drain_timer_ = 0;

@@ -63,6 +63,12 @@ std::vector<JobEntry> list_jobs(bool prune) {
     if (j.contains("command") && j["command"].is_array())
       for (auto& a : j["command"])
         if (a.is_string()) je.command.push_back(a);
+    if (j.contains("ranks") && j["ranks"].is_array())
+      for (auto& r : j["ranks"]) {
+        if (!r.is_object() || !r.contains("host") || !r["host"].is_string()) continue;
+        std::string h = r["host"];
+        if (std::find(je.hosts.begin(), je.hosts.end(), h) == je.hosts.end()) je.hosts.push_back(h);
+      }
     je.last_snapshot = j.value("last_snapshot", "");
     je.control_socket = j.value("control_socket", "");
     je.snapshot_store = j.value("snapshot_store", "");

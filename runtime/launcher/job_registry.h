@@ -20,6 +20,7 @@ struct JobEntry {
   pid_t launcher_pid = 0;
   int np = 0;
   std::vector<std::string> command;
+  std::vector<std::string> hosts;  // the hosts of its ranks, in rank order of first use
   std::string last_snapshot;
   std::string control_socket;
   std::string snapshot_store;

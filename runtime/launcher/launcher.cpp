@@ -4,15 +4,18 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include "cr/runtime_params.h"
 #include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/local_starter.h"
+#include "launcher/remote_starter.h"
 #include "launcher/restart.h"
 #include "snapshot/snapshot_params.h"
 #include "snapshot/snapshot_store.h"
@@ -95,13 +98,46 @@ bool is_loopback(const SockAddr& a) {
 
 }  // namespace
 
-// What ranks connect to. Never a loopback address when a rank may run on
-// another host; for a job on this host alone loopback is the simplest choice.
+namespace {
+
+bool all_local(const std::vector<Placement>& placement) {
+  std::map<std::string, bool> seen;  // one lookup per host, not per rank
+  for (const auto& p : placement) {
+    auto it = seen.find(p.host);
+    if (it == seen.end()) it = seen.emplace(p.host, is_local_host(p.host)).first;
+    if (!it->second) return false;
+  }
+  return true;
+}
+
+// The local address the kernel routes to `host` from (a UDP connect sends
+// nothing): the interface toward the remote hosts.
+std::string source_address_toward(const std::string& host) {
+  auto dst = oob::resolve(host, 9);
+  if (!dst.ok()) return "";
+  oob::Fd fd(socket(dst->family(), SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid() || connect(fd.get(), reinterpret_cast<const sockaddr*>(&dst->ss), dst->len) != 0) return "";
+  auto self = oob::local_address(fd.get());
+  if (!self.ok() || is_loopback(*self)) return "";
+  return self->host();
+}
+
+}  // namespace
+
+// What ranks and helpers connect to. Never a loopback address when a rank
+// may run on another host: the address of the interface the first remote
+// host is reached through (ranks on other remote hosts reach it as well on
+// any ordinary network; oob_address names another). For a job on this host
+// alone loopback is the simplest choice.
 std::string advertised_host(const SockAddr& bound, const std::vector<Placement>& placement) {
   if (!bound.is_wildcard()) return bound.host();
-  bool all_local = true;
-  for (const auto& p : placement) all_local &= is_local_host(p.host);
-  if (all_local) return bound.ss.ss_family == AF_INET6 ? "::1" : "127.0.0.1";
+  if (all_local(placement)) return bound.ss.ss_family == AF_INET6 ? "::1" : "127.0.0.1";
+  for (const auto& p : placement) {
+    if (is_local_host(p.host)) continue;
+    std::string a = source_address_toward(p.host);
+    if (!a.empty()) return a;
+    break;
+  }
   auto self = oob::resolve(local_hostname(), 0);
   if (self.ok() && !is_loopback(*self)) return self->host();
   std::string best;
@@ -119,9 +155,34 @@ Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   spec.kill_grace = params.get_double(oob::kParamKillGrace);
   spec.handshake_timeout = params.get_double(oob::kParamHandshakeTimeout);
   LZ_ASSIGN_OR_RETURN(SockAddr bind, bind_address(params));
+  // A job on this host alone listens on loopback only, unless told otherwise:
+  // nothing from another host has any business with it.
+  if (params.get_string(oob::kParamAddress).empty() && all_local(spec.placement)) {
+    auto lo = oob::resolve("127.0.0.1", bind.port());
+    if (lo.ok()) bind = *lo;
+  }
   spec.bind_address = bind;
   spec.advertised_host = advertised_host(bind, spec.placement);
   return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) {
+  std::vector<std::string> agent;
+  for (std::string w : str::split(params.get_string(oob::kParamLaunchAgent), ' ')) {
+    while (!w.empty() && (w.back() == '\t' || w.back() == '\n')) w.pop_back();
+    if (!w.empty()) agent.push_back(w);
+  }
+  if (agent.empty())
+    return InvalidArgument(
+        "launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
+  // The helper is this very executable (mpirun is a link to it), at the same
+  // path on every host: a shared installation, as Open MPI assumes its prefix.
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return ErrnoError("readlink /proc/self/exe (the path of lazarus for the remote helpers)", errno);
+  self[n] = '\0';
+  return std::unique_ptr<RankStarter>(std::make_unique<RemoteStarter>(
+      std::move(agent), std::string(self), params.get_double(oob::kParamLaunchAgentTimeout)));
 }
 
 std::string new_job_id() {
@@ -272,8 +333,18 @@ int run_launcher(const RunOptions& o) {
   int rc = 0;
   std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
   {
-    LocalStarter starter;
-    Job job(std::move(spec), starter);
+    std::unique_ptr<RankStarter> starter;
+    if (all_local(spec.placement)) {
+      starter = std::make_unique<LocalStarter>();
+    } else {
+      auto remote = remote_starter(reg.params());
+      if (!remote.ok()) {
+        error(remote.status().message());
+        return 2;
+      }
+      starter = std::move(*remote);
+    }
+    Job job(std::move(spec), *starter);
     rc = job.run();
     death = job.rank_death();
   }

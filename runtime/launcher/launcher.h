@@ -7,6 +7,7 @@
 //   return run_launcher(o);
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -57,6 +58,10 @@ std::string advertised_host(const SockAddr& bound, const std::vector<Placement>&
 // spec.placement is set).
 Status fill_oob_spec(const ParamStore& params, JobSpec& spec);
 std::string new_job_id();
+// The starter for a job with ranks on other hosts: a RemoteStarter with the
+// launch_agent command and this executable as the helper.
+class RankStarter;
+StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params);
 // The selected cr component's name ("none" when checkpointing is off); *why
 // gets the reason when no cr component can be used here.
 // `app_level` (optional) tells whether the selected module has kCapAppLevel.

@@ -28,8 +28,8 @@ std::vector<char*> c_array(const std::vector<std::string>& v) {
 Status LocalStarter::can_start_on(const std::string& host) const {
   if (is_local_host(host)) return Status::Ok();
   return Unimplemented("host '" + host +
-                       "' is not this host, and starting ranks on other hosts is not supported yet "
-                       "(an ssh starter will come with multi-host support)");
+                       "' is not this host: this starter starts ranks here only (`lazarus run` starts ranks on "
+                       "other hosts through RemoteStarter; restarting on other hosts is not supported yet)");
 }
 
 StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
@@ -62,6 +62,7 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
   CPU_ZERO(&cpus);
   for (int c : spec.cpus) CPU_SET(c, &cpus);
   const bool bind = !spec.cpus.empty();
+  const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
 
   const pid_t launcher = getpid();
   pid_t pid = fork();
@@ -82,10 +83,10 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
     if (!spec.inherit_stdin && devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
     dup2(out_w.get(), STDOUT_FILENO);
     dup2(err_w.get(), STDERR_FILENO);
@@ -95,6 +96,11 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     // namespace (a shell's fd opened before `unshare --mount-proc`).
     syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
     fcntl(secret_fd, F_SETFD, 0);  // the one descriptor the rank inherits on purpose
+    if (cwd != nullptr && chdir(cwd) != 0) {
+      int e = errno;
+      (void)!::write(st_w.get(), &e, sizeof e);
+      _exit(127);
+    }
     // execvpe searches PATH from the environment given to the child.
     for (char** e = envp.data(); *e != nullptr; ++e) {
       if (std::strncmp(*e, "PATH=", 5) == 0) {

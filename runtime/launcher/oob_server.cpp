@@ -125,8 +125,8 @@ void OobServer::on_event(uint64_t id, short revents) {
     if (c.state == ConnState::kHandshake) {
       refuse(c, n == 0 ? "closed before authenticating" : std::string("connection error: ") + std::strerror(errno));
     } else {
-      drop(id, Status(Code::kAborted, n == 0 ? "connection closed by the rank"
-                                             : std::string("connection error: ") + std::strerror(errno)),
+      const char* closed = c.helper ? "connection closed by the helper" : "connection closed by the rank";
+      drop(id, Status(Code::kAborted, n == 0 ? closed : std::string("connection error: ") + std::strerror(errno)),
            c.state == ConnState::kRank);
     }
     return;
@@ -156,17 +156,26 @@ void OobServer::handle_handshake(Conn& c) {
     return refuse(c, "expected AUTH, got " + oob::msg_type_name(f.type));
   oob::AuthMsg a;
   if (Status s = oob::decode_auth(f.payload, &a); !s.ok()) return refuse(c, s.message());
-  if (a.rank >= welcome_.size)
-    return refuse(c, "claims rank " + std::to_string(a.rank) + " in a job of " + std::to_string(welcome_.size));
-  if (!auth::verify(secret_, "oob", c.nonce, oob::auth_id(job_id_, a.rank), a.mac))
-    return refuse(c, "wrong MAC for rank " + std::to_string(a.rank) + " (does not know the job secret)");
+  const bool helper = (a.flags & oob::kAuthHelper) != 0;
+  const char* what = helper ? "helper of host " : "rank ";
+  if (helper) {
+    if (!cb_.admit_helper) return refuse(c, "claims to be a helper, and this job has none");
+    if (!auth::verify(secret_, oob::kHelperAuthContext, c.nonce, oob::auth_id(job_id_, a.rank), a.mac))
+      return refuse(c,
+                    "wrong MAC for the helper of host " + std::to_string(a.rank) + " (does not know the job secret)");
+  } else {
+    if (a.rank >= welcome_.size)
+      return refuse(c, "claims rank " + std::to_string(a.rank) + " in a job of " + std::to_string(welcome_.size));
+    if (!auth::verify(secret_, "oob", c.nonce, oob::auth_id(job_id_, a.rank), a.mac))
+      return refuse(c, "wrong MAC for rank " + std::to_string(a.rank) + " (does not know the job secret)");
+  }
   const int rank = static_cast<int>(a.rank);
   if (c.timer) {
     loop_.cancel_timer(c.timer);
     c.timer = 0;
   }
-  if (Status s = cb_.admit(rank, a.flags); !s.ok()) {
-    log::warn("OOB connection from %s for rank %d refused: %s", c.peer.c_str(), rank, s.message().c_str());
+  if (Status s = helper ? cb_.admit_helper(rank) : cb_.admit(rank, a.flags); !s.ok()) {
+    log::warn("OOB connection from %s for %s%d refused: %s", c.peer.c_str(), what, rank, s.message().c_str());
     // Closing first: flush() drops the connection once the ERROR is written.
     c.state = ConnState::kClosing;
     queue(c, oob::MsgType::kError, oob::encode_error({s.message()}));
@@ -174,12 +183,16 @@ void OobServer::handle_handshake(Conn& c) {
   }
   c.state = ConnState::kRank;
   c.rank = rank;
-  by_rank_[rank] = c.id;
+  c.helper = helper;
+  (helper ? by_helper_ : by_rank_)[rank] = c.id;
   const uint64_t id = c.id;
   queue(c, oob::MsgType::kWelcome, oob::encode_welcome(welcome_));
   if (conns_.count(id) == 0) return;
-  log::debug("rank %d connected from %s", rank, c.peer.c_str());
-  cb_.on_connected(rank, a.flags);
+  log::debug("%s%d connected from %s", what, rank, c.peer.c_str());
+  if (helper)
+    cb_.on_helper_connected(rank);
+  else
+    cb_.on_connected(rank, a.flags);
   if (conns_.count(id) == 0) return;
   handle_frames(c);  // frames that arrived right behind AUTH
 }
@@ -190,13 +203,16 @@ void OobServer::handle_frames(Conn& c) {
     oob::Frame f;
     auto got = c.decoder.next(&f);
     if (!got.ok()) {
-      log::error("rank %d (OOB peer %s) broke the protocol: %s; dropping its connection", c.rank, c.peer.c_str(),
-                 got.status().message().c_str());
+      log::error("%s %d (OOB peer %s) broke the protocol: %s; dropping its connection",
+                 c.helper ? "the helper of host" : "rank", c.rank, c.peer.c_str(), got.status().message().c_str());
       drop(id, got.status(), true);
       return;
     }
     if (!*got) return;
-    cb_.on_frame(c.rank, f);
+    if (c.helper)
+      cb_.on_helper_frame(c.rank, f);
+    else
+      cb_.on_frame(c.rank, f);
     auto it = conns_.find(id);
     if (it == conns_.end() || it->second->state != ConnState::kRank) return;
   }
@@ -243,6 +259,12 @@ void OobServer::send(int rank, oob::MsgType type, std::string_view payload) {
   queue(*conns_.at(it->second), type, payload);
 }
 
+void OobServer::send_helper(int host, oob::MsgType type, std::string_view payload) {
+  auto it = by_helper_.find(host);
+  if (it == by_helper_.end()) return;
+  queue(*conns_.at(it->second), type, payload);
+}
+
 void OobServer::broadcast(oob::MsgType type, std::string_view payload) {
   std::vector<int> ranks;
   for (const auto& [r, id] : by_rank_) ranks.push_back(r);
@@ -266,15 +288,22 @@ void OobServer::drop(uint64_t id, const Status& why, bool notify) {
   loop_.unwatch(c->fd.get());
   if (c->timer) loop_.cancel_timer(c->timer);
   int rank = -1;
+  const bool helper = c->helper;
+  auto& index = helper ? by_helper_ : by_rank_;
   if (c->rank >= 0) {
-    auto r = by_rank_.find(c->rank);
-    if (r != by_rank_.end() && r->second == id) {
-      by_rank_.erase(r);
+    auto r = index.find(c->rank);
+    if (r != index.end() && r->second == id) {
+      index.erase(r);
       rank = c->rank;
     }
   }
   c.reset();  // closes the socket before the callback reacts
-  if (notify && rank >= 0) cb_.on_closed(rank, why);
+  if (notify && rank >= 0) {
+    if (helper)
+      cb_.on_helper_closed(rank, why);
+    else
+      cb_.on_closed(rank, why);
+  }
 }
 
 }  // namespace lz::launcher

@@ -9,6 +9,10 @@
 //   "refused unauthenticated OOB connection from 10.0.0.5:41234: <reason>"
 // and nothing else happens: the job never waits on a stranger. Authenticated
 // connections belong to a rank; their frames go to Callbacks::on_frame.
+// A per-host helper (launcher/helper.h) authenticates the same way with
+// kAuthHelper, its host index in place of a rank and its own MAC context;
+// its frames go to the on_helper_* callbacks (helpers are refused when
+// admit_helper is not set).
 //
 //   OobServer srv(loop, job_id, secret, welcome, 5.0, callbacks);
 //   LZ_RETURN_IF_ERROR(srv.listen(bind_addr));
@@ -40,6 +44,12 @@ class OobServer {
     // The rank's connection ended: kAborted for a plain close by the peer,
     // kProtocol when it broke the protocol (already logged).
     std::function<void(int rank, const Status& why)> on_closed;
+
+    // The same for per-host helpers, by host index.
+    std::function<Status(int host)> admit_helper;
+    std::function<void(int host)> on_helper_connected;
+    std::function<void(int host, oob::Frame& frame)> on_helper_frame;
+    std::function<void(int host, const Status& why)> on_helper_closed;
   };
 
   OobServer(EventLoop& loop, std::string job_id, std::string secret, oob::WelcomeMsg welcome,
@@ -59,6 +69,8 @@ class OobServer {
   // on_closed callback follows.
   void close_rank(int rank);
   bool connected(int rank) const { return by_rank_.count(rank) != 0; }
+  // Queues a frame to the helper of `host` (dropped if it is not connected).
+  void send_helper(int host, oob::MsgType type, std::string_view payload);
   // Connections still in their handshake (for tests and diagnostics).
   size_t pending_handshakes() const;
 
@@ -70,7 +82,8 @@ class OobServer {
     std::string peer;
     ConnState state = ConnState::kHandshake;
     auth::Nonce nonce{};
-    int rank = -1;
+    int rank = -1;  // or the host index of a helper
+    bool helper = false;
     uint64_t timer = 0;
     oob::FrameDecoder decoder;
     std::string out;
@@ -98,6 +111,7 @@ class OobServer {
   uint64_t next_id_ = 1;
   std::map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::map<int, uint64_t> by_rank_;
+  std::map<int, uint64_t> by_helper_;
 };
 
 }  // namespace lz::launcher

@@ -8,7 +8,7 @@
 namespace lz::launcher {
 
 std::string RankProcess::describe() const {
-  return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")";
+  return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + (remote ? " on " + place.host : "") + ")";
 }
 
 std::string RankProcess::exit_text() const {

@@ -19,6 +19,8 @@ struct RankProcess {
   int rank = 0;
   Placement place;
   pid_t pid = -1;
+  bool starting = false;  // its starter is at work (a remote rank may connect before its start() returns)
+  bool remote = false;    // runs on another host: pid is that host's; started, signalled and reaped by its helper
   oob::Fd out;  // pipes from the rank; reset at EOF
   oob::Fd err;
   std::unique_ptr<OutputForwarder> out_fwd;
@@ -36,7 +38,7 @@ struct RankProcess {
 
   bool started() const { return pid > 0; }
   bool running() const { return started() && !exited; }
-  // "rank 2 (pid 1234)"
+  // "rank 2 (pid 1234)", "rank 2 (pid 1234 on node7)"
   std::string describe() const;
   // "exited with code 3" / "was killed by signal 9 (SIGKILL)"
   std::string exit_text() const;

@@ -39,6 +39,12 @@ std::string msg_type_name(uint16_t type) {
     case MsgType::kAppNegotiate: return "APP_NEGOTIATE";
     case MsgType::kAppPosition: return "APP_POSITION";
     case MsgType::kAppTarget: return "APP_TARGET";
+    case MsgType::kHelperStart: return "HELPER_START";
+    case MsgType::kHelperStarted: return "HELPER_STARTED";
+    case MsgType::kHelperSignal: return "HELPER_SIGNAL";
+    case MsgType::kHelperOutput: return "HELPER_OUTPUT";
+    case MsgType::kHelperExit: return "HELPER_EXIT";
+    case MsgType::kHelperUnknown: return "HELPER_UNKNOWN";
     default: break;
   }
   return "type " + std::to_string(type);

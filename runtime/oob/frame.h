@@ -121,6 +121,32 @@ enum class MsgType : uint16_t {
   kAppPosition = 80,        // rank -> launcher: AppPointMsg{calls so far, request, ""}
   kAppTarget = 81,          // launcher -> rank: AppPointMsg{safe point, request, ""}
   kCrReservedLast = 95,
+
+  // Per-host helpers (`lazarus helper`, launcher/helper.h): for a job with
+  // ranks on other hosts the launcher starts one helper per remote host
+  // through the launch agent (ssh). The helper reads the job secret from its
+  // stdin, connects to the launcher's OOB listener and authenticates with
+  // AUTH{host index, kAuthHelper, MAC in context "oob-helper"}; WELCOME
+  // follows as for a rank. Then (payloads in oob/helper_messages.h):
+  //
+  //   launcher                                   helper
+  //   HELPER_START{rank, argv, env, cwd, cpus} -> forks the rank (its subreaper)
+  //                                        <-    HELPER_STARTED{rank, pid | errno, reason}
+  //                                        <-    HELPER_OUTPUT{rank, stream, bytes} (empty: EOF)
+  //   HELPER_SIGNAL{rank, signal}          ->    kill(-pid) and kill(pid)
+  //                                        <-    HELPER_EXIT{rank, wait status}
+  //   (the launcher closes the connection) ->    SIGKILL to its ranks, exits
+  //
+  // Types up to kHelperReservedLast are kept for the helper's later duties
+  // (restores and dumps on its host); a helper answers a type it does not
+  // know with HELPER_UNKNOWN so an older helper fails loudly, not silently.
+  kHelperStart = 96,    // launcher -> helper: HelperStartMsg
+  kHelperStarted = 97,  // helper -> launcher: HelperStartedMsg
+  kHelperSignal = 98,   // launcher -> helper: HelperSignalMsg
+  kHelperOutput = 99,   // helper -> launcher: HelperOutputMsg
+  kHelperExit = 100,    // helper -> launcher: HelperExitMsg
+  kHelperUnknown = 101, // helper -> launcher: SeqMsg{the type it does not know}
+  kHelperReservedLast = 127,
 };
 
 // "HELLO", "FENCE", ... or "type 1234" for an unknown value.

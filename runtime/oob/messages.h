@@ -35,6 +35,10 @@ struct HelloMsg {
 
 // AUTH: the peer's answer. The MAC is auth::mac(secret, "oob", nonce, auth_id(job_id, rank)).
 inline constexpr uint32_t kAuthReconnect = 1u << 0;  // the rank disconnect()ed and comes back
+// A per-host helper, not a rank: `rank` is its host index, and the MAC is in
+// context "oob-helper" (so a rank's MAC can never pass for a helper's).
+inline constexpr uint32_t kAuthHelper = 1u << 1;
+inline constexpr const char* kHelperAuthContext = "oob-helper";
 struct AuthMsg {
   uint32_t rank = 0;
   uint32_t flags = 0;

@@ -23,7 +23,8 @@ StatusOr<std::unique_ptr<OobClient>> OobClient::connect(const std::string& addre
   AuthMsg a;
   a.rank = rank;
   a.flags = flags;
-  a.mac = auth::mac(secret, "oob", hello.nonce, auth_id(job_id, rank));
+  const bool helper = (flags & kAuthHelper) != 0;
+  a.mac = auth::mac(secret, helper ? kHelperAuthContext : "oob", hello.nonce, auth_id(job_id, rank));
   if (Status s = c->send(MsgType::kAuth, encode_auth(a)); !s.ok()) return ctx(s);
 
   auto reply = c->receive(deadline);
@@ -40,7 +41,7 @@ StatusOr<std::unique_ptr<OobClient>> OobClient::connect(const std::string& addre
   if (reply->type != static_cast<uint16_t>(MsgType::kWelcome))
     return ctx(ProtocolError("expected WELCOME, got " + msg_type_name(reply->type)));
   if (Status s = decode_welcome(reply->payload, &c->welcome_); !s.ok()) return ctx(s);
-  if (rank >= c->welcome_.size)
+  if (!helper && rank >= c->welcome_.size)
     return ctx(ProtocolError("rank " + std::to_string(rank) + " outside the job's size " +
                              std::to_string(c->welcome_.size)));
   return c;

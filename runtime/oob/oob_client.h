@@ -24,7 +24,8 @@ namespace lz::oob {
 
 class OobClient {
  public:
-  // `address` is "host:port"; `flags` are AuthMsg flags (kAuthReconnect).
+  // `address` is "host:port"; `flags` are AuthMsg flags (kAuthReconnect, or
+  // kAuthHelper for a per-host helper, whose `rank` is its host index).
   static StatusOr<std::unique_ptr<OobClient>> connect(const std::string& address, const std::string& job_id,
                                                       uint32_t rank, std::string_view secret, uint32_t flags,
                                                       Deadline deadline);

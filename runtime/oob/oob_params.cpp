@@ -17,6 +17,14 @@ constexpr ParamSpec kParams[] = {
      "Seconds a rank waits to connect and authenticate to its launcher", 5},
     {kParamKillGrace, ParamType::kDouble, "3",
      "Seconds between SIGTERM and SIGKILL when the launcher stops a job", 4},
+    {kParamLaunchAgent, ParamType::kString, "ssh",
+     "Command that starts the per-host helper on another host, split into words, then given the host name "
+     "and the helper's command (as Open MPI's plm_rsh_agent), e.g. 'ssh -F /path/ssh_config'",
+     3},
+    {kParamLaunchAgentTimeout, ParamType::kDouble, "60",
+     "Seconds a remote host's helper has to connect back to the launcher after its launch agent started, "
+     "and to answer a rank start",
+     5},
 };
 
 }  // namespace

@@ -187,10 +187,14 @@ TEST_F(LauncherTest, MissingProgramIsReported) {
   EXPECT_NE(r.err.find("cannot execute './no-such-program-here'"), std::string::npos) << r.err;
 }
 
-TEST_F(LauncherTest, RemoteHostsAreRefusedClearly) {
-  JobResult r = run({kLazarus, "run", "--host", "no-such-host.invalid:2", "-np", "2", kProg});
+// A remote host goes through the launch agent (tests/integration/hosts has
+// the real ones); an agent that fails is reported with the host, fast.
+TEST_F(LauncherTest, RemoteHostWhoseHelperCannotStartIsReported) {
+  JobResult r = run({kLazarus, "run", "--host", "no-such-host.invalid:2", "-np", "2", "--mca", "launch_agent",
+                     "/bin/false", kProg});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("not supported yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("helper on host no-such-host.invalid"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("launch agent (/bin/false) exited with code 1"), std::string::npos) << r.err;
 }
 
 TEST_F(LauncherTest, NoOversubscribeRefusesMoreRanksThanSlots) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "oob/frame.h"
+#include "oob/helper_messages.h"
 #include "oob/messages.h"
 #include "oob/wire.h"
 
@@ -109,6 +110,71 @@ TEST(OobMessages, RandomBytesNeverCrashDecoders) {
     dec.feed(p.data(), p.size());
     Frame fr;
     dec.next(&fr).status().ignore();
+  }
+}
+
+// The launcher <-> per-host helper messages (oob/helper_messages.h).
+TEST(OobHelperMessages, RoundTrip) {
+  HelperStartMsg s{3, 0, {"./ring", "a b"}, {"PATH=/bin", "X="}, "/work/dir", {0, 5}};
+  HelperStartMsg s2;
+  ASSERT_TRUE(decode_helper_start(encode_helper_start(s), &s2).ok());
+  EXPECT_EQ(s2.rank, 3u);
+  EXPECT_EQ(s2.argv, s.argv);
+  EXPECT_EQ(s2.env, s.env);
+  EXPECT_EQ(s2.cwd, "/work/dir");
+  EXPECT_EQ(s2.cpus, s.cpus);
+  HelperStartedMsg ok{3, 4242, 0, ""}, ok2;
+  ASSERT_TRUE(decode_helper_started(encode_helper_started(ok), &ok2).ok());
+  EXPECT_EQ(ok2.pid, 4242);
+  HelperStartedMsg no{3, -1, 2, "cannot execute './x'"}, no2;
+  ASSERT_TRUE(decode_helper_started(encode_helper_started(no), &no2).ok());
+  EXPECT_EQ(no2.error, 2);
+  EXPECT_EQ(no2.reason, no.reason);
+  HelperSignalMsg g{1, 15}, g2;
+  ASSERT_TRUE(decode_helper_signal(encode_helper_signal(g), &g2).ok());
+  EXPECT_EQ(g2.signal, 15);
+  HelperOutputMsg o{2, kHelperStderr, std::string("x\0y", 3)}, o2;
+  ASSERT_TRUE(decode_helper_output(encode_helper_output(o), &o2).ok());
+  EXPECT_EQ(o2.stream, kHelperStderr);
+  EXPECT_EQ(o2.data, o.data);
+  HelperExitMsg x{2, 9}, x2;
+  ASSERT_TRUE(decode_helper_exit(encode_helper_exit(x), &x2).ok());
+  EXPECT_EQ(x2.wait_status, 9);
+  EXPECT_EQ(msg_type_name(static_cast<uint16_t>(MsgType::kHelperStart)), "HELPER_START");
+}
+
+TEST(OobHelperMessages, RejectsMalformedAndTruncated) {
+  std::string p = encode_helper_start({1, 0, {"prog"}, {"A=1"}, "/", {1}});
+  HelperStartMsg m;
+  for (size_t n = 0; n < p.size(); ++n)
+    EXPECT_EQ(decode_helper_start(p.substr(0, n), &m).code(), Code::kProtocol) << n;
+  EXPECT_EQ(decode_helper_start(p + "x", &m).code(), Code::kProtocol);
+  // No program; an argument count far beyond the payload (nothing reserved).
+  EXPECT_EQ(decode_helper_start(encode_helper_start({1, 0, {}, {}, "", {}}), &m).code(), Code::kProtocol);
+  WireWriter w;
+  w.u32(1);
+  w.u32(0);
+  w.u32(0xFFFFFFFFu);
+  EXPECT_EQ(decode_helper_start(w.data(), &m).code(), Code::kProtocol);
+  HelperStartedMsg st;
+  EXPECT_EQ(decode_helper_started(encode_helper_started({1, 0, 0, ""}), &st).code(), Code::kProtocol);
+  HelperSignalMsg sg;
+  EXPECT_EQ(decode_helper_signal(encode_helper_signal({1, 0}), &sg).code(), Code::kProtocol);
+  EXPECT_EQ(decode_helper_signal(encode_helper_signal({1, 99}), &sg).code(), Code::kProtocol);
+  HelperOutputMsg o;
+  EXPECT_EQ(decode_helper_output(encode_helper_output({1, 3, "x"}), &o).code(), Code::kProtocol);
+  std::string big = encode_helper_output({1, kHelperStdout, std::string(kMaxOutputChunk + 1, 'x')});
+  EXPECT_EQ(decode_helper_output(big, &o).code(), Code::kProtocol);
+  std::mt19937 rng(13);
+  for (int i = 0; i < 20000; ++i) {
+    std::string r(rng() % 64, '\0');
+    for (auto& c : r) c = static_cast<char>(rng());
+    HelperExitMsg x;
+    decode_helper_start(r, &m).ignore();
+    decode_helper_started(r, &st).ignore();
+    decode_helper_signal(r, &sg).ignore();
+    decode_helper_output(r, &o).ignore();
+    decode_helper_exit(r, &x).ignore();
   }
 }
 

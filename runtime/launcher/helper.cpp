@@ -1,0 +1,329 @@
+#include "launcher/helper.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "launcher/event_loop.h"
+#include "launcher/local_starter.h"
+#include "lazarus/auth.h"
+#include "lazarus/log.h"
+#include "oob/helper_messages.h"
+#include "oob/oob_client.h"
+
+namespace lz::launcher {
+namespace {
+
+// Reads the secret line from stdin: hex digits up to a newline or EOF.
+StatusOr<std::string> read_secret() {
+  std::string hex;
+  char c;
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError("reading the job secret from stdin", errno);
+    if (n == 0 || c == '\n') break;
+    if (hex.size() >= 2 * 1024) return InvalidArgument("the job secret on stdin is too long");
+    hex += c;
+  }
+  auto digit = [](char d) -> int {
+    if (d >= '0' && d <= '9') return d - '0';
+    if (d >= 'a' && d <= 'f') return d - 'a' + 10;
+    if (d >= 'A' && d <= 'F') return d - 'A' + 10;
+    return -1;
+  };
+  if (hex.empty() || hex.size() % 2 != 0)
+    return InvalidArgument("expected the job secret as one line of hex digits on stdin");
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return InvalidArgument("the job secret on stdin is not hex");
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+class Helper {
+ public:
+  Helper(const HelperOptions& o, std::string secret) : o_(o), secret_(std::move(secret)) {}
+  ~Helper() { kill_all(); }
+
+  int run();
+
+ private:
+  struct Rank {
+    pid_t pid = -1;
+    oob::Fd out, err;
+    bool exited = false;
+  };
+
+  void say(const std::string& line) const {
+    std::string s = "lazarus helper (" + o_.host + "): " + line + "\n";
+    (void)!::write(STDERR_FILENO, s.data(), s.size());
+  }
+  Status send(oob::MsgType type, const std::string& payload);
+  void on_launcher();
+  void on_frame(oob::Frame& f);
+  void start_rank(const oob::HelperStartMsg& m);
+  void on_output(int rank, bool is_err);
+  void drain(int rank);
+  void reap();
+  void on_signal_fd();
+  void kill_all();
+  void finish(int code) {
+    exit_code_ = code;
+    loop_.stop();
+  }
+
+  HelperOptions o_;
+  std::string secret_;
+  EventLoop loop_;
+  std::unique_ptr<oob::OobClient> client_;
+  oob::Fd signal_fd_;
+  LocalStarter starter_;
+  std::map<int, Rank> ranks_;
+  int exit_code_ = 0;
+};
+
+Status Helper::send(oob::MsgType type, const std::string& payload) {
+  Status s = client_->send(type, payload);
+  if (!s.ok()) {
+    say("lost the launcher: " + s.message() + "; killing this host's ranks");
+    finish(1);
+  }
+  return s;
+}
+
+int Helper::run() {
+  // Orphans of the ranks become ours, so nothing of the job is left unreaped
+  // on this host; the launcher's signals come as frames, our own signals
+  // through a signalfd.
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
+    say(std::string("sigprocmask: ") + std::strerror(errno));
+    return 1;
+  }
+  int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (fd < 0) {
+    say(std::string("signalfd: ") + std::strerror(errno));
+    return 1;
+  }
+  signal_fd_.reset(fd);
+  auto c = oob::OobClient::connect(o_.oob_address, o_.job_id, static_cast<uint32_t>(o_.index), secret_,
+                                   oob::kAuthHelper, oob::deadline_in(o_.connect_timeout));
+  if (!c.ok()) {
+    say(c.status().message());
+    return 1;
+  }
+  client_ = std::move(*c);
+  loop_.watch(signal_fd_.get(), POLLIN, [this](short) { on_signal_fd(); });
+  loop_.watch(client_->fd(), POLLIN, [this](short) { on_launcher(); });
+  if (Status s = loop_.run(); !s.ok()) {
+    say("event loop failed: " + s.message());
+    exit_code_ = 1;
+  }
+  kill_all();
+  return exit_code_;
+}
+
+void Helper::on_launcher() {
+  // Frames arrive whole and promptly once their first byte is here; the
+  // deadline only bounds a launcher that stalls mid-frame.
+  auto f = client_->receive(oob::deadline_in(30));
+  if (!f.ok()) {
+    if (f.status().code() != Code::kAborted) say("lost the launcher: " + f.status().message());
+    finish(f.status().code() == Code::kAborted ? 0 : 1);
+    return;
+  }
+  on_frame(*f);
+}
+
+void Helper::on_frame(oob::Frame& f) {
+  switch (static_cast<oob::MsgType>(f.type)) {
+    case oob::MsgType::kHelperStart: {
+      oob::HelperStartMsg m;
+      if (Status s = oob::decode_helper_start(f.payload, &m); !s.ok()) {
+        say("the launcher broke the protocol: " + s.message());
+        return finish(1);
+      }
+      start_rank(m);
+      return;
+    }
+    case oob::MsgType::kHelperSignal: {
+      oob::HelperSignalMsg m;
+      if (Status s = oob::decode_helper_signal(f.payload, &m); !s.ok()) {
+        say("the launcher broke the protocol: " + s.message());
+        return finish(1);
+      }
+      auto it = ranks_.find(static_cast<int>(m.rank));
+      if (it == ranks_.end() || it->second.exited) return;
+      kill(-it->second.pid, m.signal);
+      kill(it->second.pid, m.signal);
+      return;
+    }
+    case oob::MsgType::kError: {
+      oob::ErrorMsg e;
+      if (oob::decode_error(f.payload, &e).ok()) log::debug("launcher: %s", e.reason.c_str());
+      return;  // "the job is stopping": the signals follow
+    }
+    default:
+      // A newer launcher's request: say so rather than ignore it.
+      (void)send(oob::MsgType::kHelperUnknown, oob::encode_seq({f.type}));
+  }
+}
+
+void Helper::start_rank(const oob::HelperStartMsg& m) {
+  oob::HelperStartedMsg reply;
+  reply.rank = m.rank;
+  const int rank = static_cast<int>(m.rank);
+  if (m.flags != 0) {
+    reply.error = EINVAL;
+    reply.reason = "HELPER_START flags " + std::to_string(m.flags) + " unknown to this helper";
+  } else if (auto it = ranks_.find(rank); it != ranks_.end() && !it->second.exited) {
+    reply.error = EEXIST;
+    reply.reason = "rank " + std::to_string(rank) + " is already running here";
+  } else {
+    RankSpec spec;
+    spec.rank = rank;
+    spec.host = o_.host;
+    spec.argv = m.argv;
+    spec.env = m.env;
+    spec.secret = secret_;
+    spec.cwd = m.cwd;
+    for (uint32_t cpu : m.cpus) spec.cpus.push_back(static_cast<int>(cpu));
+    auto started = starter_.start(spec);
+    if (!started.ok()) {
+      reply.error = started.status().code() == Code::kNotFound ? ENOENT : EACCES;
+      reply.reason = started.status().message();
+    } else {
+      Rank& r = ranks_[rank];
+      r = Rank{};
+      r.pid = started->pid;
+      r.out = std::move(started->out);
+      r.err = std::move(started->err);
+      reply.pid = r.pid;
+      loop_.watch(r.out.get(), POLLIN, [this, rank](short) { on_output(rank, false); });
+      loop_.watch(r.err.get(), POLLIN, [this, rank](short) { on_output(rank, true); });
+    }
+  }
+  (void)send(oob::MsgType::kHelperStarted, oob::encode_helper_started(reply));
+}
+
+void Helper::on_output(int rank, bool is_err) {
+  Rank& r = ranks_[rank];
+  oob::Fd& fd = is_err ? r.err : r.out;
+  if (!fd.valid()) return;
+  oob::HelperOutputMsg m;
+  m.rank = static_cast<uint32_t>(rank);
+  m.stream = is_err ? oob::kHelperStderr : oob::kHelperStdout;
+  char buf[65536];
+  for (int i = 0; i < 16; ++i) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n > 0) {
+      m.data.assign(buf, static_cast<size_t>(n));
+      if (!send(oob::MsgType::kHelperOutput, oob::encode_helper_output(m)).ok()) return;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    loop_.unwatch(fd.get());
+    fd.reset();
+    m.data.clear();  // EOF
+    (void)send(oob::MsgType::kHelperOutput, oob::encode_helper_output(m));
+    return;
+  }
+}
+
+void Helper::drain(int rank) {
+  // What the rank wrote before it ended goes out before its exit report.
+  for (bool is_err : {false, true}) {
+    for (int i = 0; i < 64; ++i) {
+      Rank& r = ranks_[rank];
+      if (!(is_err ? r.err : r.out).valid()) break;
+      pollfd p{(is_err ? r.err : r.out).get(), POLLIN, 0};
+      if (poll(&p, 1, 0) <= 0) break;
+      on_output(rank, is_err);
+    }
+  }
+}
+
+void Helper::reap() {
+  for (;;) {
+    int st = 0;
+    pid_t pid = waitpid(-1, &st, WNOHANG);
+    if (pid <= 0) return;
+    bool rank_pid = false;
+    for (auto& [rank, r] : ranks_) {
+      if (r.pid != pid || r.exited) continue;
+      rank_pid = true;
+      r.exited = true;
+      drain(rank);
+      (void)send(oob::MsgType::kHelperExit, oob::encode_helper_exit({static_cast<uint32_t>(rank), st}));
+      break;
+    }
+    // An adopted orphan that led a process group takes the rest of it along
+    // (as the launcher does, launcher/job.cpp).
+    if (!rank_pid) kill(-pid, SIGKILL);
+  }
+}
+
+void Helper::on_signal_fd() {
+  signalfd_siginfo si;
+  while (::read(signal_fd_.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    const int sig = static_cast<int>(si.ssi_signo);
+    if (sig == SIGCHLD) continue;
+    say(std::string("received SIG") + sigabbrev_np(sig) + "; killing this host's ranks");
+    finish(128 + sig);
+  }
+  reap();
+}
+
+void Helper::kill_all() {
+  bool any = false;
+  for (auto& [rank, r] : ranks_) {
+    if (r.exited) continue;
+    kill(-r.pid, SIGKILL);
+    kill(r.pid, SIGKILL);
+    any = true;
+  }
+  if (!any) return;
+  // SIGKILL cannot be caught: they end at once; reap them (and what they left).
+  for (auto& [rank, r] : ranks_) {
+    if (r.exited) continue;
+    waitpid(r.pid, nullptr, 0);
+    r.exited = true;
+  }
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+}  // namespace
+
+int run_helper(const HelperOptions& o) {
+  auto secret = read_secret();
+  if (!secret.ok()) {
+    std::fprintf(stderr, "lazarus helper: %s\n", secret.status().message().c_str());
+    return 1;
+  }
+  if (secret->size() != auth::kSecretBytes) {
+    std::fprintf(stderr, "lazarus helper: the job secret on stdin has %zu bytes, expected %zu\n", secret->size(),
+                 auth::kSecretBytes);
+    return 1;
+  }
+  Helper h(o, std::move(*secret));
+  return h.run();
+}
+
+}  // namespace lz::launcher
