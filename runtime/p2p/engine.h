@@ -87,6 +87,16 @@ class Engine final : public transport::Host {
   // ---- operations -------------------------------------------------------------------
   // `r` is filled (kind, mode, buf, count, dt, comm, peer, tag, context).
   Status start_send(Request* r);
+  // A blocking standard-mode send, without a request, when nothing stands in
+  // the way of an eager frame: `count` of `dt` is contiguous and within the
+  // peer's eager limit, the peer is alive and has no frames queued, sends are
+  // not held and no message log stamps them. *done = false: not taken, use
+  // start_send(). Taken, the frame is sent or queued (standard eager sends
+  // are buffered) and the send is complete, or the status says why not.
+  // Saves a blocking send the request, its completion and the wait.
+  // `context` is the communicator's point-to-point or collective context.
+  Status send_now(const ::lz_mpi_comm_s* c, int peer, int tag, uint32_t context, const void* buf, int count,
+                  const ::lz_datatype_s* dt, bool* done);
   Status start_recv(Request* r);
   // True and fills the status fields of `probe` (source, tag, bytes) if a
   // message matching (src, tag) on `ctx` is waiting.
