@@ -118,6 +118,7 @@ void Engine::refresh_peer_info() {
 Status Engine::choose_transports() {
   active_.clear();
   idle_.clear();
+  self_only_ = nullptr;
   any_without_fd_ = false;
   std::string all_names;
   for (auto& n : module_names_) all_names += (all_names.empty() ? "" : ",") + n;
@@ -158,9 +159,11 @@ Status Engine::choose_transports() {
   // may reach us through one of them.
   for (auto* m : modules_)
     if (std::find(active_.begin(), active_.end(), m) == active_.end()) idle_.push_back(m);
+  self_only_ = nullptr;
   for (auto* m : active_) {
     uint64_t caps = m->capabilities();
-    if (!(caps & transport::kCapSelf) && m->wait_fd() < 0) any_without_fd_ = true;
+    if (caps & transport::kCapSelf) self_only_ = m;
+    else if (m->wait_fd() < 0) any_without_fd_ = true;
   }
   return Status::Ok();
 }

@@ -328,6 +328,7 @@ class Engine final : public transport::Host {
   bool any_without_fd_ = false;  // an active non-self transport has no wait fd
   bool control_dead_ = false;
   bool self_dirty_ = false;      // frames were sent to self since the last progress
+  transport::Module* self_only_ = nullptr;  // the active transport with kCapSelf (progressed only after self_dirty_)
   std::vector<std::unique_ptr<MatchQueue>> queues_;  // by context id
   uint32_t next_context_ = 4;                        // 0/1: world, 2/3: self
   std::set<uint32_t> taken_contexts_;                // pairs taken since (first id)
