@@ -41,6 +41,7 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   eager_limit_param_ = static_cast<uint64_t>(std::max<int64_t>(0, ps.get_int("p2p_eager_limit")));
   spin_count_ = static_cast<int>(std::max<int64_t>(0, ps.get_int("p2p_spin_count")));
   spin_time_ns_ = std::max<int64_t>(0, ps.get_int("p2p_spin_time")) * 1000;
+  yield_time_ns_ = std::max<int64_t>(0, ps.get_int("p2p_spin_yield_time")) * 1000;
   wait_timeout_ms_ = static_cast<int>(std::clamp<int64_t>(ps.get_int("p2p_wait_timeout_ms"), 1, 1000));
   flush_timeout_s_ = ps.get_double("p2p_flush_timeout");
   if (!(flush_timeout_s_ >= 0))

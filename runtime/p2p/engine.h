@@ -133,17 +133,22 @@ class Engine final : public transport::Host {
   // `done()` that tests completion becomes true; a checkpoint request runs
   // the interrupt handler inside, invisibly to the caller.
   // Oversubscribed, the spin is p2p_spin_count turns that each yield (the
-  // rank we wait for may need this CPU); otherwise it lasts p2p_spin_time
+  // rank we wait for may need this CPU), for at most p2p_spin_yield_time; otherwise it lasts p2p_spin_time
   // microseconds (a count would be too short without the yields: a 256 KiB
   // rendezvous outlasted 2000 turns and paid a sleep and a wake-up).
   template <typename Done>
   void wait_until(Done done) {
     if (done()) return;
     if (oversubscribed_) {
-      for (int i = 0; i < spin_count_; ++i) {
+      // Bounded by time too: on a busy machine each yield can last a whole
+      // time slice, and sleeping in poll() then wakes this rank when its
+      // message lands instead of when the scheduler comes back to it.
+      const int64_t until = yield_time_ns_ > 0 ? now_ns() + yield_time_ns_ : INT64_MAX;
+      for (int i = 1; i <= spin_count_; ++i) {
         progress();
         if (done()) return;
         if (__builtin_expect(gate_ != nullptr, 0) && gate_->contended()) break;
+        if (i % 8 == 0 && now_ns() >= until) break;
         sched_yield();
       }
     } else if (spin_time_ns_ > 0) {
@@ -367,6 +372,7 @@ class Engine final : public transport::Host {
   std::vector<GetOp*> gets_;
 
   int spin_count_ = 2000;
+  int64_t yield_time_ns_ = 200000;
   int64_t spin_time_ns_ = 1000000;
   static int64_t now_ns() {
     timespec ts;
