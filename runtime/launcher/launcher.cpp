@@ -222,8 +222,7 @@ StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, co
   if (all_local(placement)) return std::unique_ptr<RankStarter>(std::make_unique<LocalStarter>());
   if (params.get_string(oob::kParamLauncher) == "local") {
     for (const auto& p : placement)
-      if (!is_local_host(p.host))
-        return InvalidArgument("launcher=local, but host " + p.host + " is not this host");
+      if (!is_local_host(p.host)) return InvalidArgument("launcher=local, but host " + p.host + " is not this host");
   }
   return remote_starter(params);
 }

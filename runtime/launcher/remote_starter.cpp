@@ -149,9 +149,10 @@ std::vector<std::string> RemoteStarter::srun_argv() const {
   std::vector<std::string> argv = agent_;
   for (const std::string& w :
        {"--nodes=" + n, "--ntasks=" + n, std::string("--ntasks-per-node=1"), "--nodelist=" + str::join(hosts_, ","),
-        std::string("--input=all"), std::string("--overlap"), std::string("--mpi=none"), std::string("--kill-on-bad-exit=0"), std::string("--job-name=lazarus-helpers"),
-        lazarus_, std::string("helper"), std::string("--job"), host_->job_id(), std::string("--oob"),
-        host_->oob_address(), std::string("--hosts"), str::join(hosts_, ",")})
+        std::string("--input=all"), std::string("--overlap"), std::string("--mpi=none"),
+        std::string("--kill-on-bad-exit=0"), std::string("--job-name=lazarus-helpers"), lazarus_, std::string("helper"),
+        std::string("--job"), host_->job_id(), std::string("--oob"), host_->oob_address(), std::string("--hosts"),
+        str::join(hosts_, ",")})
     argv.push_back(w);
   return argv;
 }

@@ -112,7 +112,7 @@ class RemoteStarter final : public RankStarter {
   // Starts `argv` with the secret line on its stdin, as the agent of `helpers`.
   Status start_agent(std::vector<std::string> argv, std::vector<int> helpers);
   std::vector<std::string> agent_argv(int index) const;  // ssh: one host
-  std::vector<std::string> srun_argv() const;             // srun: every host
+  std::vector<std::string> srun_argv() const;            // srun: every host
   void on_agent_exit(int agent);
   void write_stream(Stream& s);
   void close_stream(Stream& s);

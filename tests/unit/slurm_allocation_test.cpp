@@ -34,8 +34,7 @@ TEST(SlurmTasksPerNode, RunLengths) {
   EXPECT_EQ(*expand_tasks_per_node("4"), std::vector<int>{4});
   EXPECT_EQ(*expand_tasks_per_node("3,1"), (std::vector<int>{3, 1}));
   EXPECT_EQ(*expand_tasks_per_node("2(x3),1"), (std::vector<int>{2, 2, 2, 1}));
-  for (const char* bad : {"", "0", "2(x)", "2(x3", "x", "2,,1"})
-    EXPECT_FALSE(expand_tasks_per_node(bad).ok()) << bad;
+  for (const char* bad : {"", "0", "2(x)", "2(x3", "x", "2,,1"}) EXPECT_FALSE(expand_tasks_per_node(bad).ok()) << bad;
 }
 
 class SlurmEnv : public ::testing::Test {
