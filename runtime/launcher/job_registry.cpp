@@ -67,6 +67,7 @@ std::vector<JobEntry> list_jobs(bool prune) {
       for (auto& r : j["ranks"]) {
         if (!r.is_object() || !r.contains("host") || !r["host"].is_string()) continue;
         std::string h = r["host"];
+        je.ranks.push_back({r.value("rank", 0), h, static_cast<pid_t>(r.value("pid", 0)), r.value("moves", 0)});
         if (std::find(je.hosts.begin(), je.hosts.end(), h) == je.hosts.end()) je.hosts.push_back(h);
       }
     je.last_snapshot = j.value("last_snapshot", "");
