@@ -265,6 +265,7 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
       for (const auto& o : states_)
         if (!o.drained) return;
       phase_ = Phase::kGo;
+      if (migration_) migration_->go_at = now_seconds();
       if (flags_ & oob::kCrTerminate) terminating_ = true;
       host_.broadcast(MsgType::kCheckpointGo, oob::encode_seq({cur}));
       return;
@@ -325,7 +326,7 @@ void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
       // A moving rank ends once its image is written: bring it back (from
       // the next loop turn: the Job is still handling this end).
       if (expects_exit(rank)) {
-        migration_->ended[static_cast<size_t>(rank)] = now_seconds();
+        migration_->ended[static_cast<size_t>(rank)] = migration_->last_end = now_seconds();
         loop_.add_timer(oob::deadline_in(0), [this, rank] { restore_moving(rank); });
         return;
       }

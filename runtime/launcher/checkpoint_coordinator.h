@@ -176,6 +176,9 @@ class CheckpointCoordinator {
     std::vector<double> ended;        // when a moving rank ended (monotonic s; 0: not yet)
     std::string what;                 // "rank 1 to host h" for messages
     bool evacuate = false;
+    // Where the time goes (monotonic s): GO sent, the last moving rank
+    // ended (its image written), restores (summed), the last DONE.
+    double go_at = 0, last_end = 0, restore_secs = 0;
   };
   // ranks/to for `migrate`; host (ranks empty) for `evacuate`.
   void migrate_request(Waiter w, const std::vector<int>& ranks, const std::string& to, const std::string& host);

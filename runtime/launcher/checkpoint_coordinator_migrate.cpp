@@ -202,7 +202,9 @@ void CheckpointCoordinator::restore_moving(int rank) {
   Migration& m = *migration_;
   const size_t i = static_cast<size_t>(rank);
   if (m.restored[i]) return;
+  const double t0 = now_seconds();
   Status s = host_.restore_rank(rank, m.to[i], m.dir);
+  if (s.ok()) m.restore_secs += now_seconds() - t0;
   if (s.ok()) {
     m.restored[i] = true;
     log::debug("rank %d restored on %s, %.3f s after the request", rank, m.to[i].c_str(), now_seconds() - started_);
@@ -221,17 +223,27 @@ void CheckpointCoordinator::restore_moving(int rank) {
 
 void CheckpointCoordinator::finish_migration() {
   Migration& m = *migration_;
-  const double secs = now_seconds() - started_;
+  const double end = now_seconds(), secs = end - started_;
+  // quiesce: request to GO (every rank drained); dump: GO to the last moving
+  // rank's end (its image written); restore: the restores themselves; the
+  // rest is waiting for criu to finish its files and the moved ranks'
+  // reconnection (to their DONE).
+  const double quiesce = m.go_at - started_, dump = m.last_end - m.go_at;
+  const double rest = end - m.last_end - m.restore_secs;
   char text[512];
-  std::snprintf(text, sizeof text, "%s of %s done: evacuation time %.3f s (request to the moved ranks running again)",
-                m.evacuate ? "evacuation" : "migration", m.what.c_str(), secs);
+  std::snprintf(text, sizeof text,
+                "%s of %s done: evacuation time %.3f s (request to the moved ranks running again: quiesce %.3f s, "
+                "dump %.3f s, restore %.3f s, reconnect %.3f s)",
+                m.evacuate ? "evacuation" : "migration", m.what.c_str(), secs, quiesce, dump, m.restore_secs, rest);
   host_.say(text);
   drop_migration_images();
   host_.job_file_changed();
   for (const auto& w : waiters_) {
     if (w.conn == 0 || !control_) continue;
     control_->reply(w.conn,
-                    nlohmann::ordered_json{{"event", "migrated"}, {"what", m.what}, {"seconds", secs}, {"message", text}}
+                    nlohmann::ordered_json{{"event", "migrated"}, {"what", m.what},    {"seconds", secs},
+                                           {"quiesce", quiesce},  {"dump", dump},      {"restore", m.restore_secs},
+                                           {"reconnect", rest},   {"message", text}}
                         .dump(),
                     true);
   }
