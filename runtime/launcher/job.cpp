@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -154,8 +155,13 @@ Status Job::restore_rank(int rank, const std::string& host, const std::string& i
     // Another host of the job: its node id, so that peers pick the right
     // transport (shm only within a host).
     place.host = host;
-    for (const auto& o : ranks_)
-      if (o.place.host == host) place.node_id = o.place.node_id;
+    uint64_t fresh = 0;
+    bool found = false;
+    for (const auto& o : ranks_) {
+      fresh = std::max(fresh, o.place.node_id + 1);
+      if (o.place.host == host) place.node_id = o.place.node_id, found = true;
+    }
+    if (!found) place.node_id = fresh;  // a host new to the job
   }
   RankSpec rs;
   rs.rank = rank;
