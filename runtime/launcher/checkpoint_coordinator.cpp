@@ -327,7 +327,7 @@ void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
       // the next loop turn: the Job is still handling this end).
       if (expects_exit(rank)) {
         migration_->ended[static_cast<size_t>(rank)] = migration_->last_end = now_seconds();
-        loop_.add_timer(oob::deadline_in(0), [this, rank] { restore_moving(rank); });
+        loop_.add_timer(oob::deadline_in(0.001), [this, rank] { restore_moving(rank); });  // (0 would be never)
         return;
       }
       c.answered = true;
