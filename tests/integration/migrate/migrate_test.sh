@@ -4,12 +4,13 @@
 # moved while the others go on, and the job's result must be the result of
 # an uninterrupted run.
 # Usage: migrate_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM [NP]
-#   criu:    cr=criu; rank 1 moved to this host mid-run, then ranks 2 and 3
-#            together; `lazarus ps --ranks` shows the moves, no image is
-#            left behind and no snapshot was written.
-#   refuse:  an unknown rank, an unknown host and the evacuation of the only
-#            host are refused with a message naming them; the job is
-#            untouched (same result, no move).
+#   criu:    cr=criu; the refusals below first, then rank 1 moved to this
+#            host mid-run, then ranks 2 and 3 together; `lazarus ps --ranks`
+#            shows the moves, no image is left behind and no snapshot was
+#            written.
+#   refuse:  only the refusals: an unknown rank, an unknown host and the
+#            evacuation of the only host are refused with a message naming
+#            them; the job is untouched (same result, no move).
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
 set -u
@@ -66,10 +67,21 @@ refused() {
   grep -q -- "$want" "$T/$name.out" || fail "'lazarus $*' refused without naming '$want': $(cat "$T/$name.out")"
 }
 
+refusals() {
+  refused rank "rank $NP is not a rank" migrate "$JOB_ID" --rank $NP --to localhost
+  refused host "nosuchhost" migrate "$JOB_ID" --rank 1 --to nosuchhost
+  refused evac "no other host" evacuate "$JOB_ID" --host localhost
+  refused evac2 "unknown host 'nosuchhost'" evacuate "$JOB_ID" --host nosuchhost
+  "$LZ" migrate --help > "$T/help.out" 2>&1 || fail "lazarus migrate --help failed"
+  grep -q -- "--to" "$T/help.out" || fail "migrate --help does not mention --to"
+  "$LZ" ps --ranks | grep -A$NP "^$JOB_ID " | grep -q "moved" && fail "a refused migration moved a rank"
+}
+
 case "$SCEN" in
 criu)
   reference
   start_job
+  refusals
   migrate m1 --rank 1 --to localhost
   "$LZ" ps --ranks > "$T/ps.out" 2>&1
   grep -q "rank 1 .*moved 1x" "$T/ps.out" || fail "lazarus ps --ranks does not show rank 1 moved: $(cat "$T/ps.out")"
@@ -87,13 +99,7 @@ criu)
 refuse)
   reference
   start_job
-  refused rank "rank 7" migrate "$JOB_ID" --rank 7 --to localhost
-  refused host "nosuchhost" migrate "$JOB_ID" --rank 1 --to nosuchhost
-  refused evac "no other host" evacuate "$JOB_ID" --host localhost
-  refused evac2 "unknown host 'nosuchhost'" evacuate "$JOB_ID" --host nosuchhost
-  "$LZ" migrate --help > "$T/help.out" 2>&1 || fail "lazarus migrate --help failed"
-  grep -q -- "--to" "$T/help.out" || fail "migrate --help does not mention --to"
-  "$LZ" ps --ranks | grep -q "moved" && fail "a refused migration moved a rank"
+  refusals
   wait $JOB_PID || fail "job failed after the refused migrations (status $?)"
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
   ;;
