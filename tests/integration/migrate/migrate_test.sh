@@ -3,18 +3,20 @@
 # ranks of a running 4-rank ring job (cr_iter, messages every iteration) are
 # moved while the others go on, and the job's result must be the result of
 # an uninterrupted run.
-# Usage: migrate_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM [NP]
+# Usage: migrate_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM [NP] [stall]
 #   criu:    cr=criu; the refusals below first, then rank 1 moved to this
 #            host mid-run, then ranks 2 and 3 together; `lazarus ps --ranks`
 #            shows the moves, no image is left behind and no snapshot was
-#            written.
+#            written. With `stall`, rank 0 sleeps 4 s in iteration 100
+#            (cr_iter's STALL_ITER) and rank 1 is moved while it sits in
+#            MPI_Recv waiting for it.
 #   refuse:  only the refusals: an unknown rank, an unknown host and the
 #            evacuation of the only host are refused with a message naming
 #            them; the job is untouched (same result, no move).
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
 set -u
-SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4 NP=${5:-4}
+SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4 NP=${5:-4} MODE=${6:-}
 LZ=$BIN/lazarus
 ITERS=${MIGRATE_TEST_ITERS:-300}
 T=$(mktemp -d /tmp/lz-migtest.XXXXXX)
@@ -46,7 +48,7 @@ reference() {
   [ -n "$REF" ] || fail "reference run printed no result"
 }
 start_job() {
-  "$LZ" run -np $NP "${MCA[@]}" --timeout 300 "$@" "$PROG" "$ITERS" > "$T/job.out" 2> "$T/job.err" &
+  "$LZ" run -np $NP "${MCA[@]}" --timeout 300 "$@" "$PROG" "$ITERS" ${STALL:-} > "$T/job.out" 2> "$T/job.err" &
   JOB_PID=$!
   JOB_ID=$(wait_for_job $JOB_PID) || fail "job did not appear in lazarus ps"
 }
@@ -80,8 +82,14 @@ refusals() {
 case "$SCEN" in
 criu)
   reference
+  [ "$MODE" = stall ] && STALL=100
   start_job
   refusals
+  if [ "$MODE" = stall ]; then
+    for i in $(seq 1 300); do grep -q stalling "$T/job.out" && break; sleep 0.05; done
+    grep -q stalling "$T/job.out" || fail "rank 0 never stalled"
+    sleep 0.5  # rank 1 is in MPI_Recv, waiting for rank 0
+  fi
   migrate m1 --rank 1 --to localhost
   "$LZ" ps --ranks > "$T/ps.out" 2>&1
   grep -q "rank 1 .*moved 1x" "$T/ps.out" || fail "lazarus ps --ranks does not show rank 1 moved: $(cat "$T/ps.out")"
