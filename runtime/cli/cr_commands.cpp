@@ -81,8 +81,8 @@ int run_migrate(const MigrateOptions& o, bool evacuate) {
       std::printf("%s\n", a.value("message", "").c_str());
       return 0;
     } else if (ev == "failed") {
-      print_error(Status(Code::kAborted, std::string(verb) + " of job " + job->job_id + " failed: " +
-                                             a.value("reason", "")));
+      print_error(
+          Status(Code::kAborted, std::string(verb) + " of job " + job->job_id + " failed: " + a.value("reason", "")));
       return 1;
     } else {
       print_error(ProtocolError("unexpected answer from the launcher: " + *line));
@@ -179,11 +179,12 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
   mg->add_option("--to", mo->to, "The host to move them to: one of the job's hosts, or this host")
       ->required()
       ->type_name("HOST");
-  mg->footer("cr=criu: the job is quiesced as for a checkpoint; only the moving ranks write an image (and end),\n"
-             "are restored on HOST and reconnect; the others write nothing, never roll back, and reconnect to\n"
-             "the moved ranks' new addresses. Moving to the same host gives the ranks new processes.\n"
-             "Waits until the moved ranks run again and prints the evacuation time (request to running again).\n"
-             "Exit status: 0 moved, 1 refused or failed (the reason is printed; an unknown rank or host is named).");
+  mg->footer(
+      "cr=criu: the job is quiesced as for a checkpoint; only the moving ranks write an image (and end),\n"
+      "are restored on HOST and reconnect; the others write nothing, never roll back, and reconnect to\n"
+      "the moved ranks' new addresses. Moving to the same host gives the ranks new processes.\n"
+      "Waits until the moved ranks run again and prints the evacuation time (request to running again).\n"
+      "Exit status: 0 moved, 1 refused or failed (the reason is printed; an unknown rank or host is named).");
   mg->callback([mo, &exit_code] { exit_code = run_migrate(*mo, false); });
 
   auto eo = std::make_shared<MigrateOptions>();
@@ -191,9 +192,10 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
       "evacuate", "Move every rank of a host of a running job to its other hosts (a node about to fail)");
   ev->add_option("job", eo->job, "Job id or launcher pid (see `lazarus ps`)")->required()->type_name("JOB|PID");
   ev->add_option("--host", eo->host, "The host to empty")->required()->type_name("HOST");
-  ev->footer("The host's ranks are spread over the job's other hosts, fewest ranks first, and moved as by\n"
-             "`lazarus migrate`. A job on one host has nowhere to go: refused, saying so.\n"
-             "Exit status: 0 moved, 1 refused or failed (the reason is printed).");
+  ev->footer(
+      "The host's ranks are spread over the job's other hosts, fewest ranks first, and moved as by\n"
+      "`lazarus migrate`. A job on one host has nowhere to go: refused, saying so.\n"
+      "Exit status: 0 moved, 1 refused or failed (the reason is printed).");
   ev->callback([eo, &exit_code] { exit_code = run_migrate(*eo, true); });
 
   auto co = std::make_shared<CheckpointOptions>();

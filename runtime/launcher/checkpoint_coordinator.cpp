@@ -102,8 +102,10 @@ void CheckpointCoordinator::request(Waiter w, uint32_t flags, const std::string&
   }
   if (migration_) {
     const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
-    if (w.conn != 0 && control_) control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
-    else host_.say("checkpoint refused: " + why);
+    if (w.conn != 0 && control_)
+      control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
+    else
+      host_.say("checkpoint refused: " + why);
     return;
   }
   flags_ |= flags;
@@ -274,8 +276,8 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
       oob::CrDoneMsg m;
       if (Status s = oob::decode_cr_done(f.payload, &m); !s.ok()) return broke(s);
       // A moved rank, restored into this job, answers "restarted".
-      const bool moved = m.outcome == oob::kCrOutcomeRestarted && moving(r.rank) &&
-                         migration_->restored[static_cast<size_t>(r.rank)];
+      const bool moved =
+          m.outcome == oob::kCrOutcomeRestarted && moving(r.rank) && migration_->restored[static_cast<size_t>(r.rank)];
       if ((m.outcome == oob::kCrOutcomeRestarted && !moved) || phase_ != Phase::kGo || m.seq != cur || c.answered) {
         log::debug("%s: CHECKPOINT_DONE %llu (outcome %u) outside a checkpoint of this launcher; ignored",
                    r.describe().c_str(), static_cast<unsigned long long>(m.seq), m.outcome);

@@ -169,12 +169,12 @@ class CheckpointCoordinator {
 
   // ---- migration (cr=criu): checkpoint_coordinator_migrate.cpp
   struct Migration {
-    uint64_t seq = 0;                 // names the exchange's messages (no snapshot)
-    std::string dir;                  // the moving ranks' images: <dir>/rank.<r>
-    std::vector<std::string> to;      // per rank: its target host; empty: it stays
-    std::vector<bool> restored;       // a moving rank was brought back
-    std::vector<double> ended;        // when a moving rank ended (monotonic s; 0: not yet)
-    std::string what;                 // "rank 1 to host h" for messages
+    uint64_t seq = 0;             // names the exchange's messages (no snapshot)
+    std::string dir;              // the moving ranks' images: <dir>/rank.<r>
+    std::vector<std::string> to;  // per rank: its target host; empty: it stays
+    std::vector<bool> restored;   // a moving rank was brought back
+    std::vector<double> ended;    // when a moving rank ended (monotonic s; 0: not yet)
+    std::string what;             // "rank 1 to host h" for messages
     bool evacuate = false;
     // Where the time goes (monotonic s): GO sent, the last moving rank
     // ended (its image written), restores (summed), the last DONE.

@@ -128,8 +128,7 @@ void CheckpointCoordinator::migrate_request(Waiter w, const std::vector<int>& ra
       host_.say(std::string(verb) + " refused: " + why);
   };
   if (Status s = refusal(); !s.ok()) return refuse(s.message());
-  if (app_mode())
-    return refuse("migration of cr=app jobs (at the next safe point) is not available yet; use cr=criu");
+  if (app_mode()) return refuse("migration of cr=app jobs (at the next safe point) is not available yet; use cr=criu");
   if (in_progress())
     return refuse("a checkpoint or migration of job " + spec_.job_id + " is under way; try again once it ended");
   Migration m;
@@ -241,9 +240,14 @@ void CheckpointCoordinator::finish_migration() {
   for (const auto& w : waiters_) {
     if (w.conn == 0 || !control_) continue;
     control_->reply(w.conn,
-                    nlohmann::ordered_json{{"event", "migrated"}, {"what", m.what},    {"seconds", secs},
-                                           {"quiesce", quiesce},  {"dump", dump},      {"restore", m.restore_secs},
-                                           {"reconnect", rest},   {"message", text}}
+                    nlohmann::ordered_json{{"event", "migrated"},
+                                           {"what", m.what},
+                                           {"seconds", secs},
+                                           {"quiesce", quiesce},
+                                           {"dump", dump},
+                                           {"restore", m.restore_secs},
+                                           {"reconnect", rest},
+                                           {"message", text}}
                         .dump(),
                     true);
   }

@@ -24,8 +24,8 @@ struct JobEntry {
   struct Rank {
     int rank = 0;
     std::string host;
-    pid_t pid = 0;   // on its host (a moved rank: its new process)
-    int moves = 0;   // times it was migrated
+    pid_t pid = 0;  // on its host (a moved rank: its new process)
+    int moves = 0;  // times it was migrated
   };
   std::vector<Rank> ranks;  // placement, in rank order
   std::string last_snapshot;

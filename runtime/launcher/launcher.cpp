@@ -19,14 +19,14 @@
 #include "launcher/local_starter.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restart.h"
-#include "snapshot/snapshot_params.h"
-#include "snapshot/snapshot_store.h"
 #include "lazarus/auth.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/net.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
 #include "oob/oob_params.h"
+#include "snapshot/snapshot_params.h"
+#include "snapshot/snapshot_store.h"
 
 extern char** environ;
 
