@@ -112,7 +112,8 @@ class Bootstrap : public Modex {
   // new job (`job_id`, binary `secret`) as the same rank. The fence and
   // barrier sequences start afresh (the first fence is 1), since the new
   // launcher never saw the old ones; modex entries learnt before stay until
-  // a fence replaces them.
+  // a fence replaces them. When `job_id` is this rank's own job (a migration
+  // restored it into the running job) the sequences go on where they were.
   virtual Status reconnect_to(const std::string& address, const std::string& job_id, const std::string& secret) {
     (void)address, (void)job_id, (void)secret;
     return Unimplemented("this bootstrap cannot move to another launcher");

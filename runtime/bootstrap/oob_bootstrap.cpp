@@ -204,11 +204,18 @@ Status OobBootstrap::reconnect_to(const std::string& address, const std::string&
   if (address.empty() || job_id.empty() || secret.empty())
     return InvalidArgument("reconnect to a new launcher needs its address, job id and secret");
   client_.reset();  // a socket restored from an image is never valid (there is none: disconnect() closed it)
+  // Restored into the job it was saved from (a migration: `lazarus migrate`
+  // restores the moving ranks and the others go on): the same launcher keeps
+  // counting fences and barriers, so this rank's numbers stand. A new job
+  // (lazarus restart) starts the count afresh.
+  const bool same_job = job_id == job_.job_id;
   address_ = address;
   job_.job_id = job_id;
   secret_ = secret;
-  fence_seq_ = 0;
-  barrier_seq_ = 0;
+  if (!same_job) {
+    fence_seq_ = 0;
+    barrier_seq_ = 0;
+  }
   control_.clear();
   queued_.store(0, std::memory_order_relaxed);
   return reconnect();

@@ -17,13 +17,13 @@ namespace {
 
 // "h0 0,2-3; h1 1": each host with its ranks, hosts in order of first use,
 // consecutive ranks as ranges (one line even for thousands of ranks).
-std::string ranks_by_host(const std::vector<std::string>& rank_hosts) {
+std::string ranks_by_host(const std::vector<launcher::JobEntry::Rank>& rank_list) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<int>> ranks;
-  for (size_t r = 0; r < rank_hosts.size(); ++r) {
-    const std::string& h = rank_hosts[r].empty() ? "?" : rank_hosts[r];
+  for (const auto& r : rank_list) {
+    const std::string& h = r.host.empty() ? "?" : r.host;
     if (ranks.find(h) == ranks.end()) order.push_back(h);
-    ranks[h].push_back(static_cast<int>(r));
+    ranks[h].push_back(r.rank);
   }
   std::string out;
   for (const std::string& h : order) {
@@ -42,7 +42,7 @@ std::string ranks_by_host(const std::vector<std::string>& rank_hosts) {
   return out;
 }
 
-int run_ps() {
+int run_ps(bool ranks) {
   auto jobs = launcher::list_jobs(/*prune=*/true);
   if (jobs.empty()) {
     std::printf("no running jobs\n");
@@ -54,9 +54,70 @@ int run_ps() {
     std::string hosts = j.hosts.empty() ? "-" : str::join(j.hosts, ",");
     std::printf("%-10s %-8d %-4d %-24s %-40s %s\n", j.job_id.c_str(), static_cast<int>(j.launcher_pid), j.np,
                 hosts.c_str(), cmd.c_str(), j.last_snapshot.empty() ? "-" : j.last_snapshot.c_str());
-    if (!j.rank_hosts.empty()) std::printf("  ranks: %s\n", ranks_by_host(j.rank_hosts).c_str());
+    if (!j.ranks.empty()) std::printf("  ranks: %s\n", ranks_by_host(j.ranks).c_str());
+    if (!ranks) continue;
+    for (const auto& r : j.ranks)
+      std::printf("  rank %-4d host %-24s pid %-8d%s\n", r.rank, r.host.c_str(), static_cast<int>(r.pid),
+                  r.moves > 0 ? (" moved " + std::to_string(r.moves) + "x").c_str() : "");
   }
   return 0;
+}
+
+struct MigrateOptions {
+  std::string job;
+  std::vector<int> ranks;  // migrate
+  std::string to;          // migrate
+  std::string host;        // evacuate
+};
+
+// migrate and evacuate: one request on the job's control socket, then the
+// launcher's answers until the moved ranks run again (or it failed).
+int run_migrate(const MigrateOptions& o, bool evacuate) {
+  const char* verb = evacuate ? "evacuation" : "migration";
+  auto job = launcher::find_job(o.job);
+  if (!job.ok()) {
+    print_error(job.status());
+    return 1;
+  }
+  if (job->control_socket.empty()) {
+    print_error(Unavailable("job " + job->job_id + " has no control socket (its launcher could not create one)"));
+    return 1;
+  }
+  auto fd = launcher::connect_control(job->control_socket);
+  if (!fd.ok()) {
+    print_error(fd.status());
+    return 1;
+  }
+  nlohmann::json req = evacuate ? nlohmann::json{{"op", "evacuate"}, {"host", o.host}, {"wait", true}}
+                                : nlohmann::json{{"op", "migrate"}, {"ranks", o.ranks}, {"to", o.to}, {"wait", true}};
+  if (Status s = launcher::send_control_line(fd->get(), req.dump()); !s.ok()) {
+    print_error(s);
+    return 1;
+  }
+  std::string buf;
+  for (;;) {
+    auto line = launcher::read_control_line(fd->get(), &buf, oob::kNoDeadline);
+    if (!line.ok()) {
+      print_error(line.status().with_context(std::string(verb) + " of job " + job->job_id));
+      return 1;
+    }
+    nlohmann::json a = nlohmann::json::parse(*line, nullptr, false);
+    const std::string ev = a.is_object() ? a.value("event", "") : "";
+    if (ev == "accepted") {
+      std::printf("%s of job %s accepted: %s\n", verb, job->job_id.c_str(), a.value("what", "").c_str());
+      std::fflush(stdout);
+    } else if (ev == "migrated") {
+      std::printf("%s\n", a.value("message", "").c_str());
+      return 0;
+    } else if (ev == "failed") {
+      print_error(
+          Status(Code::kAborted, std::string(verb) + " of job " + job->job_id + " failed: " + a.value("reason", "")));
+      return 1;
+    } else {
+      print_error(ProtocolError("unexpected answer from the launcher: " + *line));
+      return 1;
+    }
+  }
 }
 
 struct CheckpointOptions {
@@ -135,7 +196,36 @@ StatusOr<double> parse_duration(const std::string& text, const std::string& what
 
 void add_cr_commands(CLI::App& app, int& exit_code) {
   CLI::App* ps = app.add_subcommand("ps", "List running jobs: id, launcher pid, ranks, hosts, command, last snapshot");
-  ps->callback([&exit_code] { exit_code = run_ps(); });
+  auto ps_ranks = std::make_shared<bool>(false);
+  ps->add_flag("--ranks", *ps_ranks, "Also list each rank's host and pid (and how often it was migrated)");
+  ps->callback([ps_ranks, &exit_code] { exit_code = run_ps(*ps_ranks); });
+
+  auto mo = std::make_shared<MigrateOptions>();
+  CLI::App* mg = app.add_subcommand(
+      "migrate", "Move ranks of a running job to a host while the others go on (proactive migration)");
+  mg->add_option("job", mo->job, "Job id or launcher pid (see `lazarus ps`)")->required()->type_name("JOB|PID");
+  mg->add_option("--rank", mo->ranks, "The ranks to move")->required()->delimiter(',')->type_name("R[,R2...]");
+  mg->add_option("--to", mo->to, "The host to move them to: one of the job's hosts, or this host")
+      ->required()
+      ->type_name("HOST");
+  mg->footer(
+      "cr=criu: the job is quiesced as for a checkpoint; only the moving ranks write an image (and end),\n"
+      "are restored on HOST and reconnect; the others write nothing, never roll back, and reconnect to\n"
+      "the moved ranks' new addresses. Moving to the same host gives the ranks new processes.\n"
+      "Waits until the moved ranks run again and prints the evacuation time (request to running again).\n"
+      "Exit status: 0 moved, 1 refused or failed (the reason is printed; an unknown rank or host is named).");
+  mg->callback([mo, &exit_code] { exit_code = run_migrate(*mo, false); });
+
+  auto eo = std::make_shared<MigrateOptions>();
+  CLI::App* ev = app.add_subcommand(
+      "evacuate", "Move every rank of a host of a running job to its other hosts (a node about to fail)");
+  ev->add_option("job", eo->job, "Job id or launcher pid (see `lazarus ps`)")->required()->type_name("JOB|PID");
+  ev->add_option("--host", eo->host, "The host to empty")->required()->type_name("HOST");
+  ev->footer(
+      "The host's ranks are spread over the job's other hosts, fewest ranks first, and moved as by\n"
+      "`lazarus migrate`. A job on one host has nowhere to go: refused, saying so.\n"
+      "Exit status: 0 moved, 1 refused or failed (the reason is printed).");
+  ev->callback([eo, &exit_code] { exit_code = run_migrate(*eo, true); });
 
   auto co = std::make_shared<CheckpointOptions>();
   CLI::App* ck = app.add_subcommand(

@@ -286,11 +286,14 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
       restart_fd = p[0];
     }
   }
-  if (failure.ok()) {
+  // A rank that stays during a migration keeps its process and its OOB
+  // socket: it only re-creates its transports, as a continuing rank does.
+  const bool no_image = (flags & oob::kCrNoImage) != 0;
+  if (failure.ok() && !no_image) {
     failure = boot.disconnect();
     disconnected = failure.ok();
   }
-  if (failure.ok()) {
+  if (failure.ok() && !no_image) {
     cr::LocalSnapshot snap;
     snap.dir = dir;
     snap.seq = seq;
@@ -318,7 +321,8 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   if (Status r = eng.resume_transports(restarted); !r.ok() && failure.ok()) failure = r;
 
   if (failure.ok()) {
-    oob::CrDoneMsg done{seq, restarted ? oob::kCrOutcomeRestarted : oob::kCrOutcomeContinued, directory_bytes(dir)};
+    oob::CrDoneMsg done{seq, restarted ? oob::kCrOutcomeRestarted : oob::kCrOutcomeContinued,
+                        no_image ? 0 : directory_bytes(dir)};
     send(MsgType::kCheckpointDone, oob::encode_cr_done(done));
   } else {
     send_failed(seq, failure.message());

@@ -55,6 +55,15 @@ void CheckpointCoordinator::on_control(uint64_t conn, const std::string& line) {
     request({conn, wait}, term ? oob::kCrTerminate : 0, "lazarus checkpoint");
     return;
   }
+  if (op == "migrate" || op == "evacuate") {
+    std::vector<int> ranks;
+    if (req.contains("ranks") && req["ranks"].is_array())
+      for (const auto& r : req["ranks"])
+        if (r.is_number_integer()) ranks.push_back(r.get<int>());
+    migrate_request({conn, req.value("wait", true)}, ranks, req.value("to", std::string()),
+                    op == "evacuate" ? req.value("host", std::string()) : std::string());
+    return;
+  }
   control_->reply(conn, json_line({{"event", "failed"}, {"reason", "unknown control request '" + op + "'"}}), true);
 }
 
@@ -89,6 +98,14 @@ void CheckpointCoordinator::request(Waiter w, uint32_t flags, const std::string&
       return;
     }
     app_request(w);
+    return;
+  }
+  if (migration_) {
+    const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
+    if (w.conn != 0 && control_)
+      control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
+    else
+      host_.say("checkpoint refused: " + why);
     return;
   }
   flags_ |= flags;
@@ -151,6 +168,7 @@ Status CheckpointCoordinator::open_store() {
 }
 
 Status CheckpointCoordinator::begin() {
+  if (migration_) return begin_migration();
   LZ_RETURN_IF_ERROR(open_store());
   if (wait_timer_) {
     loop_.cancel_timer(wait_timer_);
@@ -197,7 +215,7 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
   RankState& c = states_[static_cast<size_t>(r.rank)];
   const uint32_t np = static_cast<uint32_t>(static_cast<size_t>(host_.size()));
   auto broke = [&](const Status& s) { host_.fail(1, r.describe() + " broke the OOB protocol: " + s.message()); };
-  const uint64_t cur = snap_ ? snap_->seq() : 0;
+  const uint64_t cur = current_seq();
   switch (static_cast<MsgType>(f.type)) {
     case MsgType::kCrReady: {
       oob::SeqMsg m;
@@ -249,6 +267,7 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
       for (const auto& o : states_)
         if (!o.drained) return;
       phase_ = Phase::kGo;
+      if (migration_) migration_->go_at = now_seconds();
       if (flags_ & oob::kCrTerminate) terminating_ = true;
       host_.broadcast(MsgType::kCheckpointGo, oob::encode_seq({cur}));
       return;
@@ -256,7 +275,10 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
     case MsgType::kCheckpointDone: {
       oob::CrDoneMsg m;
       if (Status s = oob::decode_cr_done(f.payload, &m); !s.ok()) return broke(s);
-      if (m.outcome == oob::kCrOutcomeRestarted || phase_ != Phase::kGo || m.seq != cur || c.answered) {
+      // A moved rank, restored into this job, answers "restarted".
+      const bool moved =
+          m.outcome == oob::kCrOutcomeRestarted && moving(r.rank) && migration_->restored[static_cast<size_t>(r.rank)];
+      if ((m.outcome == oob::kCrOutcomeRestarted && !moved) || phase_ != Phase::kGo || m.seq != cur || c.answered) {
         log::debug("%s: CHECKPOINT_DONE %llu (outcome %u) outside a checkpoint of this launcher; ignored",
                    r.describe().c_str(), static_cast<unsigned long long>(m.seq), m.outcome);
         return;
@@ -303,6 +325,13 @@ void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
       return;
     case Phase::kGo:
       if (c.answered) return;
+      // A moving rank ends once its image is written: bring it back (from
+      // the next loop turn: the Job is still handling this end).
+      if (expects_exit(rank)) {
+        migration_->ended[static_cast<size_t>(rank)] = migration_->last_end = now_seconds();
+        loop_.add_timer(oob::deadline_in(0.001), [this, rank] { restore_moving(rank); });  // (0 would be never)
+        return;
+      }
       c.answered = true;
       // With --term a rank ends once its image is written (cr/criu kills the
       // dumped process): its end is its answer; commit() then checks its files.
@@ -316,9 +345,14 @@ void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
 }
 
 void CheckpointCoordinator::abort_checkpoint(const std::string& reason) {
-  const uint64_t seq = snap_ ? snap_->seq() : 0;
+  const uint64_t seq = current_seq();
   host_.broadcast(oob::MsgType::kCheckpointAbort, oob::encode_cr_reason({seq, reason}));
-  host_.say("checkpoint " + std::to_string(seq) + " aborted: " + reason);
+  if (migration_) {
+    host_.say("migration of " + migration_->what + " aborted (nothing moved): " + reason);
+    drop_migration_images();
+  } else {
+    host_.say("checkpoint " + std::to_string(seq) + " aborted: " + reason);
+  }
   if (snap_ && store_) (void)store_->abort(*snap_);
   fail_waiters(reason);
   reset();
@@ -332,6 +366,17 @@ void CheckpointCoordinator::after_go_failure(const std::string& reason) {
 void CheckpointCoordinator::maybe_finish_go() {
   for (const auto& c : states_)
     if (!c.answered) return;
+  if (migration_ && failure_.empty()) {
+    finish_migration();
+    return;
+  }
+  if (migration_) {
+    host_.say("migration of " + migration_->what + " failed: " + failure_);
+    drop_migration_images();
+    fail_waiters(failure_);
+    reset();
+    return;
+  }
   if (!failure_.empty()) {
     const uint64_t seq = snap_ ? snap_->seq() : 0;
     host_.say("checkpoint " + std::to_string(seq) + " failed: " + failure_);
@@ -423,6 +468,7 @@ void CheckpointCoordinator::reset() {
   flags_ = 0;
   if (!host_.stopping()) terminating_ = false;
   snap_.reset();
+  migration_.reset();
 }
 
 void CheckpointCoordinator::arm_interval_timer() {

@@ -26,6 +26,17 @@
 // every rank's part is complete (oob/frame.h has the sequence;
 // checkpoint_coordinator_app.cpp).
 //
+// Migration (`lazarus migrate <job> --rank R --to HOST`, `lazarus evacuate
+// <job> --host H`; checkpoint_coordinator_migrate.cpp), cr=criu: the same
+// phases as a checkpoint, but only the moving ranks get a directory and
+// kCrTerminate; the others get kCrNoImage (they re-create their transports
+// and keep running, writing nothing). Once a moving rank has ended after its
+// dump, the Host restores it on its target (Host::restore_rank); it
+// reconnects as the same rank and answers DONE (restarted), and every rank's
+// fence after GO hands out the moved ranks' new addresses. The request to
+// that DONE is the evacuation time, printed and answered. No snapshot is
+// committed; the images go once the ranks run again.
+//
 // Single-threaded: everything runs on the job's event loop.
 #pragma once
 
@@ -66,6 +77,13 @@ class CheckpointCoordinator {
     virtual void reap() = 0;
     // The store or the last snapshot changed: rewrite the job file.
     virtual void job_file_changed() = 0;
+    // Whether a rank's core image can be restored on `host` (migration);
+    // otherwise why not, naming the host.
+    virtual Status can_restore_on(const std::string& host) const = 0;
+    // Brings `rank`, which ended after writing its image into
+    // `images_dir`/rank.<rank>, back on `host` as the same rank of the job
+    // (kDataLoss: the image is not complete yet; try again).
+    virtual Status restore_rank(int rank, const std::string& host, const std::string& images_dir) = 0;
   };
 
   CheckpointCoordinator(const JobSpec& spec, EventLoop& loop, Host& host);
@@ -91,8 +109,11 @@ class CheckpointCoordinator {
   bool in_progress() const { return phase_ != Phase::kIdle || negotiation_ != 0 || !lines_.empty(); }
   // After GO of a --term checkpoint (or after its commit): ranks end once saved.
   bool terminating() const { return terminating_; }
-  // The job must not finish yet: a --term checkpoint commits after its ranks ended.
-  bool holds_finish() const { return phase_ == Phase::kGo && terminating_; }
+  // The job must not finish yet: a --term checkpoint commits after its ranks
+  // ended, and a migration brings its ended ranks back.
+  bool holds_finish() const { return phase_ == Phase::kGo && (terminating_ || migration_.has_value()); }
+  // `rank` ends on purpose now: it is moving, after GO, and not restored yet.
+  bool expects_exit(int rank) const;
   // The directory of the job's snapshot store (empty until it is opened).
   std::string store_dir() const { return store_ ? store_->dir() : std::string(); }
   const std::string& last_snapshot() const { return last_snapshot_; }
@@ -145,6 +166,32 @@ class CheckpointCoordinator {
   void app_cancel_negotiation(const std::string& reason);
   void app_commit(uint64_t safe_point);
   void reply(const std::vector<Waiter>& waiters, const std::string& json, bool last);
+
+  // ---- migration (cr=criu): checkpoint_coordinator_migrate.cpp
+  struct Migration {
+    uint64_t seq = 0;             // names the exchange's messages (no snapshot)
+    std::string dir;              // the moving ranks' images: <dir>/rank.<r>
+    std::vector<std::string> to;  // per rank: its target host; empty: it stays
+    std::vector<bool> restored;   // a moving rank was brought back
+    std::vector<double> ended;    // when a moving rank ended (monotonic s; 0: not yet)
+    std::string what;             // "rank 1 to host h" for messages
+    bool evacuate = false;
+    // Where the time goes (monotonic s): GO sent, the last moving rank
+    // ended (its image written), restores (summed), the last DONE.
+    double go_at = 0, last_end = 0, restore_secs = 0;
+  };
+  // ranks/to for `migrate`; host (ranks empty) for `evacuate`.
+  void migrate_request(Waiter w, const std::vector<int>& ranks, const std::string& to, const std::string& host);
+  Status plan_migration(const std::vector<int>& ranks, const std::string& to, const std::string& host,
+                        Migration* m) const;
+  Status begin_migration();
+  bool moving(int rank) const;
+  void restore_moving(int rank);
+  void finish_migration();
+  void drop_migration_images();
+  uint64_t current_seq() const;
+  std::optional<Migration> migration_;
+  uint64_t migrations_ = 0;
 
   std::map<uint64_t, AppLine> lines_;  // by safe point
   uint64_t negotiation_ = 0;           // request number of the negotiation under way (0: none)

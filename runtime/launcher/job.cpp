@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -111,13 +112,83 @@ Status Job::start_ranks() {
     r.remote = starter_.is_remote(r.place.host);
     r.out = std::move(started->out);
     r.err = std::move(started->err);
-    std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
-    r.out_fwd = std::make_unique<OutputForwarder>(STDOUT_FILENO, spec_.tag_output ? tag + "<stdout>:" : "");
-    r.err_fwd = std::make_unique<OutputForwarder>(STDERR_FILENO, spec_.tag_output ? tag + "<stderr>:" : "");
-    RankProcess* rp = &r;
-    loop_.watch(r.out.get(), POLLIN, [this, rp](short) { on_output(*rp, false); });
-    loop_.watch(r.err.get(), POLLIN, [this, rp](short) { on_output(*rp, true); });
+    watch_output(r);
   }
+  return Status::Ok();
+}
+
+void Job::watch_output(RankProcess& r) {
+  std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
+  r.out_fwd = std::make_unique<OutputForwarder>(STDOUT_FILENO, spec_.tag_output ? tag + "<stdout>:" : "");
+  r.err_fwd = std::make_unique<OutputForwarder>(STDERR_FILENO, spec_.tag_output ? tag + "<stderr>:" : "");
+  RankProcess* rp = &r;
+  loop_.watch(r.out.get(), POLLIN, [this, rp](short) { on_output(*rp, false); });
+  loop_.watch(r.err.get(), POLLIN, [this, rp](short) { on_output(*rp, true); });
+}
+
+void Job::close_output(RankProcess& r) {
+  for (bool is_err : {false, true}) {
+    oob::Fd& fd = is_err ? r.err : r.out;
+    if (!fd.valid()) continue;
+    on_output(r, is_err);  // what the ended process wrote last
+    if (!fd.valid()) continue;
+    (is_err ? r.err_fwd : r.out_fwd)->finish();
+    loop_.unwatch(fd.get());
+    fd.reset();
+  }
+}
+
+Status Job::can_restore_on(const std::string& host) const {
+  if (mover_ == nullptr)
+    return Unavailable("job " + spec_.job_id + " cannot move ranks: its cr component (" + spec_.cr_component +
+                       ") does not restore process images; migration needs cr=criu");
+  return mover_->can_restore_on(host);
+}
+
+Status Job::restore_rank(int rank, const std::string& host, const std::string& images_dir) {
+  if (mover_ == nullptr) return can_restore_on(host);
+  if (stopping_) return Status(Code::kAborted, "the job is stopping");
+  RankProcess& r = ranks_[static_cast<size_t>(rank)];
+  if (r.running()) return Internal("rank " + std::to_string(rank) + " still runs; it cannot be restored");
+  Placement place = r.place;
+  if (place.host != host) {
+    // Another host of the job: its node id, so that peers pick the right
+    // transport (shm only within a host).
+    place.host = host;
+    uint64_t fresh = 0;
+    bool found = false;
+    for (const auto& o : ranks_) {
+      fresh = std::max(fresh, o.place.node_id + 1);
+      if (o.place.host == host) place.node_id = o.place.node_id, found = true;
+    }
+    if (!found) place.node_id = fresh;  // a host new to the job
+  }
+  RankSpec rs;
+  rs.rank = rank;
+  rs.host = host;
+  rs.argv = spec_.argv;
+  {
+    RankProcess tmp;
+    tmp.rank = rank;
+    tmp.place = place;
+    rs.env = rank_env(tmp);
+  }
+  rs.secret = secret_;
+  rs.cpus = place.cpus;
+  LZ_ASSIGN_OR_RETURN(StartedRank started, mover_->restore(rs, images_dir));
+  close_output(r);
+  r.place = place;
+  r.pid = started.pid;
+  r.remote = mover_->is_remote(host);
+  r.out = std::move(started.out);
+  r.err = std::move(started.err);
+  watch_output(r);
+  r.exited = false;
+  r.wait_status = 0;
+  r.connected = false;
+  r.detached = true;  // it reconnect()s, as after its dump
+  ++r.moves;
+  write_job_file();
   return Status::Ok();
 }
 
@@ -140,7 +211,8 @@ std::string Job::job_json() const {
   if (getcwd(cwd, sizeof cwd) != nullptr) j["cwd"] = cwd;
   j["start_time"] = static_cast<int64_t>(std::time(nullptr));
   j["ranks"] = nlohmann::json::array();
-  for (const auto& r : ranks_) j["ranks"].push_back({{"rank", r.rank}, {"pid", r.pid}, {"host", r.place.host}});
+  for (const auto& r : ranks_)
+    j["ranks"].push_back({{"rank", r.rank}, {"pid", r.pid}, {"host", r.place.host}, {"moves", r.moves}});
   return j.dump(2) + "\n";
 }
 
@@ -300,7 +372,7 @@ void Job::on_rank_exit(RankProcess& r) {
   }
   // After GO of a --term checkpoint a rank ends once saved (cr/criu kills the
   // dumped process): not a failure.
-  const bool term_exit = cr_->terminating();
+  const bool term_exit = cr_->terminating() || cr_->expects_exit(r.rank);
   cr_->on_rank_lost(r.rank, r.describe() + " " + r.exit_text());
   // A peer saw this rank die before we did and aborted the job for it
   // (MPI_ERR_PROC_FAILED): the death is still the cause (for --recover),

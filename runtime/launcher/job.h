@@ -39,6 +39,7 @@
 #include "launcher/job_spec.h"
 #include "launcher/modex_server.h"
 #include "launcher/oob_server.h"
+#include "launcher/rank_mover.h"
 #include "launcher/rank_process.h"
 #include "launcher/rank_starter.h"
 #include "oob/messages.h"
@@ -53,6 +54,10 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   ~Job() override;
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
+
+  // How the job brings a moving rank back from its image (`lazarus migrate`,
+  // `lazarus evacuate`); unset (the default) refuses migrations. Before run().
+  void set_mover(RankMover* mover) { mover_ = mover; }
 
   // Runs the job to its end; returns the exit status for the launcher.
   int run();
@@ -102,6 +107,11 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   void stop_after_checkpoint() override;
   void reap() override;
   void job_file_changed() override { write_job_file(); }
+  Status can_restore_on(const std::string& host) const override;
+  Status restore_rank(int rank, const std::string& host, const std::string& images_dir) override;
+  // Stops reading a rank's output pipes (after forwarding what they hold).
+  void close_output(RankProcess& r);
+  void watch_output(RankProcess& r);
 
   // StarterHost (ranks on other hosts, through the starter's helpers).
   EventLoop& loop() override { return loop_; }
@@ -113,6 +123,7 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   void ranks_lost(const std::vector<int>& ranks, const std::string& why) override;
   JobSpec spec_;
   RankStarter& starter_;
+  RankMover* mover_ = nullptr;
   EventLoop loop_;
   std::string secret_;
   std::unique_ptr<OobServer> server_;

@@ -21,7 +21,13 @@ struct JobEntry {
   int np = 0;
   std::vector<std::string> command;
   std::vector<std::string> hosts;  // the hosts of its ranks, in rank order of first use
-  std::vector<std::string> rank_hosts;  // each rank's host, by rank
+  struct Rank {
+    int rank = 0;
+    std::string host;
+    pid_t pid = 0;  // on its host (a moved rank: its new process)
+    int moves = 0;  // times it was migrated
+  };
+  std::vector<Rank> ranks;  // placement, in rank order
   std::string last_snapshot;
   std::string control_socket;
   std::string snapshot_store;

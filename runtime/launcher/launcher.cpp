@@ -9,23 +9,25 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cr/runtime_params.h"
 #include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
+#include "launcher/local_rank_mover.h"
 #include "launcher/local_starter.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restart.h"
 #include "launcher/slurm_allocation.h"
-#include "snapshot/snapshot_params.h"
-#include "snapshot/snapshot_store.h"
 #include "lazarus/auth.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/net.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
 #include "oob/oob_params.h"
+#include "snapshot/snapshot_params.h"
+#include "snapshot/snapshot_store.h"
 
 extern char** environ;
 
@@ -394,7 +396,23 @@ int run_launcher(const RunOptions& o) {
       error(starter.status().message());
       return 2;
     }
+    // A back end that restores process images (cr=criu) lets the job move
+    // ranks (`lazarus migrate`): the launcher restores them with its own
+    // instance of the job's cr module.
+    std::optional<std::vector<QueryResult>> cr_sel;
+    std::unique_ptr<LocalRankMover> mover;
+    if (!spec.cr_app_level && spec.cr_component != "none") {
+      if (Framework* fw = reg.framework("cr"); fw != nullptr) {
+        auto sel = fw->select(reg.query_context());
+        if (sel.ok() && !sel->empty() && sel->front().module &&
+            (sel->front().module->capabilities() & cr::kCapRestore)) {
+          cr_sel.emplace(std::move(*sel));
+          mover = std::make_unique<LocalRankMover>(static_cast<cr::Module&>(*cr_sel->front().module));
+        }
+      }
+    }
     Job job(std::move(spec), **starter);
+    job.set_mover(mover.get());
     rc = job.run();
     death = job.rank_death();
   }

@@ -35,6 +35,7 @@ struct RankProcess {
   bool finalized = false;
   bool restored = false;        // restored from a snapshot: its first connection is a reconnect()
   uint64_t lost_timer = 0;      // grace timer after an unexpected OOB close
+  int moves = 0;                // times it was migrated (restored into the running job)
 
   bool started() const { return pid > 0; }
   bool running() const { return started() && !exited; }

@@ -11,6 +11,7 @@
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/launcher.h"
+#include "launcher/local_rank_mover.h"
 #include "launcher/local_starter.h"
 #include "launcher/pid_namespace.h"
 #include "launcher/restore_starter.h"
@@ -225,7 +226,9 @@ int restart_here(const RestartOptions& o) {
     death = job.rank_death();
   } else {
     RestoreStarter starter(cr_module, chosen->info.path, chosen->info.seq);
+    LocalRankMover mover(cr_module);
     Job job(std::move(spec), starter);
+    job.set_mover(&mover);
     rc = job.run();
     death = job.rank_death();
   }

@@ -93,6 +93,11 @@ struct AbortMsg {
 
 // CHECKPOINT_REQUEST.
 inline constexpr uint32_t kCrTerminate = 1u << 0;  // the job ends after a committed snapshot (--term)
+// A migration (`lazarus migrate`): this rank stays where it is. It quiesces,
+// releases and re-creates its transports like any rank of a checkpoint (its
+// moving peers get new addresses), but writes no image and keeps its OOB
+// connection; `dir` is empty. The moving ranks get kCrTerminate and a dir.
+inline constexpr uint32_t kCrNoImage = 1u << 1;
 struct CrRequestMsg {
   uint64_t seq = 0;        // snapshot sequence number in the job's store
   uint32_t flags = 0;      // kCr*

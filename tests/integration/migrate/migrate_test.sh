@@ -1,0 +1,118 @@
+#!/bin/bash
+# Proactive migration with real jobs (`lazarus migrate`, `lazarus evacuate`):
+# ranks of a running 4-rank ring job (cr_iter, messages every iteration) are
+# moved while the others go on, and the job's result must be the result of
+# an uninterrupted run.
+# Usage: migrate_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM [NP] [stall]
+#   criu:    cr=criu; the refusals below first, then rank 1 moved to this
+#            host mid-run, then ranks 2 and 3 together; `lazarus ps --ranks`
+#            shows the moves, no image is left behind and no snapshot was
+#            written. With `stall`, rank 0 sleeps 4 s in iteration 100
+#            (cr_iter's STALL_ITER) and rank 1 is moved while it sits in
+#            MPI_Recv waiting for it.
+#   refuse:  only the refusals: an unknown rank, an unknown host and the
+#            evacuation of the only host are refused with a message naming
+#            them; the job is untouched (same result, no move).
+# Every job is bounded with --timeout; nothing measures wall-clock time.
+# Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
+set -u
+SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4 NP=${5:-4} MODE=${6:-}
+LZ=$BIN/lazarus
+ITERS=${MIGRATE_TEST_ITERS:-300}
+T=$(mktemp -d /tmp/lz-migtest.XXXXXX)
+trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+MCA=(--mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store")
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "CRIU needs root (or CAP_CHECKPOINT_RESTORE); running as uid $(id -u)"
+info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
+
+result_of() { grep -o 'result [0-9]*' "$1" | tail -1; }
+job_id_of_pid() { "$LZ" ps | awk -v p="$1" '$2 == p { print $1 }'; }
+wait_for_job() {  # pid -> job id, once registered and past MPI_Init
+  local i id
+  for i in $(seq 1 200); do
+    id=$(job_id_of_pid "$1")
+    [ -n "$id" ] && { sleep 1; echo "$id"; return 0; }
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+reference() {
+  "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "$ITERS" > "$T/ref.out" 2> "$T/ref.err" ||
+    fail "reference run failed"
+  REF=$(result_of "$T/ref.out")
+  [ -n "$REF" ] || fail "reference run printed no result"
+}
+start_job() {
+  "$LZ" run -np $NP "${MCA[@]}" --timeout 300 "$@" "$PROG" "$ITERS" ${STALL:-} > "$T/job.out" 2> "$T/job.err" &
+  JOB_PID=$!
+  JOB_ID=$(wait_for_job $JOB_PID) || fail "job did not appear in lazarus ps"
+}
+# The job must still be mid-run when a move is asked for: the test is about
+# ranks moving while messages flow.
+still_running() { kill -0 $JOB_PID 2>/dev/null && ! grep -q result "$T/job.out"; }
+# migrate NAME ARGS...: runs `lazarus migrate` into $T/NAME.out, must succeed.
+migrate() {
+  local name=$1; shift
+  still_running || fail "the job ended before the migration ($name); raise MIGRATE_TEST_ITERS"
+  "$LZ" migrate "$JOB_ID" "$@" > "$T/$name.out" 2>&1 || fail "lazarus migrate $* failed: $(cat "$T/$name.out")"
+  grep -q "evacuation time [0-9.]* s" "$T/$name.out" || fail "no evacuation time printed: $(cat "$T/$name.out")"
+}
+# refused NAME WANT ARGS...: the command must exit 1 and name WANT.
+refused() {
+  local name=$1 want=$2; shift 2
+  "$LZ" "$@" > "$T/$name.out" 2>&1 && fail "'lazarus $*' was accepted: $(cat "$T/$name.out")"
+  grep -q -- "$want" "$T/$name.out" || fail "'lazarus $*' refused without naming '$want': $(cat "$T/$name.out")"
+}
+
+refusals() {
+  refused rank "rank $NP is not a rank" migrate "$JOB_ID" --rank $NP --to localhost
+  refused host "nosuchhost" migrate "$JOB_ID" --rank 1 --to nosuchhost
+  refused evac "no other host" evacuate "$JOB_ID" --host localhost
+  refused evac2 "unknown host 'nosuchhost'" evacuate "$JOB_ID" --host nosuchhost
+  "$LZ" migrate --help > "$T/help.out" 2>&1 || fail "lazarus migrate --help failed"
+  grep -q -- "--to" "$T/help.out" || fail "migrate --help does not mention --to"
+  "$LZ" ps --ranks | grep -A$NP "^$JOB_ID " | grep -q "moved" && fail "a refused migration moved a rank"
+}
+
+case "$SCEN" in
+criu)
+  reference
+  [ "$MODE" = stall ] && STALL=100
+  start_job
+  refusals
+  if [ "$MODE" = stall ]; then
+    for i in $(seq 1 300); do grep -q stalling "$T/job.out" && break; sleep 0.05; done
+    grep -q stalling "$T/job.out" || fail "rank 0 never stalled"
+    sleep 0.5  # rank 1 is in MPI_Recv, waiting for rank 0
+  fi
+  migrate m1 --rank 1 --to localhost
+  "$LZ" ps --ranks > "$T/ps.out" 2>&1
+  grep -q "rank 1 .*moved 1x" "$T/ps.out" || fail "lazarus ps --ranks does not show rank 1 moved: $(cat "$T/ps.out")"
+  grep -q "rank 0 .*moved" "$T/ps.out" && fail "lazarus ps --ranks shows rank 0 moved: $(cat "$T/ps.out")"
+  migrate m2 --rank 2,3 --to "$(hostname)"
+  "$LZ" ps --ranks > "$T/ps2.out" 2>&1
+  for r in 2 3; do
+    grep -q "rank $r .*moved 1x" "$T/ps2.out" || fail "rank $r not shown moved: $(cat "$T/ps2.out")"
+  done
+  wait $JOB_PID || fail "job failed after the migrations (status $?)"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  ls -d "$T"/store/.migrate.* 2>/dev/null && fail "migration images left behind"
+  ls -d "$T"/store/*/[0-9]* 2>/dev/null && fail "a migration wrote a snapshot"
+  ;;
+refuse)
+  reference
+  start_job
+  refusals
+  wait $JOB_PID || fail "job failed after the refused migrations (status $?)"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  ;;
+*)
+  fail "unknown scenario $SCEN"
+  ;;
+esac
+echo "PASS: $SCEN over $TRANSPORT (np $NP)"
