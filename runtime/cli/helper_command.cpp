@@ -15,6 +15,8 @@ void add_helper_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--oob", o->oob_address, "The launcher's OOB address, host:port")->required();
   cmd->add_option("--index", o->index, "This host's index in the job")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--host", o->host, "This host's name in the job")->required();
+  cmd->add_flag("--pid-namespace", o->pid_namespace,
+                "Run as pid 1 of a fresh PID namespace (a helper that restores core images)");
   cmd->callback([o, &exit_code] { exit_code = launcher::run_helper(*o); });
 }
 
