@@ -142,6 +142,8 @@ int Helper::run() {
     return 1;
   }
   client_ = std::move(*c);
+  if (o_.keepalive > 0)
+    if (Status s = oob::set_keepalive(client_->fd(), o_.keepalive); !s.ok()) say(s.message());
   loop_.watch(signal_fd_.get(), POLLIN, [this](short) { on_signal_fd(); });
   loop_.watch(client_->fd(), POLLIN, [this](short) { on_launcher(); });
   if (Status s = loop_.run(); !s.ok()) {

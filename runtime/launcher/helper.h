@@ -40,6 +40,11 @@ struct HelperOptions {
   std::string host;         // the host name the launcher uses for this host (messages)
   double connect_timeout = 60;
   bool pid_namespace = false;  // run as pid 1 of a fresh PID namespace (needed for restores)
+  // Seconds of silence on the launcher's connection (TCP keepalive) after
+  // which the helper takes the launcher for gone and kills its ranks, as
+  // when the connection closes: a host cut off from the launcher does not
+  // keep the job's ranks running for ever. 0: never.
+  double keepalive = 0;
 };
 
 // Returns the helper's exit status: 0 after the launcher closed the

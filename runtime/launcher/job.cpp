@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -188,6 +189,7 @@ int Job::run() {
   cb.on_closed = [this](int rank, const Status& why) { on_oob_closed(rank, why); };
   server_ = std::make_unique<OobServer>(loop_, spec_.job_id, secret_, std::move(welcome), spec_.handshake_timeout,
                                         std::move(cb));
+  server_->set_helper_keepalive(spec_.helper_keepalive);
   if (Status s = server_->listen(spec_.bind_address); !s.ok()) {
     say("cannot open the OOB listener: " + s.message());
     return 1;
@@ -475,7 +477,15 @@ void Job::rank_exited(int rank, int wait_status) {
 void Job::ranks_lost(const std::vector<int>& ranks, const std::string& why) {
   std::string names;
   for (int rank : ranks) names += (names.empty() ? "" : ", ") + std::to_string(rank);
-  if (!stopping_ && rank_death_.empty()) rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
+  for (int rank : ranks) {
+    const std::string& host = ranks_[static_cast<size_t>(rank)].place.host;
+    if (std::find(lost_hosts_.begin(), lost_hosts_.end(), host) == lost_hosts_.end()) lost_hosts_.push_back(host);
+  }
+  // A peer may have seen the lost ranks' connections break and aborted the
+  // job for it (MPI_ERR_PROC_FAILED) before the helper's end reached us: the
+  // loss is still the cause (for --recover).
+  if ((!stopping_ || peer_failure_abort_) && rank_death_.empty())
+    rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
   fail(1, why + "; lost rank" + (ranks.size() > 1 ? "s " : " ") + names);
   for (int rank : ranks) {
     RankProcess& r = ranks_[static_cast<size_t>(rank)];

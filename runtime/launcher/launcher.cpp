@@ -154,6 +154,7 @@ std::string advertised_host(const SockAddr& bound, const std::vector<Placement>&
 Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   spec.kill_grace = params.get_double(oob::kParamKillGrace);
   spec.handshake_timeout = params.get_double(oob::kParamHandshakeTimeout);
+  spec.helper_keepalive = params.get_double(oob::kParamHelperKeepalive);
   LZ_ASSIGN_OR_RETURN(SockAddr bind, bind_address(params));
   // A job on this host alone listens on loopback only, unless told otherwise:
   // nothing from another host has any business with it.
@@ -181,8 +182,10 @@ StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) 
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return ErrnoError("readlink /proc/self/exe (the path of lazarus for the remote helpers)", errno);
   self[n] = '\0';
-  return std::unique_ptr<RankStarter>(std::make_unique<RemoteStarter>(
-      std::move(agent), std::string(self), params.get_double(oob::kParamLaunchAgentTimeout)));
+  auto starter =
+      std::make_unique<RemoteStarter>(std::move(agent), std::string(self), params.get_double(oob::kParamLaunchAgentTimeout));
+  starter->helper_keepalive(params.get_double(oob::kParamHelperKeepalive));
+  return std::unique_ptr<RankStarter>(std::move(starter));
 }
 
 std::string new_job_id() {
@@ -331,6 +334,7 @@ int run_launcher(const RunOptions& o) {
   }
 
   int rc = 0;
+  std::vector<std::string> lost;
   std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
   {
     std::unique_ptr<RankStarter> starter;
@@ -347,6 +351,7 @@ int run_launcher(const RunOptions& o) {
     Job job(std::move(spec), *starter);
     rc = job.run();
     death = job.rank_death();
+    lost = job.lost_hosts();
   }
   if (!o.recover || death.empty()) return rc;
   RestartOptions r;
@@ -360,6 +365,7 @@ int run_launcher(const RunOptions& o) {
   r.checkpoint_interval = o.checkpoint_interval;
   r.recover = true;
   r.max_restarts = o.max_restarts;
+  r.lost_hosts = std::move(lost);
   return recover_job(store_dir, death, rc, r);
 }
 

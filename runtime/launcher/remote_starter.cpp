@@ -126,6 +126,12 @@ Status RemoteStarter::start_agent(int index) {
         host_->oob_address(), std::string("--index"), std::to_string(index), std::string("--host"), h.host})
     argv.push_back(w);
   if (pid_namespace_) argv.push_back("--pid-namespace");
+  if (keepalive_ > 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", keepalive_);
+    argv.push_back("--keepalive");
+    argv.push_back(buf);
+  }
 
   int in[2];
   if (pipe2(in, O_CLOEXEC) != 0) return ErrnoError("pipe2", errno);

@@ -66,6 +66,9 @@ class RemoteStarter final : public RankStarter {
   // saved pid. A job that may later restore ranks on its hosts (migration)
   // asks for it before begin().
   void helpers_in_pid_namespace(bool on) { pid_namespace_ = on; }
+  // Seconds of silence after which a helper takes the launcher for gone
+  // (`lazarus helper --keepalive`; the launcher's side is OobServer's).
+  void helper_keepalive(double seconds) { keepalive_ = seconds; }
   // Restores one rank on spec.host from its image directory `dir` (the
   // rank.<r> directory of a committed snapshot numbered `seq`, on a file
   // system that host sees) and returns as start() does: a remote host's
@@ -135,6 +138,7 @@ class RemoteStarter final : public RankStarter {
   RankStarter* restore_local_ = nullptr;  // restore_from(): restores ranks on this host
   bool restoring_ = false;
   bool pid_namespace_ = false;
+  double keepalive_ = 0;
   std::string restore_dir_;
   uint64_t restore_seq_ = 0;
   std::vector<std::string> restore_params_;
