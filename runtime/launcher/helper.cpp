@@ -101,6 +101,7 @@ class Helper {
   // The cr module of restores, selected at the first one by the job's
   // parameters (the registry owns it); `cr_params_` are those parameters.
   std::unique_ptr<Registry> registry_;
+  std::vector<QueryResult> cr_selection_;  // owns the module; after registry_, so destroyed first
   cr::Module* cr_ = nullptr;
   std::vector<std::string> cr_params_;
   std::map<int, Rank> ranks_;
@@ -247,7 +248,9 @@ StatusOr<cr::Module*> Helper::cr_module(const std::vector<std::string>& params) 
   auto* m = static_cast<cr::Module*>(sel.front().module.get());
   if (!(m->capabilities() & cr::kCapRestore))
     return Unimplemented(std::string("cr ") + sel.front().entry->desc->name + " does not restore process images");
+  cr_selection_.clear();
   registry_ = std::move(reg);
+  cr_selection_ = std::move(sel);
   cr_ = m;
   cr_params_ = params;
   return cr_;

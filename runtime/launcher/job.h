@@ -105,6 +105,7 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   void fail(int exit_code, const std::string& message) override;
   void stop_after_checkpoint() override;
   void reap() override;
+  bool has_transient_children() const override;
   void job_file_changed() override { write_job_file(); }
 
   // StarterHost (ranks on other hosts, through the starter's helpers).

@@ -409,6 +409,12 @@ bool RemoteStarter::child_exited(pid_t pid, int wait_status) {
   return false;
 }
 
+bool RemoteStarter::owns_child(pid_t pid) const {
+  for (const Helper& h : helpers_)
+    if (h.agent == pid) return true;
+  return false;
+}
+
 void RemoteStarter::on_helper_closed(int host, const Status& why) {
   helper_failed(host, "closed its connection to the launcher (" + why.message() + ")");
 }

@@ -89,6 +89,7 @@ class RemoteStarter final : public RankStarter {
   void on_helper_frame(int host, oob::Frame& frame) override;
   void on_helper_closed(int host, const Status& why) override;
   bool child_exited(pid_t pid, int wait_status) override;
+  bool owns_child(pid_t pid) const override;
 
   // The host index of each remote host, in the order of first use.
   const std::vector<std::string>& remote_hosts() const { return hosts_; }

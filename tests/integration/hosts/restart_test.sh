@@ -62,12 +62,12 @@ no_leftovers() {
   [ -z "$left" ] || fail "processes left after the job ($1):"$'\n'"$left"
 }
 store_dir() { ls -d "$STORE"/*/ 2>/dev/null | head -1; }
-# The job id of the launcher `pid` once lazarus ps lists it (ip netns exec
-# execs, so the background pid is the launcher's).
+# The id of the job running on the hosts named by $2 ("h0,h1", as lazarus
+# ps shows them) once lazarus ps lists it, while the launcher `pid` runs.
 job_of() {
   local i id
   for i in $(seq 1 300); do
-    id=$("$LZ" ps | awk -v p="$1" '$2 == p { print $1 }')
+    id=$("$LZ" ps | awk -v h=" $2 " 'index($0, h) { print $1 }' | head -1)
     [ -n "$id" ] && { echo "$id"; return 0; }
     kill -0 "$1" 2>/dev/null || return 1
     sleep 0.1
@@ -82,14 +82,14 @@ wait_for() {  # file pattern
 
 case $CASE in
   criu)
-    ITERS=150
+    ITERS=300
     "$LZ" run -np 4 --timeout 120 "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
     REF=$(grep -o 'result [0-9]*' "$D/ref.out")
     [ -n "$REF" ] || fail "the reference run printed no result"
     on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
       --mca snapshot_root "$STORE" --timeout 120 "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
     job=$!
-    id=$(job_of $job) || fail "the job did not appear in lazarus ps"
+    id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
     sleep 1  # past MPI_Init, in the ring
     "$LZ" checkpoint "$id" --term --wait >"$D/ck.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck.out")"
     wait $job; st=$?
