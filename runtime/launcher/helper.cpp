@@ -1,5 +1,6 @@
 #include "launcher/helper.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -85,6 +87,9 @@ class Helper {
   void on_output(int rank, bool is_err);
   void drain(int rank);
   void reap();
+  // Sends the exits reaped so far once no other child is left (see reap()).
+  void flush_exits();
+  bool has_other_children() const;
   void on_signal_fd();
   void kill_all();
   void finish(int code) {
@@ -105,6 +110,9 @@ class Helper {
   cr::Module* cr_ = nullptr;
   std::vector<std::string> cr_params_;
   std::map<int, Rank> ranks_;
+  std::vector<std::pair<int, int>> pending_exits_;  // rank, wait status
+  oob::Deadline exits_deadline_{};
+  bool flush_timer_ = false;
   int exit_code_ = 0;
 };
 
@@ -360,13 +368,58 @@ void Helper::reap() {
       rank_pid = true;
       r.exited = true;
       drain(rank);
-      (void)send(oob::MsgType::kHelperExit, oob::encode_helper_exit({static_cast<uint32_t>(rank), st}));
+      if (pending_exits_.empty()) exits_deadline_ = oob::deadline_in(120);
+      pending_exits_.emplace_back(rank, st);
       break;
     }
     // An adopted orphan that led a process group takes the rest of it along
     // (as the launcher does, launcher/job.cpp).
     if (!rank_pid) kill(-pid, SIGKILL);
   }
+}
+
+bool Helper::has_other_children() const {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return false;
+  bool found = false;
+  while (dirent* t = readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    FILE* f = std::fopen(("/proc/self/task/" + std::string(t->d_name) + "/children").c_str(), "r");
+    if (f == nullptr) continue;
+    long pid = 0;
+    while (!found && std::fscanf(f, "%ld", &pid) == 1) {
+      bool rank = false;
+      for (const auto& [n, r] : ranks_) rank |= !r.exited && r.pid == pid;
+      found = !rank;
+    }
+    std::fclose(f);
+    if (found) break;
+  }
+  closedir(tasks);
+  return found;
+}
+
+void Helper::flush_exits() {
+  // A rank dumped with --term ends (criu kills it) while its checkpointer,
+  // reparented to us, may still write its last files into the snapshot; the
+  // launcher commits once every rank's end is in, so the end is reported
+  // only when no such child is left (bounded).
+  if (pending_exits_.empty()) return;
+  if (has_other_children() && oob::Clock::now() < exits_deadline_) {
+    if (!flush_timer_) {
+      flush_timer_ = true;
+      loop_.add_timer(oob::deadline_in(0.05), [this] {
+        flush_timer_ = false;
+        reap();
+        flush_exits();
+      });
+    }
+    return;
+  }
+  std::vector<std::pair<int, int>> exits;
+  exits.swap(pending_exits_);
+  for (const auto& [rank, st] : exits)
+    if (!send(oob::MsgType::kHelperExit, oob::encode_helper_exit({static_cast<uint32_t>(rank), st})).ok()) return;
 }
 
 void Helper::on_signal_fd() {
@@ -378,6 +431,7 @@ void Helper::on_signal_fd() {
     finish(128 + sig);
   }
   reap();
+  flush_exits();
 }
 
 void Helper::kill_all() {
