@@ -163,7 +163,7 @@ case $CASE in
       done
     fi
     no_leftovers "$CASE"
-    echo "hosts.recover.$CASE: ${H[2]} lost ($why), rank 3 moved to ${H[0]} (oversubscribed), $got as uninterrupted"
+    echo "hosts.recover.$([ $CASE = recover ] && echo criu || echo link): ${H[2]} lost ($why), rank 3 moved to ${H[0]} (oversubscribed), $got as uninterrupted"
     ;;
   *) fail "unknown case" ;;
 esac
