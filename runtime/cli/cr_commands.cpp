@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,33 @@
 
 namespace lz::cli {
 namespace {
+
+// "h0 0,2-3; h1 1": each host with its ranks, hosts in order of first use,
+// consecutive ranks as ranges (one line even for thousands of ranks).
+std::string ranks_by_host(const std::vector<std::string>& rank_hosts) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<int>> ranks;
+  for (size_t r = 0; r < rank_hosts.size(); ++r) {
+    const std::string& h = rank_hosts[r].empty() ? "?" : rank_hosts[r];
+    if (ranks.find(h) == ranks.end()) order.push_back(h);
+    ranks[h].push_back(static_cast<int>(r));
+  }
+  std::string out;
+  for (const std::string& h : order) {
+    if (!out.empty()) out += "; ";
+    out += h + " ";
+    const std::vector<int>& v = ranks[h];
+    for (size_t i = 0; i < v.size();) {
+      size_t j = i;
+      while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+      if (i > 0) out += ",";
+      out += std::to_string(v[i]);
+      if (j > i) out += "-" + std::to_string(v[j]);
+      i = j + 1;
+    }
+  }
+  return out;
+}
 
 int run_ps() {
   auto jobs = launcher::list_jobs(/*prune=*/true);
@@ -26,6 +54,7 @@ int run_ps() {
     std::string hosts = j.hosts.empty() ? "-" : str::join(j.hosts, ",");
     std::printf("%-10s %-8d %-4d %-24s %-40s %s\n", j.job_id.c_str(), static_cast<int>(j.launcher_pid), j.np,
                 hosts.c_str(), cmd.c_str(), j.last_snapshot.empty() ? "-" : j.last_snapshot.c_str());
+    if (!j.rank_hosts.empty()) std::printf("  ranks: %s\n", ranks_by_host(j.rank_hosts).c_str());
   }
   return 0;
 }

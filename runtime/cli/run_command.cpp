@@ -17,7 +17,9 @@ constexpr const char* kHelpFooter =
     "--nooversubscribe makes it an error. Without --host/--hostfile the job runs on this host with one\n"
     "slot per core, and -n defaults to the number of slots. Ranks on other hosts are started through a\n"
     "helper per host (this program, `lazarus helper`) that the launch_agent parameter starts (default: ssh;\n"
-    "e.g. --mca launch_agent 'ssh -F cfg'); lazarus must be at the same path on every host.\n"
+    "e.g. --mca launch_agent 'ssh -F cfg'); lazarus must be at the same path on every host. Inside a Slurm\n"
+    "allocation (SLURM_JOB_ID set) one srun starts a helper on every node of the job instead, and the hosts\n"
+    "default to the allocation's nodes with its tasks per node as slots (--mca launcher auto|ssh|slurm|local).\n"
     "Parameters set with --mca/--config/LZ_MCA_* are checked here and passed to every rank.\n"
     "Exit status: 0 when every rank succeeded; otherwise the first failing rank's exit code (128+signal\n"
     "when it was killed), the code given to abort, 124 when --timeout expired, 2 for usage errors.\n";

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -10,6 +11,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/log.h"
 #include "lazarus/registry.h"
+#include "lazarus/strings.h"
 #include "oob/helper_messages.h"
 #include "oob/oob_client.h"
 
@@ -455,7 +458,55 @@ void Helper::kill_all() {
 
 }  // namespace
 
-int run_helper(const HelperOptions& o) {
+namespace {
+
+// Under srun every helper has the same command line: its host index is the
+// position of its node's name (SLURMD_NODENAME, which slurmd sets for every
+// task) in --hosts, or, where that is not set, the task's node id in the
+// step (SLURM_NODEID), which counts the nodes in the order srun got them.
+Status index_from_hosts(HelperOptions& o) {
+  std::vector<std::string> hosts = str::split(o.hosts, ',');
+  const char* node = std::getenv("SLURMD_NODENAME");
+  if (node != nullptr && *node != '\0') {
+    for (size_t i = 0; i < hosts.size(); ++i)
+      if (hosts[i] == node) {
+        o.index = static_cast<int>(i);
+        o.host = hosts[i];
+        return Status::Ok();
+      }
+    return NotFound(std::string("this node (SLURMD_NODENAME=") + node + ") is not one of --hosts " + o.hosts);
+  }
+  const char* id = std::getenv("SLURM_NODEID");
+  char* end = nullptr;
+  long v = id != nullptr ? std::strtol(id, &end, 10) : -1;
+  if (id == nullptr || *end != '\0' || v < 0 || static_cast<size_t>(v) >= hosts.size())
+    return InvalidArgument("--hosts needs SLURMD_NODENAME or SLURM_NODEID (a helper started by srun) to find its host");
+  o.index = static_cast<int>(v);
+  o.host = hosts[static_cast<size_t>(v)];
+  return Status::Ok();
+}
+
+}  // namespace
+
+int run_helper(const HelperOptions& given) {
+  HelperOptions o = given;
+  if (!o.hosts.empty()) {
+    if (Status s = index_from_hosts(o); !s.ok()) {
+      std::fprintf(stderr, "lazarus helper: %s\n", s.message().c_str());
+      return 1;
+    }
+    // srun may have bound this task to a CPU (task/affinity): ranks the
+    // launcher does not bind would inherit it. Every CPU the node lets us
+    // have instead (the kernel keeps the job's cpuset). srun --cpu-bind=none
+    // would do the same but warns on clusters without task/affinity.
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+    (void)sched_setaffinity(0, sizeof all, &all);
+  } else if (o.index < 0 || o.host.empty()) {
+    std::fprintf(stderr, "lazarus helper: --index and --host, or --hosts, are required\n");
+    return 1;
+  }
   auto secret = read_secret();
   if (!secret.ok()) {
     std::fprintf(stderr, "lazarus helper: %s\n", secret.status().message().c_str());

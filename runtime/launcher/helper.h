@@ -2,7 +2,8 @@
 // other hosts (internal: the launcher's RemoteStarter starts it through the
 // launch agent, one per remote host, as
 //   ssh HOST /abs/lazarus helper --job ID --oob ADDR --index I --host HOST
-// and users never do).
+// and users never do; inside a Slurm allocation one srun starts them all
+// with --hosts instead of --index and --host).
 //
 // It reads the job secret from stdin (one line of hex, then EOF or not: it
 // stops at the newline), becomes a child subreaper, connects to the
@@ -36,8 +37,12 @@ namespace lz::launcher {
 struct HelperOptions {
   std::string job_id;
   std::string oob_address;  // host:port of the launcher's OOB listener
-  int index = 0;            // this helper's host index in the job
+  int index = -1;           // this helper's host index in the job
   std::string host;         // the host name the launcher uses for this host (messages)
+  // Under srun (every helper has the same command line): the job's hosts in
+  // index order, comma-separated; the helper finds its own index and name
+  // in it from SLURMD_NODENAME (or SLURM_NODEID). Empty: --index and --host.
+  std::string hosts;
   double connect_timeout = 60;
   bool pid_namespace = false;  // run as pid 1 of a fresh PID namespace (needed for restores)
   // Seconds of silence on the launcher's connection (TCP keepalive) after

@@ -67,6 +67,11 @@ std::vector<JobEntry> list_jobs(bool prune) {
       for (auto& r : j["ranks"]) {
         if (!r.is_object() || !r.contains("host") || !r["host"].is_string()) continue;
         std::string h = r["host"];
+        const int rank = r.value("rank", -1);
+        if (rank >= 0 && rank < 1 << 20) {
+          if (je.rank_hosts.size() <= static_cast<size_t>(rank)) je.rank_hosts.resize(static_cast<size_t>(rank) + 1);
+          je.rank_hosts[static_cast<size_t>(rank)] = h;
+        }
         if (std::find(je.hosts.begin(), je.hosts.end(), h) == je.hosts.end()) je.hosts.push_back(h);
       }
     je.last_snapshot = j.value("last_snapshot", "");

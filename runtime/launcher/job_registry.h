@@ -21,6 +21,7 @@ struct JobEntry {
   int np = 0;
   std::vector<std::string> command;
   std::vector<std::string> hosts;  // the hosts of its ranks, in rank order of first use
+  std::vector<std::string> rank_hosts;  // each rank's host, by rank
   std::string last_snapshot;
   std::string control_socket;
   std::string snapshot_store;

@@ -17,6 +17,7 @@
 #include "launcher/local_starter.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restart.h"
+#include "launcher/slurm_allocation.h"
 #include "snapshot/snapshot_params.h"
 #include "snapshot/snapshot_store.h"
 #include "lazarus/auth.h"
@@ -167,25 +168,66 @@ Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) {
-  std::vector<std::string> agent;
-  for (std::string w : str::split(params.get_string(oob::kParamLaunchAgent), ' ')) {
+namespace {
+
+std::vector<std::string> command_words(const std::string& text) {
+  std::vector<std::string> words;
+  for (std::string w : str::split(text, ' ')) {
     while (!w.empty() && (w.back() == '\t' || w.back() == '\n')) w.pop_back();
-    if (!w.empty()) agent.push_back(w);
+    if (!w.empty()) words.push_back(w);
   }
-  if (agent.empty())
-    return InvalidArgument(
-        "launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
-  // The helper is this very executable (mpirun is a link to it), at the same
-  // path on every host: a shared installation, as Open MPI assumes its prefix.
+  return words;
+}
+
+// The helper is this very executable (mpirun is a link to it), at the same
+// path on every host: a shared installation, as Open MPI assumes its prefix.
+StatusOr<std::string> self_executable() {
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return ErrnoError("readlink /proc/self/exe (the path of lazarus for the remote helpers)", errno);
   self[n] = '\0';
+  return std::string(self);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) {
+  std::vector<std::string> agent = command_words(params.get_string(oob::kParamLaunchAgent));
+  if (agent.empty())
+    return InvalidArgument(
+        "launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
+  LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
   auto starter =
-      std::make_unique<RemoteStarter>(std::move(agent), std::string(self), params.get_double(oob::kParamLaunchAgentTimeout));
+      std::make_unique<RemoteStarter>(std::move(agent), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout));
   starter->helper_keepalive(params.get_double(oob::kParamHelperKeepalive));
   return std::unique_ptr<RankStarter>(std::move(starter));
+}
+
+StatusOr<bool> use_slurm(const ParamStore& params) {
+  const std::string& how = params.get_string(oob::kParamLauncher);
+  if (how != "slurm") return how == "auto" && in_slurm_allocation();
+  if (!in_slurm_allocation())
+    return InvalidArgument(
+        "launcher=slurm, but this is not inside a Slurm allocation (SLURM_JOB_ID is not set): run under salloc or "
+        "sbatch");
+  return true;
+}
+
+StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, const std::vector<Placement>& placement) {
+  LZ_ASSIGN_OR_RETURN(bool slurm, use_slurm(params));
+  if (slurm) {
+    std::vector<std::string> srun = command_words(params.get_string(oob::kParamLaunchSrun));
+    if (srun.empty()) return InvalidArgument("launch_srun is empty: launcher=slurm needs the srun command");
+    LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
+    return std::unique_ptr<RankStarter>(std::make_unique<RemoteStarter>(
+        std::move(srun), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout), HelperLaunch::kSrun));
+  }
+  if (all_local(placement)) return std::unique_ptr<RankStarter>(std::make_unique<LocalStarter>());
+  if (params.get_string(oob::kParamLauncher) == "local") {
+    for (const auto& p : placement)
+      if (!is_local_host(p.host)) return InvalidArgument("launcher=local, but host " + p.host + " is not this host");
+  }
+  return remote_starter(params);
 }
 
 std::string new_job_id() {
@@ -262,6 +304,20 @@ int run_launcher(const RunOptions& o) {
     }
     hosts.insert(hosts.end(), h->begin(), h->end());
   }
+  auto slurm = use_slurm(reg.params());
+  if (!slurm.ok()) {
+    error(slurm.status().message());
+    return 2;
+  }
+  if (hosts.empty() && *slurm) {
+    // The allocation's nodes, with its tasks per node as their slots.
+    auto h = slurm_allocation_hosts();
+    if (!h.ok()) {
+      error(h.status().message());
+      return 2;
+    }
+    hosts = std::move(*h);
+  }
   if (hosts.empty()) hosts = default_hosts();
   int np = o.np;
   if (np == 0)
@@ -337,18 +393,12 @@ int run_launcher(const RunOptions& o) {
   std::vector<std::string> lost;
   std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
   {
-    std::unique_ptr<RankStarter> starter;
-    if (all_local(spec.placement)) {
-      starter = std::make_unique<LocalStarter>();
-    } else {
-      auto remote = remote_starter(reg.params());
-      if (!remote.ok()) {
-        error(remote.status().message());
-        return 2;
-      }
-      starter = std::move(*remote);
+    auto starter = make_starter(reg.params(), spec.placement);
+    if (!starter.ok()) {
+      error(starter.status().message());
+      return 2;
     }
-    Job job(std::move(spec), *starter);
+    Job job(std::move(spec), **starter);
     rc = job.run();
     death = job.rank_death();
     lost = job.lost_hosts();

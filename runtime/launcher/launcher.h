@@ -62,6 +62,15 @@ std::string new_job_id();
 // launch_agent command and this executable as the helper.
 class RankStarter;
 StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params);
+// Whether the helpers are started with srun (the launcher parameter: slurm,
+// or auto inside a Slurm allocation); kInvalidArgument for launcher=slurm
+// outside one.
+StatusOr<bool> use_slurm(const ParamStore& params);
+// The starter of a job placed as `placement`, as the launcher parameter says:
+// a RemoteStarter over srun (slurm), a LocalStarter when every rank is on
+// this host, otherwise remote_starter() (ssh); launcher=local refuses
+// another host.
+StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, const std::vector<Placement>& placement);
 // The selected cr component's name ("none" when checkpointing is off); *why
 // gets the reason when no cr component can be used here.
 // `app_level` (optional) tells whether the selected module has kCapAppLevel.

@@ -45,32 +45,33 @@ constexpr int kPipeBytes = 1 << 20;
 
 }  // namespace
 
-RemoteStarter::RemoteStarter(std::vector<std::string> agent, std::string lazarus, double connect_timeout)
-    : agent_(std::move(agent)), lazarus_(std::move(lazarus)), connect_timeout_(connect_timeout) {}
+RemoteStarter::RemoteStarter(std::vector<std::string> agent, std::string lazarus, double connect_timeout,
+                             HelperLaunch launch)
+    : agent_(std::move(agent)), lazarus_(std::move(lazarus)), connect_timeout_(connect_timeout), launch_(launch) {}
 
 RemoteStarter::~RemoteStarter() {
   // The helpers exit when the job's OOB listener closes (the Job is gone by
   // now); their agents follow. Whatever is still there after the grace is killed.
   const oob::Deadline until = oob::deadline_in(5);
-  for (Helper& h : helpers_) {
-    if (h.agent <= 0) continue;
+  for (Agent& a : agents_) {
+    if (a.pid <= 0) continue;
     for (;;) {
-      pid_t r = waitpid(h.agent, nullptr, WNOHANG);
-      if (r == h.agent || (r < 0 && errno != EINTR)) break;  // ECHILD: the Job reaped it
+      pid_t r = waitpid(a.pid, nullptr, WNOHANG);
+      if (r == a.pid || (r < 0 && errno != EINTR)) break;  // ECHILD: the Job reaped it
       if (oob::Clock::now() >= until) {
-        kill(-h.agent, SIGKILL);
-        kill(h.agent, SIGKILL);
-        waitpid(h.agent, nullptr, 0);
+        kill(-a.pid, SIGKILL);
+        kill(a.pid, SIGKILL);
+        waitpid(a.pid, nullptr, 0);
         break;
       }
-      if (h.agent_pidfd.valid()) {
-        pollfd p{h.agent_pidfd.get(), POLLIN, 0};
+      if (a.pidfd.valid()) {
+        pollfd p{a.pidfd.get(), POLLIN, 0};
         poll(&p, 1, 100);
       } else {
         usleep(20000);
       }
     }
-    h.agent = -1;
+    a.pid = -1;
   }
 }
 
@@ -80,6 +81,7 @@ Status RemoteStarter::can_start_on(const std::string& host) const {
 }
 
 bool RemoteStarter::is_remote(const std::string& host) const {
+  if (launch_ == HelperLaunch::kSrun) return true;  // every host has its helper
   auto it = remote_cache_.find(host);
   if (it == remote_cache_.end()) it = remote_cache_.emplace(host, !is_local_host(host)).first;
   return it->second;
@@ -90,10 +92,16 @@ Status RemoteStarter::begin(StarterHost& host, const std::vector<std::string>& r
   for (const std::string& h : rank_hosts)
     if (is_remote(h) && std::find(hosts_.begin(), hosts_.end(), h) == hosts_.end()) hosts_.push_back(h);
   helpers_.resize(hosts_.size());
-  for (size_t i = 0; i < hosts_.size(); ++i) {
-    helpers_[i].host = hosts_[i];
-    if (Status s = start_agent(static_cast<int>(i)); !s.ok())
-      return s.with_context("cannot start the helper on host " + hosts_[i]);
+  for (size_t i = 0; i < hosts_.size(); ++i) helpers_[i].host = hosts_[i];
+  if (launch_ == HelperLaunch::kSrun && !hosts_.empty()) {
+    std::vector<int> all;
+    for (size_t i = 0; i < hosts_.size(); ++i) all.push_back(static_cast<int>(i));
+    if (Status s = start_agent(srun_argv(), all); !s.ok())
+      return s.with_context("cannot start the helpers with srun on " + str::join(hosts_, ","));
+  } else {
+    for (size_t i = 0; i < hosts_.size(); ++i)
+      if (Status s = start_agent(agent_argv(static_cast<int>(i)), {static_cast<int>(i)}); !s.ok())
+        return s.with_context("cannot start the helper on host " + hosts_[i]);
   }
   // Done when every helper is in, or as soon as one is gone.
   auto all_in = [this] {
@@ -118,12 +126,12 @@ Status RemoteStarter::begin(StarterHost& host, const std::vector<std::string>& r
   return s;
 }
 
-Status RemoteStarter::start_agent(int index) {
-  Helper& h = helpers_[static_cast<size_t>(index)];
+std::vector<std::string> RemoteStarter::agent_argv(int index) const {
+  const std::string& host = hosts_[static_cast<size_t>(index)];
   std::vector<std::string> argv = agent_;
   for (const std::string& w :
-       {h.host, lazarus_, std::string("helper"), std::string("--job"), host_->job_id(), std::string("--oob"),
-        host_->oob_address(), std::string("--index"), std::to_string(index), std::string("--host"), h.host})
+       {host, lazarus_, std::string("helper"), std::string("--job"), host_->job_id(), std::string("--oob"),
+        host_->oob_address(), std::string("--index"), std::to_string(index), std::string("--host"), host})
     argv.push_back(w);
   if (pid_namespace_) argv.push_back("--pid-namespace");
   if (keepalive_ > 0) {
@@ -132,6 +140,40 @@ Status RemoteStarter::start_agent(int index) {
     argv.push_back("--keepalive");
     argv.push_back(buf);
   }
+  return argv;
+}
+
+std::vector<std::string> RemoteStarter::srun_argv() const {
+  // Open MPI's plm/slurm and MPICH's hydra start their daemons the same way:
+  // one task per node, exactly these nodes. --overlap lets the step share
+  // CPUs with the step lazarus itself may run in (srun -n1 lazarus run ...);
+  // the helper undoes any binding srun gives it and binds each rank itself
+  // (--bind-to); --cpu-bind=none would print a warning into the job's output
+  // on clusters without task/affinity;
+  // --kill-on-bad-exit=0: a helper that fails is reported by the launcher,
+  // which stops the job itself, naming the host.
+  const std::string n = std::to_string(hosts_.size());
+  std::vector<std::string> argv = agent_;
+  for (const std::string& w :
+       {"--nodes=" + n, "--ntasks=" + n, std::string("--ntasks-per-node=1"), "--nodelist=" + str::join(hosts_, ","),
+        std::string("--input=all"), std::string("--overlap"), std::string("--mpi=none"),
+        std::string("--kill-on-bad-exit=0"), std::string("--job-name=lazarus-helpers"), lazarus_, std::string("helper"),
+        std::string("--job"), host_->job_id(), std::string("--oob"), host_->oob_address(), std::string("--hosts"),
+        str::join(hosts_, ",")})
+    argv.push_back(w);
+  if (pid_namespace_) argv.push_back("--pid-namespace");
+  if (keepalive_ > 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", keepalive_);
+    argv.push_back("--keepalive");
+    argv.push_back(buf);
+  }
+  return argv;
+}
+
+Status RemoteStarter::start_agent(std::vector<std::string> argv, std::vector<int> helpers) {
+  const int index = static_cast<int>(agents_.size());
+  const std::string what = helpers.size() == 1 ? helpers_[static_cast<size_t>(helpers[0])].host : "every host";
 
   int in[2];
   if (pipe2(in, O_CLOEXEC) != 0) return ErrnoError("pipe2", errno);
@@ -143,7 +185,7 @@ Status RemoteStarter::start_agent(int index) {
     return ErrnoError("writing the helper's secret pipe", errno);
   in_w.reset();
   std::vector<char*> cargv = c_array(argv);
-  log::debug("starting the helper on %s: %s", h.host.c_str(), str::join(argv, " ").c_str());
+  log::debug("starting the helper on %s: %s", what.c_str(), str::join(argv, " ").c_str());
   const pid_t launcher = getpid();
   pid_t pid = fork();
   if (pid < 0) return ErrnoError("fork", errno);
@@ -163,29 +205,34 @@ Status RemoteStarter::start_agent(int index) {
     std::fprintf(stderr, "lazarus run: cannot execute the launch agent '%s': %s\n", cargv[0], std::strerror(errno));
     _exit(127);
   }
-  h.agent = pid;
+  for (int i : helpers) helpers_[static_cast<size_t>(i)].agent = index;
+  Agent& a = agents_.emplace_back();
+  a.pid = pid;
+  a.helpers = std::move(helpers);
   int pfd = pidfd_open(pid);
   if (pfd >= 0) {
-    h.agent_pidfd.reset(pfd);
+    a.pidfd.reset(pfd);
     host_->loop().watch(pfd, POLLIN, [this, index](short) { on_agent_exit(index); });
   }
   return Status::Ok();
 }
 
-void RemoteStarter::on_agent_exit(int index) {
-  Helper& h = helpers_[static_cast<size_t>(index)];
-  host_->loop().unwatch(h.agent_pidfd.get());
-  if (h.connected || h.gone) return;  // a connected helper is judged by its connection
+void RemoteStarter::on_agent_exit(int agent) {
+  Agent& a = agents_[static_cast<size_t>(agent)];
+  host_->loop().unwatch(a.pidfd.get());
   int st = 0;
-  if (h.agent > 0 && waitpid(h.agent, &st, WNOHANG) == h.agent) {
-    h.agent = -1;
-    h.agent_status = st;
+  if (a.pid > 0 && waitpid(a.pid, &st, WNOHANG) == a.pid) {
+    a.pid = -1;
+    a.status = st;
   }
-  st = h.agent_status;
+  st = a.status;
   std::string how = st < 0            ? "exited"
                     : WIFSIGNALED(st) ? "was killed by signal " + std::to_string(WTERMSIG(st))
                                       : "exited with code " + std::to_string(WEXITSTATUS(st));
-  helper_failed(index, "could not be started: the launch agent (" + agent_[0] + ") " + how +
+  // A connected helper is judged by its connection.
+  for (int i : a.helpers)
+    if (!helpers_[static_cast<size_t>(i)].connected)
+      helper_failed(i, "could not be started: the launch agent (" + agent_[0] + ") " + how +
                            " before the helper connected (its messages, if any, are above)");
 }
 
@@ -400,18 +447,18 @@ void RemoteStarter::on_helper_frame(int host, oob::Frame& f) {
 }
 
 bool RemoteStarter::child_exited(pid_t pid, int wait_status) {
-  for (Helper& h : helpers_) {
-    if (h.agent != pid) continue;
-    h.agent = -1;
-    h.agent_status = wait_status;
+  for (Agent& a : agents_) {
+    if (a.pid != pid) continue;
+    a.pid = -1;
+    a.status = wait_status;
     return true;
   }
   return false;
 }
 
 bool RemoteStarter::owns_child(pid_t pid) const {
-  for (const Helper& h : helpers_)
-    if (h.agent == pid) return true;
+  for (const Agent& a : agents_)
+    if (a.pid == pid) return true;
   return false;
 }
 

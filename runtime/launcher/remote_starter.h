@@ -23,7 +23,20 @@
 // on this host through the local starter given (a RestoreStarter). restore()
 // does the same for one rank from any image directory, whatever the mode.
 //
+// Inside a Slurm allocation (HelperLaunch::kSrun) one srun starts every
+// host's helper at once, this host's too (as MPICH's hydra starts its
+// proxies; the ranks are then inside the allocation's step on every node):
+//   srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=h0,h1 --input=all
+//        --overlap --mpi=none --kill-on-bad-exit=0 --job-name=lazarus-helpers
+//        <abs path of lazarus> helper --job ID --oob ADDR --hosts h0,h1
+// Each helper finds its host index by looking its node name (SLURMD_NODENAME,
+// set by slurmd) up in --hosts. The secret is the one line srun's stdin
+// carries: --input=all gives every task a copy of it (srun's default gives
+// stdin to task 0 alone), through Slurm's own I/O connection from srun to
+// each node's slurmstepd, never argv or the environment.
+//
 //   RemoteStarter starter({"ssh"}, "/opt/lazarus/bin/lazarus", 60);
+//   RemoteStarter under_slurm({"srun"}, "/opt/lazarus/bin/lazarus", 60, HelperLaunch::kSrun);
 //   Job job(spec, starter);   // the Job calls begin(), start(), signal()
 //
 //   RestoreStarter here(cr_module, snap_dir, seq);
@@ -41,13 +54,20 @@
 
 namespace lz::launcher {
 
+// How the helpers are started: one launch agent per remote host (ssh), or
+// one srun for every host of the job.
+enum class HelperLaunch { kAgentPerHost, kSrun };
+
 class RemoteStarter final : public RankStarter {
  public:
   // `agent`: the launch agent's command split into words; `lazarus`: the
   // absolute path of the lazarus executable on the remote hosts (the same
   // path: a shared installation); `connect_timeout`: seconds a helper has
   // to connect back after its agent started, and to answer a HELPER_START.
-  RemoteStarter(std::vector<std::string> agent, std::string lazarus, double connect_timeout);
+  // With kSrun, `agent` is the srun command (words) and every host, this
+  // one included, is served by a helper.
+  RemoteStarter(std::vector<std::string> agent, std::string lazarus, double connect_timeout,
+                HelperLaunch launch = HelperLaunch::kAgentPerHost);
   // Waits a few seconds for the agents (their helpers exit once the job's
   // OOB listener is closed), then kills the ones left.
   ~RemoteStarter() override;
@@ -95,11 +115,16 @@ class RemoteStarter final : public RankStarter {
   const std::vector<std::string>& remote_hosts() const { return hosts_; }
 
  private:
+  // A launch agent process (ssh for one host, srun for all).
+  struct Agent {
+    pid_t pid = -1;
+    int status = -1;  // its wait status once reaped (by the Job's reaper or by us)
+    oob::Fd pidfd;
+    std::vector<int> helpers;  // the host indices it starts
+  };
   struct Helper {
     std::string host;
-    pid_t agent = -1;
-    int agent_status = -1;  // its wait status once reaped (by the Job's reaper or by us)
-    oob::Fd agent_pidfd;
+    int agent = -1;  // index in agents_
     bool connected = false;
     bool gone = false;
     std::string why;  // why it is gone
@@ -122,11 +147,14 @@ class RemoteStarter final : public RankStarter {
     Stream out, err;
   };
 
-  Status start_agent(int index);
+  // Starts `argv` with the secret line on its stdin, as the agent of `helpers`.
+  Status start_agent(std::vector<std::string> argv, std::vector<int> helpers);
+  std::vector<std::string> agent_argv(int index) const;  // ssh: one host
+  std::vector<std::string> srun_argv() const;            // srun: every host
+  void on_agent_exit(int agent);
   // Sends `type` (HELPER_START or HELPER_RESTORE of spec.rank) to the helper
   // of spec.host and waits for its HELPER_STARTED.
   StatusOr<StartedRank> start_remote(const RankSpec& spec, oob::MsgType type, const std::string& payload);
-  void on_agent_exit(int index);
   void write_stream(Stream& s);
   void close_stream(Stream& s);
   void helper_failed(int index, const std::string& why);
@@ -135,6 +163,7 @@ class RemoteStarter final : public RankStarter {
   std::vector<std::string> agent_;
   std::string lazarus_;
   double connect_timeout_;
+  HelperLaunch launch_;
   LocalStarter local_;
   RankStarter* restore_local_ = nullptr;  // restore_from(): restores ranks on this host
   bool restoring_ = false;
@@ -146,6 +175,7 @@ class RemoteStarter final : public RankStarter {
   StarterHost* host_ = nullptr;
   std::vector<std::string> hosts_;
   mutable std::map<std::string, bool> remote_cache_;  // is_local_host() resolves names: once per host
+  std::vector<Agent> agents_;
   std::vector<Helper> helpers_;
   std::map<int, Remote> ranks_;  // remote ranks by rank
 };

@@ -20,6 +20,16 @@ constexpr ParamSpec kParams[] = {
      "Command that starts the per-host helper on another host, split into words, then given the host name "
      "and the helper's command (as Open MPI's plm_rsh_agent), e.g. 'ssh -F /path/ssh_config'",
      3},
+    {kParamLauncher, ParamType::kEnum, "auto",
+     "How ranks on other hosts are started: auto (slurm inside a Slurm allocation, i.e. when SLURM_JOB_ID is set; "
+     "otherwise ssh when a host is not this one, local when all are), ssh (the launch_agent, one helper per "
+     "remote host), slurm (one srun starts a helper on every host of the job, this one included; the hosts "
+     "default to the allocation's), local (this host only: other hosts are refused)",
+     3, "auto|ssh|slurm|local"},
+    {kParamLaunchSrun, ParamType::kString, "srun",
+     "Command that starts the helpers inside a Slurm allocation (launcher=slurm), split into words, then given "
+     "the node and task options and the helper's command (e.g. 'srun --partition=p', as Open MPI's plm_slurm_args)",
+     4},
     {kParamLaunchAgentTimeout, ParamType::kDouble, "60",
      "Seconds a remote host's helper has to connect back to the launcher after its launch agent started, "
      "and to answer a rank start",

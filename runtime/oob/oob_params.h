@@ -23,6 +23,8 @@ inline constexpr const char* kParamKillGrace = "launch_kill_grace";
 inline constexpr const char* kParamLaunchAgent = "launch_agent";
 inline constexpr const char* kParamLaunchAgentTimeout = "launch_agent_timeout";
 inline constexpr const char* kParamHelperKeepalive = "launch_helper_keepalive";
+inline constexpr const char* kParamLauncher = "launcher";
+inline constexpr const char* kParamLaunchSrun = "launch_srun";
 
 // Registers the table once (a second call is a no-op).
 Status register_runtime_params(Registry& reg);

@@ -5,7 +5,7 @@
 # Usage: ssh_launch_test.sh PATH/TO/test_hosts BUILD_DIR CASE
 # CASE: mpi (ring, stress, nbc over h0:2,h1:2, default selection and
 # tcp,self), remote (all ranks on h1 and h2), output (--tag-output, each rank
-# on its host), failure (a remote rank exits 7), killed (a remote rank gets
+# on its host; --map-by node), failure (a remote rank exits 7), killed (a remote rank gets
 # kill -9 on its host), helper (the helper of a host is killed), timeout (--timeout stops remote ranks), stranger (a
 # wrong secret is refused while the job goes on; lazarus ps shows the hosts).
 # After every job no process of it is left on any host.
@@ -86,7 +86,15 @@ case $CASE in
       echo "$out" | grep -qx "\[$job,$r\]<stderr>:err of $r" || fail "rank $r's stderr missing: $out"
     done
     no_leftovers output
-    echo "hosts.ssh.output: 4 ranks on 3 hosts, each on its host, stdout and stderr tagged"
+    # --map-by node: the hosts take one rank each in turn.
+    out=$(run "${H[0]}:2,${H[1]}:2" -np 4 --map-by node --timeout 60 \
+      sh -c 'echo "rank $LZ_RANK at $(ip -4 -o addr show eth0 | awk "{ print \$4 }")"' 2>&1) || fail "--map-by node job failed: $out"
+    for r in 0 1 2 3; do
+      h=$((r % 2))
+      echo "$out" | grep -qx "rank $r at ${A[$h]}/24" || fail "--map-by node: rank $r not on ${H[$h]}: $out"
+    done
+    no_leftovers "map-by node"
+    echo "hosts.ssh.output: 4 ranks on 3 hosts, each on its host, stdout and stderr tagged; --map-by node alternates hosts"
     ;;
   failure)
     out=$(run "${H[0]}:1,${H[1]}:2" -np 3 --timeout 60 \

@@ -1,0 +1,119 @@
+#!/bin/bash
+# slurm.*: `lazarus run` inside a real Slurm allocation (scripts/test_slurm)
+# starts its per-host helpers with one srun, one task per node.
+# Usage: slurm_launch_test.sh SCRIPTS_DIR BUILD_DIR CASE
+# CASE:
+#   single  one node on loopback: ring np 4 under salloc (default selection,
+#           tcp,self, np 8 oversubscribed), each rank a child of a helper
+#           that is a child of slurmstepd (so srun started it); a failing
+#           rank named with its exit code; launcher=slurm outside an
+#           allocation and launcher=local with another host refused.
+#   hosts   two nodes, each a scripts/test_hosts namespace with its own
+#           slurmd, launcher in node 0's: --host taken from the allocation,
+#           ring np 4 over both, --map-by slot and node placements seen from
+#           the ranks' own addresses and from `lazarus ps`, a rank on the
+#           other node that exits 7 stops the job, named.
+# After every job no process of it is left (no helper, no rank, no srun).
+set -u
+S=$1
+B=$2
+CASE=$3
+D=$(mktemp -d /tmp/lz-slurm.XXXXXX)
+HD=""
+cleanup() {
+  "$S/test_slurm" down "$D/slurm" >/dev/null 2>&1
+  [ -n "$HD" ] && "$S/test_hosts" down "$HD" >/dev/null 2>&1
+  rm -rf "$D"
+}
+trap cleanup EXIT
+fail() { echo "FAIL ($CASE): $*"; exit 1; }
+
+no_leftovers() {
+  local left
+  left=$(pgrep -a -f "$B/bin/lazarus helper|lazarus-helpers|$B/tests/mpi/" | grep -v "pgrep")
+  [ -z "$left" ] || fail "processes left after the job ($1): $left"
+}
+
+case $CASE in
+  single)
+    out=$("$S/test_slurm" up "$D/slurm" 2>&1); st=$?
+    [ $st = 77 ] && { echo "$out"; exit 77; }
+    [ $st = 0 ] || fail "test_slurm up: $out"
+    export SLURM_CONF=$D/slurm/slurm.conf
+    # In an allocation of 4 tasks on one node.
+    al() { timeout 200 salloc -Q -N1 -n4 "$@"; }
+    for t in default tcp,self; do
+      mca=(); [ $t = default ] || mca=(--mca transport $t)
+      out=$(al "$B/bin/mpirun" "${mca[@]}" --timeout 120 "$B/tests/mpi/ring" 2>&1) || fail "ring ($t) failed: $out"
+      echo "$out" | grep -q "ring: 4 ranks ok" || fail "ring ($t) did not report 4 ranks: $out"
+      no_leftovers "ring $t"
+    done
+    out=$(al "$B/bin/mpirun" -np 8 --timeout 200 "$B/tests/mpi/ring" 2>&1) || fail "ring np 8 failed: $out"
+    echo "$out" | grep -q "ring: 8 ranks ok" || fail "ring np 8 did not report 8 ranks: $out"
+    no_leftovers "ring np 8"
+    # Who started the ranks: the helper, itself a task of a step (slurmstepd).
+    out=$(al "$B/bin/mpirun" --timeout 60 sh -c \
+      'gp=$(awk "{ print \$4 }" /proc/$PPID/stat); echo "rank $LZ_RANK of $LZ_SIZE: $(tr "\0" " " < /proc/$PPID/cmdline| cut -d" " -f2) under $(cat /proc/$gp/comm)"' 2>&1) ||
+      fail "the ancestry job failed: $out"
+    for r in 0 1 2 3; do
+      echo "$out" | grep -qx "rank $r of 4: helper under slurmstepd" || fail "rank $r was not started by a helper under srun: $out"
+    done
+    no_leftovers ancestry
+    # A failing rank inside the allocation.
+    out=$(al "$B/bin/mpirun" --timeout 60 sh -c 'if [ $LZ_RANK = 1 ]; then sleep 1; exit 7; fi; exec sleep 300' 2>&1); st=$?
+    [ $st = 7 ] || fail "exit status $st, expected 7: $out"
+    echo "$out" | grep -q "rank 1 (pid [0-9]* on $(hostname -s)) exited with code 7" || fail "rank 1 not named: $out"
+    no_leftovers failure
+    # The launcher parameter.
+    out=$(env -u SLURM_JOB_ID "$B/bin/mpirun" --mca launcher slurm -np 1 true 2>&1) && fail "launcher=slurm ran outside an allocation: $out"
+    echo "$out" | grep -q "not inside a Slurm allocation (SLURM_JOB_ID is not set)" || fail "launcher=slurm outside: $out"
+    out=$("$B/bin/mpirun" --mca launcher local --host 10.213.255.254:1 -np 1 true 2>&1) && fail "launcher=local ran on another host: $out"
+    echo "$out" | grep -q "launcher=local, but host 10.213.255.254 is not this host" || fail "launcher=local: $out"
+    echo "slurm.single: ring np 4 (default, tcp,self) and np 8 under salloc, ranks under helpers under slurmstepd; rank 1's exit 7 named"
+    ;;
+  hosts)
+    HD=$D/hosts
+    out=$("$S/test_hosts" up "$HD" 2 2>&1); st=$?
+    [ $st = 77 ] && { echo "$out"; exit 77; }
+    [ $st = 0 ] || fail "test_hosts up: $out"
+    mapfile -t H < <(awk '{ print $1 }' "$HD/hosts")
+    mapfile -t A < <(awk '{ print $2 }' "$HD/hosts")
+    out=$("$S/test_slurm" up "$D/slurm" "$HD" 2>&1); st=$?
+    [ $st = 77 ] && { echo "$out"; exit 77; }
+    [ $st = 0 ] || fail "test_slurm up: $out"
+    # Everything Slurm runs from node 0, where slurmctld is reachable.
+    al() { "$S/test_hosts" exec "$HD" 0 env SLURM_CONF="$D/slurm/slurm.conf" timeout 200 salloc -Q -N2 --ntasks-per-node=2 "$@"; }
+    out=$(al "$B/bin/mpirun" --timeout 120 "$B/tests/mpi/ring" 2>&1) || fail "ring over 2 nodes failed: $out"
+    echo "$out" | grep -q "ring: 4 ranks ok" || fail "ring over 2 nodes did not report 4 ranks: $out"
+    no_leftovers ring
+    # Placement: each rank says its address; the test's go comes once ps was read.
+    for map in slot node; do
+      rm -f "$D/go" "$D"/where.*
+      al "$B/bin/mpirun" --map-by $map --timeout 120 sh -c \
+        "echo \"\$LZ_JOB_ID\" > $D/where.\$LZ_RANK.tmp; mv $D/where.\$LZ_RANK.tmp $D/where.\$LZ_RANK; while [ ! -e $D/go ]; do sleep 0.1; done; echo \"rank \$LZ_RANK at \$(ip -4 -o addr show eth0 | awk '{ print \$4 }')\"" \
+        >"$D/out" 2>&1 &
+      job=$!
+      for _ in $(seq 1 300); do [ -s "$D/where.3" ] && break; sleep 0.1; done
+      [ -s "$D/where.3" ] || { kill $job; fail "rank 3 did not start (--map-by $map): $(cat "$D/out")"; }
+      id=$(cat "$D/where.0")
+      ps_out=$("$B/bin/lazarus" ps)
+      touch "$D/go"
+      wait $job; st=$?
+      [ $st = 0 ] || fail "--map-by $map job failed ($st): $(cat "$D/out")"
+      if [ $map = slot ]; then want=(0 0 1 1); line="  ranks: ${H[0]} 0-1; ${H[1]} 2-3"
+      else want=(0 1 0 1); line="  ranks: ${H[0]} 0,2; ${H[1]} 1,3"; fi
+      for r in 0 1 2 3; do
+        grep -qx "rank $r at ${A[${want[$r]}]}/24" "$D/out" || fail "--map-by $map: rank $r not on ${H[${want[$r]}]}: $(cat "$D/out")"
+      done
+      echo "$ps_out" | grep -A1 "^$id " | grep -qx "$line" || fail "--map-by $map: lazarus ps does not show '$line': $ps_out"
+      no_leftovers "map-by $map"
+    done
+    # A rank on the other node fails.
+    out=$(al "$B/bin/mpirun" --map-by node --timeout 60 sh -c 'if [ $LZ_RANK = 3 ]; then sleep 1; exit 7; fi; exec sleep 300' 2>&1); st=$?
+    [ $st = 7 ] || fail "exit status $st, expected 7: $out"
+    echo "$out" | grep -q "rank 3 (pid [0-9]* on ${H[1]}) exited with code 7" || fail "rank 3 not named: $out"
+    no_leftovers failure
+    echo "slurm.hosts: ring over 2 Slurm nodes; --map-by slot/node placements by address and in lazarus ps; rank 3's exit 7 on ${H[1]} named"
+    ;;
+  *) fail "unknown case" ;;
+esac
