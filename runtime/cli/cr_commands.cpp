@@ -271,7 +271,11 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
              "restored in a new PID namespace, so a restart works while the original job still runs; that\n"
              "needs root or CAP_CHECKPOINT_RESTORE. Application-level snapshots (cr=app) start the program\n"
              "again, which loads its registered variables (no privilege needed; -np M redistributes\n"
-             "decomposed arrays). New snapshots of the restored job go to the same store.");
+             "decomposed arrays). New snapshots of the restored job go to the same store.\n"
+             "With --host/--hostfile naming other hosts (placed as by `lazarus run`), each rank comes back on\n"
+             "its host: core images through that host's helper (started with launch_agent, default ssh),\n"
+             "which restores them in its own PID namespace; application-level ranks by starting the program\n"
+             "there. The snapshot must be on a path every host sees (a shared file system).");
   rs->callback([ro, interval, recover, common, &exit_code] {
     launcher::RestartOptions o = *ro;
     o.mca = common->mca;

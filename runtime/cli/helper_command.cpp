@@ -17,6 +17,10 @@ void add_helper_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--host", o->host, "This host's name in the job");
   cmd->add_option("--hosts", o->hosts,
                   "Under srun: the job's hosts in index order; the helper finds its own from SLURMD_NODENAME");
+  cmd->add_flag("--pid-namespace", o->pid_namespace,
+                "Run as pid 1 of a fresh PID namespace (a helper that restores core images)");
+  cmd->add_option("--keepalive", o->keepalive,
+                  "Seconds of silence from the launcher after which its ranks are killed (0: never)");
   cmd->callback([o, &exit_code] { exit_code = launcher::run_helper(*o); });
 }
 

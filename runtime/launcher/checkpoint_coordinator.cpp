@@ -391,9 +391,7 @@ void CheckpointCoordinator::maybe_finish_go() {
   // us as subreaper) may still be writing its last files: commit once no
   // child of ours is left (bounded; commit() then checks every file anyway).
   if (terminating_) {
-    siginfo_t si{};
-    bool children = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
-    if (children && now_seconds() - started_ < 120) {
+    if (host_.has_transient_children() && now_seconds() - started_ < 120) {
       loop_.add_timer(oob::deadline_in(0.05), [this] {
         host_.reap();
         if (phase_ == Phase::kGo) maybe_finish_go();

@@ -75,6 +75,11 @@ class CheckpointCoordinator {
     virtual void stop_after_checkpoint() = 0;
     // Reaps exited children (a --term commit waits for the dumpers).
     virtual void reap() = 0;
+    // Whether the launcher has a child still running (or not yet reaped)
+    // that is neither a rank's launch agent nor anything else the starter
+    // keeps for the whole job (the ssh of a remote host's helper): a --term
+    // checkpoint waits for the checkpointers reparented to it.
+    virtual bool has_transient_children() const = 0;
     // The store or the last snapshot changed: rewrite the job file.
     virtual void job_file_changed() = 0;
     // Whether a rank's core image can be restored on `host` (migration);

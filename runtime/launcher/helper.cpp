@@ -1,5 +1,6 @@
 #include "launcher/helper.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -9,15 +10,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 
+#include "cr/runtime_params.h"
 #include "launcher/event_loop.h"
 #include "launcher/local_starter.h"
+#include "launcher/pid_namespace.h"
+#include "launcher/restore_starter.h"
 #include "lazarus/auth.h"
+#include "lazarus/frameworks/cr.h"
 #include "lazarus/log.h"
+#include "lazarus/registry.h"
 #include "lazarus/strings.h"
 #include "oob/helper_messages.h"
 #include "oob/oob_client.h"
@@ -76,9 +83,16 @@ class Helper {
   void on_launcher();
   void on_frame(oob::Frame& f);
   void start_rank(const oob::HelperStartMsg& m);
+  void restore_rank(const oob::HelperRestoreMsg& m);
+  // Watches a rank's output and answers HELPER_STARTED for it.
+  void started(int rank, StatusOr<StartedRank> started);
+  StatusOr<cr::Module*> cr_module(const std::vector<std::string>& params);
   void on_output(int rank, bool is_err);
   void drain(int rank);
   void reap();
+  // Sends the exits reaped so far once no other child is left (see reap()).
+  void flush_exits();
+  bool has_other_children() const;
   void on_signal_fd();
   void kill_all();
   void finish(int code) {
@@ -92,7 +106,16 @@ class Helper {
   std::unique_ptr<oob::OobClient> client_;
   oob::Fd signal_fd_;
   LocalStarter starter_;
+  // The cr module of restores, selected at the first one by the job's
+  // parameters (the registry owns it); `cr_params_` are those parameters.
+  std::unique_ptr<Registry> registry_;
+  std::vector<QueryResult> cr_selection_;  // owns the module; after registry_, so destroyed first
+  cr::Module* cr_ = nullptr;
+  std::vector<std::string> cr_params_;
   std::map<int, Rank> ranks_;
+  std::vector<std::pair<int, int>> pending_exits_;  // rank, wait status
+  oob::Deadline exits_deadline_{};
+  bool flush_timer_ = false;
   int exit_code_ = 0;
 };
 
@@ -131,6 +154,8 @@ int Helper::run() {
     return 1;
   }
   client_ = std::move(*c);
+  if (o_.keepalive > 0)
+    if (Status s = oob::set_keepalive(client_->fd(), o_.keepalive); !s.ok()) say(s.message());
   loop_.watch(signal_fd_.get(), POLLIN, [this](short) { on_signal_fd(); });
   loop_.watch(client_->fd(), POLLIN, [this](short) { on_launcher(); });
   if (Status s = loop_.run(); !s.ok()) {
@@ -164,6 +189,15 @@ void Helper::on_frame(oob::Frame& f) {
       start_rank(m);
       return;
     }
+    case oob::MsgType::kHelperRestore: {
+      oob::HelperRestoreMsg m;
+      if (Status s = oob::decode_helper_restore(f.payload, &m); !s.ok()) {
+        say("the launcher broke the protocol: " + s.message());
+        return finish(1);
+      }
+      restore_rank(m);
+      return;
+    }
     case oob::MsgType::kHelperSignal: {
       oob::HelperSignalMsg m;
       if (Status s = oob::decode_helper_signal(f.payload, &m); !s.ok()) {
@@ -188,38 +222,102 @@ void Helper::on_frame(oob::Frame& f) {
 }
 
 void Helper::start_rank(const oob::HelperStartMsg& m) {
-  oob::HelperStartedMsg reply;
-  reply.rank = m.rank;
   const int rank = static_cast<int>(m.rank);
-  if (m.flags != 0) {
-    reply.error = EINVAL;
-    reply.reason = "HELPER_START flags " + std::to_string(m.flags) + " unknown to this helper";
-  } else if (auto it = ranks_.find(rank); it != ranks_.end() && !it->second.exited) {
-    reply.error = EEXIST;
-    reply.reason = "rank " + std::to_string(rank) + " is already running here";
+  if (m.flags != 0)
+    return started(rank, InvalidArgument("HELPER_START flags " + std::to_string(m.flags) + " unknown to this helper"));
+  if (auto it = ranks_.find(rank); it != ranks_.end() && !it->second.exited)
+    return started(rank, InvalidArgument("rank " + std::to_string(rank) + " is already running here"));
+  RankSpec spec;
+  spec.rank = rank;
+  spec.host = o_.host;
+  spec.argv = m.argv;
+  spec.env = m.env;
+  spec.secret = secret_;
+  spec.cwd = m.cwd;
+  for (uint32_t cpu : m.cpus) spec.cpus.push_back(static_cast<int>(cpu));
+  started(rank, starter_.start(spec));
+}
+
+StatusOr<cr::Module*> Helper::cr_module(const std::vector<std::string>& params) {
+  if (cr_ != nullptr && params == cr_params_) return cr_;
+  // One job, one set of parameters: a second set would be a launcher's bug,
+  // but selecting again is cheap and right.
+  auto reg = std::make_unique<Registry>();
+  LZ_RETURN_IF_ERROR(rt::register_runtime_params(*reg));
+  ConfigOptions cfg;
+  for (const std::string& p : params) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return InvalidArgument("HELPER_RESTORE parameter '" + p + "' is not name=value");
+    cfg.mca.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+  }
+  LZ_RETURN_IF_ERROR(reg->configure(cfg));
+  Framework* fw = reg->framework("cr");
+  if (fw == nullptr) return NotFound("no cr framework in this lazarus");
+  LZ_ASSIGN_OR_RETURN(std::vector<QueryResult> sel, fw->select(reg->query_context()));
+  if (sel.empty() || !sel.front().module) return Unavailable("no cr component can run on this host");
+  auto* m = static_cast<cr::Module*>(sel.front().module.get());
+  if (!(m->capabilities() & cr::kCapRestore))
+    return Unimplemented(std::string("cr ") + sel.front().entry->desc->name + " does not restore process images");
+  cr_selection_.clear();
+  registry_ = std::move(reg);
+  cr_selection_ = std::move(sel);
+  cr_ = m;
+  cr_params_ = params;
+  return cr_;
+}
+
+void Helper::restore_rank(const oob::HelperRestoreMsg& m) {
+  const int rank = static_cast<int>(m.rank);
+  if (m.flags != 0)
+    return started(rank,
+                   InvalidArgument("HELPER_RESTORE flags " + std::to_string(m.flags) + " unknown to this helper"));
+  if (auto it = ranks_.find(rank); it != ranks_.end() && !it->second.exited)
+    return started(rank, InvalidArgument("rank " + std::to_string(rank) + " is already running here"));
+  if (!o_.pid_namespace || getpid() != 1)
+    return started(rank, Unavailable("this helper runs in its host's PID namespace, where the rank's saved "
+                                     "pids may be taken (it was not started with --pid-namespace)"));
+  auto cr = cr_module(m.params);
+  if (!cr.ok()) return started(rank, cr.status().with_context("cannot restore rank " + std::to_string(rank)));
+  // RestoreStarter restores <dir>/rank.<r>: the message names the rank's own
+  // directory, so its parent is the snapshot.
+  const size_t slash = m.dir.find_last_of('/');
+  const std::string snapshot = slash == std::string::npos ? "." : m.dir.substr(0, slash);
+  if (m.dir.substr(slash + 1) != "rank." + std::to_string(rank))
+    return started(rank, InvalidArgument("HELPER_RESTORE of rank " + std::to_string(rank) + " from " + m.dir +
+                                         ", which is not a rank." + std::to_string(rank) + " directory"));
+  RestoreStarter restorer(**cr, snapshot, m.seq);
+  RankSpec spec;
+  spec.rank = rank;
+  spec.host = o_.host;
+  spec.env = m.env;
+  spec.secret = secret_;
+  started(rank, restorer.start(spec));
+}
+
+void Helper::started(int rank, StatusOr<StartedRank> result) {
+  oob::HelperStartedMsg reply;
+  reply.rank = static_cast<uint32_t>(rank);
+  if (!result.ok()) {
+    const Code c = result.status().code();
+    // A program that cannot be executed keeps the errno the launcher turns
+    // into 127 / 126; a restore that failed is EIO.
+    reply.error = c == Code::kNotFound          ? ENOENT
+                  : c == Code::kInvalidArgument ? EINVAL
+                  : c == Code::kUnavailable || c == Code::kUnimplemented || c == Code::kDataLoss ||
+                          c == Code::kInternal || c == Code::kIo
+                      ? EIO
+                      : EACCES;
+    reply.reason = result.status().message();
   } else {
-    RankSpec spec;
-    spec.rank = rank;
-    spec.host = o_.host;
-    spec.argv = m.argv;
-    spec.env = m.env;
-    spec.secret = secret_;
-    spec.cwd = m.cwd;
-    for (uint32_t cpu : m.cpus) spec.cpus.push_back(static_cast<int>(cpu));
-    auto started = starter_.start(spec);
-    if (!started.ok()) {
-      reply.error = started.status().code() == Code::kNotFound ? ENOENT : EACCES;
-      reply.reason = started.status().message();
-    } else {
-      Rank& r = ranks_[rank];
-      r = Rank{};
-      r.pid = started->pid;
-      r.out = std::move(started->out);
-      r.err = std::move(started->err);
-      reply.pid = r.pid;
-      loop_.watch(r.out.get(), POLLIN, [this, rank](short) { on_output(rank, false); });
-      loop_.watch(r.err.get(), POLLIN, [this, rank](short) { on_output(rank, true); });
-    }
+    Rank& r = ranks_[rank];
+    r = Rank{};
+    r.pid = result->pid;
+    r.out = std::move(result->out);
+    r.err = std::move(result->err);
+    reply.pid = r.pid;
+    loop_.watch(r.out.get(), POLLIN, [this, rank](short) { on_output(rank, false); });
+    loop_.watch(r.err.get(), POLLIN, [this, rank](short) { on_output(rank, true); });
   }
   (void)send(oob::MsgType::kHelperStarted, oob::encode_helper_started(reply));
 }
@@ -273,13 +371,58 @@ void Helper::reap() {
       rank_pid = true;
       r.exited = true;
       drain(rank);
-      (void)send(oob::MsgType::kHelperExit, oob::encode_helper_exit({static_cast<uint32_t>(rank), st}));
+      if (pending_exits_.empty()) exits_deadline_ = oob::deadline_in(120);
+      pending_exits_.emplace_back(rank, st);
       break;
     }
     // An adopted orphan that led a process group takes the rest of it along
     // (as the launcher does, launcher/job.cpp).
     if (!rank_pid) kill(-pid, SIGKILL);
   }
+}
+
+bool Helper::has_other_children() const {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return false;
+  bool found = false;
+  while (dirent* t = readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    FILE* f = std::fopen(("/proc/self/task/" + std::string(t->d_name) + "/children").c_str(), "r");
+    if (f == nullptr) continue;
+    long pid = 0;
+    while (!found && std::fscanf(f, "%ld", &pid) == 1) {
+      bool rank = false;
+      for (const auto& [n, r] : ranks_) rank |= !r.exited && r.pid == pid;
+      found = !rank;
+    }
+    std::fclose(f);
+    if (found) break;
+  }
+  closedir(tasks);
+  return found;
+}
+
+void Helper::flush_exits() {
+  // A rank dumped with --term ends (criu kills it) while its checkpointer,
+  // reparented to us, may still write its last files into the snapshot; the
+  // launcher commits once every rank's end is in, so the end is reported
+  // only when no such child is left (bounded).
+  if (pending_exits_.empty()) return;
+  if (has_other_children() && oob::Clock::now() < exits_deadline_) {
+    if (!flush_timer_) {
+      flush_timer_ = true;
+      loop_.add_timer(oob::deadline_in(0.05), [this] {
+        flush_timer_ = false;
+        reap();
+        flush_exits();
+      });
+    }
+    return;
+  }
+  std::vector<std::pair<int, int>> exits;
+  exits.swap(pending_exits_);
+  for (const auto& [rank, st] : exits)
+    if (!send(oob::MsgType::kHelperExit, oob::encode_helper_exit({static_cast<uint32_t>(rank), st})).ok()) return;
 }
 
 void Helper::on_signal_fd() {
@@ -291,6 +434,7 @@ void Helper::on_signal_fd() {
     finish(128 + sig);
   }
   reap();
+  flush_exits();
 }
 
 void Helper::kill_all() {
@@ -373,8 +517,22 @@ int run_helper(const HelperOptions& given) {
                  auth::kSecretBytes);
     return 1;
   }
-  Helper h(o, std::move(*secret));
-  return h.run();
+  if (!o.pid_namespace) {
+    Helper h(o, std::move(*secret));
+    return h.run();
+  }
+  std::string err;
+  int rc = run_in_pid_namespace(
+      [&] {
+        Helper h(o, std::move(*secret));
+        return h.run();
+      },
+      &err);
+  if (rc < 0) {
+    std::fprintf(stderr, "lazarus helper (%s): %s\n", o.host.c_str(), err.c_str());
+    return 1;
+  }
+  return rc;
 }
 
 }  // namespace lz::launcher

@@ -18,6 +18,14 @@
 // outlives its launcher on any host. Its ranks also have PR_SET_PDEATHSIG,
 // so a helper killed with SIGKILL takes them along.
 //
+// Restores (HELPER_RESTORE, for `lazarus restart` and --recover on several
+// hosts): the helper restores a rank's core image through the cr module the
+// job's parameters select (RestoreStarter, as the local restart does) and
+// then treats it as a rank it started. CRIU restores a process under its
+// original pid, so a helper that restores runs as pid 1 of a fresh PID
+// namespace (--pid-namespace: pid_namespace.h), where every pid is free and
+// it is the restored ranks' reaper; the helper outside it only waits.
+//
 // Its sends block (the launcher always reads): a launcher that falls
 // behind slows the ranks' output down instead of growing a queue here.
 #pragma once
@@ -36,6 +44,12 @@ struct HelperOptions {
   // in it from SLURMD_NODENAME (or SLURM_NODEID). Empty: --index and --host.
   std::string hosts;
   double connect_timeout = 60;
+  bool pid_namespace = false;  // run as pid 1 of a fresh PID namespace (needed for restores)
+  // Seconds of silence on the launcher's connection (TCP keepalive) after
+  // which the helper takes the launcher for gone and kills its ranks, as
+  // when the connection closes: a host cut off from the launcher does not
+  // keep the job's ranks running for ever. 0: never.
+  double keepalive = 0;
 };
 
 // Returns the helper's exit status: 0 after the launcher closed the

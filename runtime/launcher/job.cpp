@@ -2,9 +2,12 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+
+#include <cstdio>
 #include <unistd.h>
 
 #include <algorithm>
@@ -260,6 +263,7 @@ int Job::run() {
   cb.on_closed = [this](int rank, const Status& why) { on_oob_closed(rank, why); };
   server_ = std::make_unique<OobServer>(loop_, spec_.job_id, secret_, std::move(welcome), spec_.handshake_timeout,
                                         std::move(cb));
+  server_->set_helper_keepalive(spec_.helper_keepalive);
   if (Status s = server_->listen(spec_.bind_address); !s.ok()) {
     say("cannot open the OOB listener: " + s.message());
     return 1;
@@ -359,6 +363,32 @@ void Job::reap() {
     // for ever too. ESRCH when no such group is left.
     if (!rank && !starter_.child_exited(pid, st)) kill(-pid, SIGKILL);
   }
+}
+
+bool Job::has_transient_children() const {
+  // /proc/self/task/<tid>/children lists each thread's children; the
+  // starter's own (a remote host's launch agent) live as long as the job.
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) {
+    siginfo_t si{};
+    return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+  }
+  bool found = false;
+  while (dirent* t = readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    FILE* f = std::fopen(("/proc/self/task/" + std::string(t->d_name) + "/children").c_str(), "r");
+    if (f == nullptr) continue;
+    long pid = 0;
+    while (!found && std::fscanf(f, "%ld", &pid) == 1) found = !starter_.owns_child(static_cast<pid_t>(pid));
+    std::fclose(f);
+    if (found) break;
+  }
+  closedir(tasks);
+  if (found) return true;
+  // An exited child not yet reaped is no longer listed as running there.
+  siginfo_t si{};
+  return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0 &&
+         !starter_.owns_child(si.si_pid);
 }
 
 void Job::on_rank_exit(RankProcess& r) {
@@ -547,7 +577,15 @@ void Job::rank_exited(int rank, int wait_status) {
 void Job::ranks_lost(const std::vector<int>& ranks, const std::string& why) {
   std::string names;
   for (int rank : ranks) names += (names.empty() ? "" : ", ") + std::to_string(rank);
-  if (!stopping_ && rank_death_.empty()) rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
+  for (int rank : ranks) {
+    const std::string& host = ranks_[static_cast<size_t>(rank)].place.host;
+    if (std::find(lost_hosts_.begin(), lost_hosts_.end(), host) == lost_hosts_.end()) lost_hosts_.push_back(host);
+  }
+  // A peer may have seen the lost ranks' connections break and aborted the
+  // job for it (MPI_ERR_PROC_FAILED) before the helper's end reached us: the
+  // loss is still the cause (for --recover).
+  if ((!stopping_ || peer_failure_abort_) && rank_death_.empty())
+    rank_death_ = "rank " + std::to_string(ranks.front()) + " died (" + why + ")";
   fail(1, why + "; lost rank" + (ranks.size() > 1 ? "s " : " ") + names);
   for (int rank : ranks) {
     RankProcess& r = ranks_[static_cast<size_t>(rank)];

@@ -66,6 +66,10 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   // or exited non-zero without calling abort), the line saying so, e.g.
   // "rank 2 died (signal 9)"; empty otherwise. --recover auto acts on it.
   const std::string& rank_death() const { return rank_death_; }
+  // After run(): the hosts whose helper was lost while the job ran (it died or
+  // its connection broke), taking their ranks along; --recover auto leaves
+  // them out of the restart.
+  const std::vector<std::string>& lost_hosts() const { return lost_hosts_; }
   // The directory of the job's snapshot store (empty until it is opened).
   std::string store_dir() const { return cr_ ? cr_->store_dir() : std::string(); }
 
@@ -106,6 +110,7 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   void fail(int exit_code, const std::string& message) override;
   void stop_after_checkpoint() override;
   void reap() override;
+  bool has_transient_children() const override;
   void job_file_changed() override { write_job_file(); }
   Status can_restore_on(const std::string& host) const override;
   Status restore_rank(int rank, const std::string& host, const std::string& images_dir) override;
@@ -142,6 +147,7 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   std::unique_ptr<ModexServer> modex_;  // fence and barrier rounds
 
   std::string rank_death_;
+  std::vector<std::string> lost_hosts_;
   bool peer_failure_abort_ = false;  // a rank aborted because a peer died (MPI_ERR_PROC_FAILED)
 
   // Checkpoint/restart.

@@ -26,6 +26,7 @@ struct JobSpec {
   double timeout = 0;                   // seconds; 0: none
   double kill_grace = 3;                // SIGTERM -> SIGKILL
   double handshake_timeout = 5;         // OOB authentication deadline
+  double helper_keepalive = 10;         // seconds of silence before a helper's host is lost (0: never)
   SockAddr bind_address;           // OOB listener
   std::string advertised_host;          // host part of LZ_OOB_ADDR given to ranks
   std::vector<std::string> command_line;  // the launcher's own argv, for the job registry

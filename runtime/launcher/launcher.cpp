@@ -157,6 +157,7 @@ std::string advertised_host(const SockAddr& bound, const std::vector<Placement>&
 Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   spec.kill_grace = params.get_double(oob::kParamKillGrace);
   spec.handshake_timeout = params.get_double(oob::kParamHandshakeTimeout);
+  spec.helper_keepalive = params.get_double(oob::kParamHelperKeepalive);
   LZ_ASSIGN_OR_RETURN(SockAddr bind, bind_address(params));
   // A job on this host alone listens on loopback only, unless told otherwise:
   // nothing from another host has any business with it.
@@ -198,8 +199,10 @@ StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) 
     return InvalidArgument(
         "launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
   LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
-  return std::unique_ptr<RankStarter>(std::make_unique<RemoteStarter>(
-      std::move(agent), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout)));
+  auto starter =
+      std::make_unique<RemoteStarter>(std::move(agent), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout));
+  starter->helper_keepalive(params.get_double(oob::kParamHelperKeepalive));
+  return std::unique_ptr<RankStarter>(std::move(starter));
 }
 
 StatusOr<bool> use_slurm(const ParamStore& params) {
@@ -389,6 +392,7 @@ int run_launcher(const RunOptions& o) {
   }
 
   int rc = 0;
+  std::vector<std::string> lost;
   std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
   {
     auto starter = make_starter(reg.params(), spec.placement);
@@ -415,6 +419,7 @@ int run_launcher(const RunOptions& o) {
     job.set_mover(mover.get());
     rc = job.run();
     death = job.rank_death();
+    lost = job.lost_hosts();
   }
   if (!o.recover || death.empty()) return rc;
   RestartOptions r;
@@ -428,6 +433,7 @@ int run_launcher(const RunOptions& o) {
   r.checkpoint_interval = o.checkpoint_interval;
   r.recover = true;
   r.max_restarts = o.max_restarts;
+  r.lost_hosts = std::move(lost);
   return recover_job(store_dir, death, rc, r);
 }
 

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -184,6 +185,11 @@ void OobServer::handle_handshake(Conn& c) {
   c.state = ConnState::kRank;
   c.rank = rank;
   c.helper = helper;
+  if (helper && helper_keepalive_ > 0) {
+    if (Status s = oob::set_keepalive(c.fd.get(), helper_keepalive_); !s.ok())
+      log::warn("the helper of host %d: %s; a host that stops answering will not be noticed", rank,
+                s.message().c_str());
+  }
   (helper ? by_helper_ : by_rank_)[rank] = c.id;
   const uint64_t id = c.id;
   queue(c, oob::MsgType::kWelcome, oob::encode_welcome(welcome_));

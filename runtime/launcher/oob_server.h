@@ -71,6 +71,12 @@ class OobServer {
   bool connected(int rank) const { return by_rank_.count(rank) != 0; }
   // Queues a frame to the helper of `host` (dropped if it is not connected).
   void send_helper(int host, oob::MsgType type, std::string_view payload);
+  // A helper's host that stops answering (its link went down, it froze)
+  // closes nothing: TCP keepalive probes on every helper connection, and a
+  // bound on unacknowledged data (TCP_USER_TIMEOUT), make the kernel fail
+  // the connection after about `seconds` of silence, which then ends as a
+  // helper's closed connection does (on_helper_closed). 0: no probes.
+  void set_helper_keepalive(double seconds) { helper_keepalive_ = seconds; }
   // Connections still in their handshake (for tests and diagnostics).
   size_t pending_handshakes() const;
 
@@ -105,6 +111,7 @@ class OobServer {
   std::string secret_;
   oob::WelcomeMsg welcome_;
   double handshake_timeout_;
+  double helper_keepalive_ = 0;
   Callbacks cb_;
   oob::Fd listener_;
   SockAddr bound_;

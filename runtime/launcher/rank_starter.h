@@ -104,6 +104,12 @@ class RankStarter {
     (void)wait_status;
     return false;
   }
+  // Whether `pid`, a child of the launcher, is one this starter keeps for
+  // the whole job (a remote host's launch agent). Default: none.
+  virtual bool owns_child(pid_t pid) const {
+    (void)pid;
+    return false;
+  }
   // Helpers' OOB connections (OobServer callbacks, by host index as given to
   // the helper). admit_helper's error refuses the connection; the default
   // refuses every helper.

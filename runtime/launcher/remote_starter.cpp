@@ -133,6 +133,13 @@ std::vector<std::string> RemoteStarter::agent_argv(int index) const {
        {host, lazarus_, std::string("helper"), std::string("--job"), host_->job_id(), std::string("--oob"),
         host_->oob_address(), std::string("--index"), std::to_string(index), std::string("--host"), host})
     argv.push_back(w);
+  if (pid_namespace_) argv.push_back("--pid-namespace");
+  if (keepalive_ > 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", keepalive_);
+    argv.push_back("--keepalive");
+    argv.push_back(buf);
+  }
   return argv;
 }
 
@@ -154,6 +161,13 @@ std::vector<std::string> RemoteStarter::srun_argv() const {
         std::string("--job"), host_->job_id(), std::string("--oob"), host_->oob_address(), std::string("--hosts"),
         str::join(hosts_, ",")})
     argv.push_back(w);
+  if (pid_namespace_) argv.push_back("--pid-namespace");
+  if (keepalive_ > 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", keepalive_);
+    argv.push_back("--keepalive");
+    argv.push_back(buf);
+  }
   return argv;
 }
 
@@ -239,8 +253,55 @@ void RemoteStarter::helper_failed(int index, const std::string& why) {
   if (!lost.empty()) host_->ranks_lost(lost, "the helper on host " + h.host + " " + why);
 }
 
+void RemoteStarter::restore_from(std::string snapshot_dir, uint64_t seq, std::vector<std::string> params,
+                                 RankStarter* local) {
+  restoring_ = true;
+  pid_namespace_ = true;
+  restore_dir_ = std::move(snapshot_dir);
+  restore_seq_ = seq;
+  restore_params_ = std::move(params);
+  restore_local_ = local;
+}
+
 StatusOr<StartedRank> RemoteStarter::start(const RankSpec& spec) {
+  if (restoring_)
+    return restore(spec, restore_dir_ + "/rank." + std::to_string(spec.rank), restore_seq_, restore_params_);
   if (!is_remote(spec.host)) return local_.start(spec);
+  oob::HelperStartMsg m;
+  m.rank = static_cast<uint32_t>(spec.rank);
+  m.argv = spec.argv;
+  m.env = spec.env;
+  m.cwd = spec.cwd;
+  if (m.cwd.empty()) {
+    char cwd[4096] = "";
+    if (getcwd(cwd, sizeof cwd) != nullptr) m.cwd = cwd;
+  }
+  for (int c : spec.cpus) m.cpus.push_back(static_cast<uint32_t>(c));
+  return start_remote(spec, oob::MsgType::kHelperStart, oob::encode_helper_start(m));
+}
+
+StatusOr<StartedRank> RemoteStarter::restore(const RankSpec& spec, const std::string& dir, uint64_t seq,
+                                             const std::vector<std::string>& params) {
+  if (!is_remote(spec.host)) {
+    if (restore_local_ == nullptr)
+      return Internal("RemoteStarter::restore of rank " + std::to_string(spec.rank) +
+                      " on this host without a local "
+                      "restorer (restore_from)");
+    return restore_local_->start(spec);
+  }
+  if (!pid_namespace_)
+    return Internal("RemoteStarter::restore of rank " + std::to_string(spec.rank) + " on " + spec.host +
+                    ": its helper was not started in its own PID namespace (helpers_in_pid_namespace)");
+  oob::HelperRestoreMsg m;
+  m.rank = static_cast<uint32_t>(spec.rank);
+  m.seq = seq;
+  m.dir = dir;
+  m.params = params;
+  m.env = spec.env;
+  return start_remote(spec, oob::MsgType::kHelperRestore, oob::encode_helper_restore(m));
+}
+
+StatusOr<StartedRank> RemoteStarter::start_remote(const RankSpec& spec, oob::MsgType type, const std::string& payload) {
   auto it = std::find(hosts_.begin(), hosts_.end(), spec.host);
   if (host_ == nullptr || it == hosts_.end()) return Internal("RemoteStarter::start before begin() for " + spec.host);
   const int index = static_cast<int>(it - hosts_.begin());
@@ -261,30 +322,25 @@ StatusOr<StartedRank> RemoteStarter::start(const RankSpec& spec) {
   r.out.w = std::move(out_w);
   r.err.w = std::move(err_w);
 
-  oob::HelperStartMsg m;
-  m.rank = static_cast<uint32_t>(spec.rank);
-  m.argv = spec.argv;
-  m.env = spec.env;
-  m.cwd = spec.cwd;
-  if (m.cwd.empty()) {
-    char cwd[4096] = "";
-    if (getcwd(cwd, sizeof cwd) != nullptr) m.cwd = cwd;
-  }
-  for (int c : spec.cpus) m.cpus.push_back(static_cast<uint32_t>(c));
-  host_->send_helper(index, oob::MsgType::kHelperStart, oob::encode_helper_start(m));
+  host_->send_helper(index, type, payload);
   const int rank = spec.rank;
+  // A restore takes as long as CRIU needs for the image: the same bound as a
+  // start, which is generous for either.
   Status s =
       host_->loop().run_until([this, rank] { return ranks_[rank].answered; }, oob::deadline_in(connect_timeout_));
   Remote& done = ranks_[rank];
   if (h.gone) return Unavailable("the helper on host " + h.host + " " + h.why);
   if (!done.answered)
-    return Unavailable("the helper on host " + h.host + " did not answer the start of rank " + std::to_string(rank) +
+    return Unavailable("the helper on host " + h.host + " did not answer the " +
+                       (type == oob::MsgType::kHelperRestore ? "restore" : "start") + " of rank " +
+                       std::to_string(rank) +
                        (s.ok() ? std::string(" (the launcher is stopping)") : ": " + s.message()));
   if (done.started.error != 0) {
     ranks_.erase(rank);
     const int e = done.started.error;
     return Status(e == ENOENT                 ? Code::kNotFound
                   : e == EACCES || e == EPERM ? Code::kPermissionDenied
+                  : e == EINVAL               ? Code::kInvalidArgument
                                               : Code::kUnavailable,
                   done.started.reason + " (on host " + h.host + ")");
   }
@@ -397,6 +453,12 @@ bool RemoteStarter::child_exited(pid_t pid, int wait_status) {
     a.status = wait_status;
     return true;
   }
+  return false;
+}
+
+bool RemoteStarter::owns_child(pid_t pid) const {
+  for (const Agent& a : agents_)
+    if (a.pid == pid) return true;
   return false;
 }
 

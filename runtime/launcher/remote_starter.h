@@ -15,6 +15,14 @@
 // A helper whose connection closes takes its ranks with it (it kills them
 // when it sees the launcher go, and the launcher reports them lost).
 //
+// Restores (`lazarus restart --host`, --recover auto on several hosts, and
+// migration): after restore_from(), start() brings each rank back from its
+// core image instead of running the program: a remote rank through its
+// host's helper (HELPER_RESTORE: the helper restores it with the cr module
+// the job's parameters select, as pid 1 of its own PID namespace), a rank
+// on this host through the local starter given (a RestoreStarter). restore()
+// does the same for one rank from any image directory, whatever the mode.
+//
 // Inside a Slurm allocation (HelperLaunch::kSrun) one srun starts every
 // host's helper at once, this host's too (as MPICH's hydra starts its
 // proxies; the ranks are then inside the allocation's step on every node):
@@ -30,6 +38,10 @@
 //   RemoteStarter starter({"ssh"}, "/opt/lazarus/bin/lazarus", 60);
 //   RemoteStarter under_slurm({"srun"}, "/opt/lazarus/bin/lazarus", 60, HelperLaunch::kSrun);
 //   Job job(spec, starter);   // the Job calls begin(), start(), signal()
+//
+//   RestoreStarter here(cr_module, snap_dir, seq);
+//   RemoteStarter starter({"ssh"}, lazarus, 60);
+//   starter.restore_from(snap_dir, seq, {"cr=criu", ...}, &here);
 #pragma once
 
 #include <map>
@@ -62,6 +74,31 @@ class RemoteStarter final : public RankStarter {
   RemoteStarter(const RemoteStarter&) = delete;
   RemoteStarter& operator=(const RemoteStarter&) = delete;
 
+  // Makes start() restore rank r from `snapshot_dir`/rank.<r> (snapshot
+  // number `seq`): on a remote host by its helper, with `params`
+  // ("name=value": the job's parameters, at least cr=<the component that
+  // wrote the images>) selecting the cr module there; on this host by
+  // `local` (not owned; it must outlive this starter). Implies
+  // helpers_in_pid_namespace(). Call before begin().
+  void restore_from(std::string snapshot_dir, uint64_t seq, std::vector<std::string> params, RankStarter* local);
+  // Starts every helper as pid 1 of a fresh PID namespace (`lazarus helper
+  // --pid-namespace`), as restores need: CRIU gives a restored process its
+  // saved pid. A job that may later restore ranks on its hosts (migration)
+  // asks for it before begin().
+  void helpers_in_pid_namespace(bool on) { pid_namespace_ = on; }
+  // Seconds of silence after which a helper takes the launcher for gone
+  // (`lazarus helper --keepalive`; the launcher's side is OobServer's).
+  void helper_keepalive(double seconds) { keepalive_ = seconds; }
+  // Restores one rank on spec.host from its image directory `dir` (the
+  // rank.<r> directory of a committed snapshot numbered `seq`, on a file
+  // system that host sees) and returns as start() does: a remote host's
+  // helper must run in its own PID namespace (helpers_in_pid_namespace),
+  // with `params` selecting the cr module there; on this host it is the
+  // local starter of restore_from() that restores (an error without one).
+  // spec.env must hold LZ_JOB_ID and LZ_OOB_ADDR (Job::rank_env does).
+  StatusOr<StartedRank> restore(const RankSpec& spec, const std::string& dir, uint64_t seq,
+                                const std::vector<std::string>& params);
+
   Status can_start_on(const std::string& host) const override;
   Status begin(StarterHost& host, const std::vector<std::string>& rank_hosts) override;
   StatusOr<StartedRank> start(const RankSpec& spec) override;
@@ -72,6 +109,7 @@ class RemoteStarter final : public RankStarter {
   void on_helper_frame(int host, oob::Frame& frame) override;
   void on_helper_closed(int host, const Status& why) override;
   bool child_exited(pid_t pid, int wait_status) override;
+  bool owns_child(pid_t pid) const override;
 
   // The host index of each remote host, in the order of first use.
   const std::vector<std::string>& remote_hosts() const { return hosts_; }
@@ -114,6 +152,9 @@ class RemoteStarter final : public RankStarter {
   std::vector<std::string> agent_argv(int index) const;  // ssh: one host
   std::vector<std::string> srun_argv() const;            // srun: every host
   void on_agent_exit(int agent);
+  // Sends `type` (HELPER_START or HELPER_RESTORE of spec.rank) to the helper
+  // of spec.host and waits for its HELPER_STARTED.
+  StatusOr<StartedRank> start_remote(const RankSpec& spec, oob::MsgType type, const std::string& payload);
   void write_stream(Stream& s);
   void close_stream(Stream& s);
   void helper_failed(int index, const std::string& why);
@@ -124,6 +165,13 @@ class RemoteStarter final : public RankStarter {
   double connect_timeout_;
   HelperLaunch launch_;
   LocalStarter local_;
+  RankStarter* restore_local_ = nullptr;  // restore_from(): restores ranks on this host
+  bool restoring_ = false;
+  bool pid_namespace_ = false;
+  double keepalive_ = 0;
+  std::string restore_dir_;
+  uint64_t restore_seq_ = 0;
+  std::vector<std::string> restore_params_;
   StarterHost* host_ = nullptr;
   std::vector<std::string> hosts_;
   mutable std::map<std::string, bool> remote_cache_;  // is_local_host() resolves names: once per host

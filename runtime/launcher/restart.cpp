@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 
 #include "cr/runtime_params.h"
 #include "launcher/binding.h"
@@ -14,6 +16,7 @@
 #include "launcher/local_rank_mover.h"
 #include "launcher/local_starter.h"
 #include "launcher/pid_namespace.h"
+#include "launcher/remote_starter.h"
 #include "launcher/restore_starter.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/registry.h"
@@ -94,6 +97,21 @@ bool restores_images(const std::string& path, const std::vector<std::pair<std::s
   return true;
 }
 
+// "h1:2,h2:2": each host of the placement with its number of ranks, in order.
+std::string hosts_summary(const std::vector<Placement>& placement) {
+  std::vector<std::pair<std::string, int>> count;
+  for (const auto& p : placement) {
+    auto it = std::find_if(count.begin(), count.end(), [&](const auto& c) { return c.first == p.host; });
+    if (it == count.end())
+      count.emplace_back(p.host, 1);
+    else
+      ++it->second;
+  }
+  std::string out;
+  for (const auto& [h, n] : count) out += (out.empty() ? "" : ",") + h + ":" + std::to_string(n);
+  return out;
+}
+
 int restart_here(const RestartOptions& o) {
   const std::string& who = o.who;
   auto chosen = choose_snapshot(o.path, who);
@@ -169,10 +187,30 @@ int restart_here(const RestartOptions& o) {
     }
   }
   if (hosts.empty()) hosts = default_hosts();
+  int slots_left = 0;
+  if (!o.lost_hosts.empty()) {
+    hosts = without_lost_hosts(hosts, o.lost_hosts);
+    if (hosts.empty()) {
+      error(who, "no host is left to restart on: " + str::join(o.lost_hosts, ", ") +
+                     (o.lost_hosts.size() > 1 ? " are" : " is") + " gone");
+      return 1;
+    }
+    for (const auto& h : hosts) slots_left += h.slots;
+  }
   auto placement = place_ranks(hosts, np, true);
   if (!placement.ok()) {
     error(who, placement.status().message());
     return 2;
+  }
+  if (!o.lost_hosts.empty()) {
+    std::string moves = describe_moves(rec.hosts, *placement);
+    note(who, "host" + std::string(o.lost_hosts.size() > 1 ? "s " : " ") + str::join(o.lost_hosts, ", ") +
+                  (o.lost_hosts.size() > 1 ? " are" : " is") +
+                  " gone; re-mapping the job's ranks onto the remaining hosts" +
+                  (moves.empty() ? std::string() : ": " + moves));
+    if (np > slots_left)
+      note(who, "oversubscribing: " + std::to_string(np) + " ranks on the " + std::to_string(slots_left) + " slot" +
+                    (slots_left == 1 ? "" : "s") + " left");
   }
   // Ranks started anew (application-level snapshots) are bound as by `lazarus
   // run`; a core image is restored with the affinity it was saved with.
@@ -196,6 +234,23 @@ int restart_here(const RestartOptions& o) {
   spec.snapshot_root = parent_dir(chosen->store_dir);  // the same store: new seq numbers follow
   spec.record = rec;
   spec.record.np = np;
+  // The next snapshots record where the ranks run now (a later restart or
+  // recovery starts from this placement).
+  spec.record.hosts.clear();
+  for (const auto& p : spec.placement) spec.record.hosts.push_back(p.host);
+  bool remote = false;
+  for (const auto& p : spec.placement) remote |= !is_local_host(p.host);
+  std::unique_ptr<RankStarter> remote_starter_owner;
+  RemoteStarter* remote_starter_ptr = nullptr;
+  if (remote) {
+    auto rs = remote_starter(reg.params());
+    if (!rs.ok()) {
+      error(who, rs.status().message());
+      return 2;
+    }
+    remote_starter_owner = std::move(*rs);
+    remote_starter_ptr = static_cast<RemoteStarter*>(remote_starter_owner.get());
+  }
   spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
   spec.restored = !rerun;
   spec.restored_seq = chosen->info.seq;
@@ -205,9 +260,11 @@ int restart_here(const RestartOptions& o) {
 
   note(who, "restoring job " + rec.name + "." + rec.id + " (" + std::to_string(rec.np) + " ranks) from snapshot " +
                 std::to_string(chosen->info.seq) + " (" + chosen->info.path + ") as job " + spec.job_id +
-                (np != rec.np ? " on " + std::to_string(np) + " ranks" : std::string()));
+                (np != rec.np ? " on " + std::to_string(np) + " ranks" : std::string()) +
+                (remote ? " on hosts " + hosts_summary(spec.placement) : std::string()));
   int rc = 0;
   std::string death;
+  std::vector<std::string> lost;
   if (rerun) {
     RunOptions env_options;
     for (const auto& [name, value] : rec.environment) env_options.exports.push_back(name + "=" + value);
@@ -220,24 +277,54 @@ int restart_here(const RestartOptions& o) {
     spec.env.push_back("LZ_CR_APP_RESTART=" + chosen->info.path);
     if (!rec.cwd.empty() && chdir(rec.cwd.c_str()) != 0)
       note(who, "cannot change to the job's directory " + rec.cwd + "; starting the program from here");
-    LocalStarter starter;
+    LocalStarter local;
+    RankStarter& starter = remote ? *remote_starter_owner : static_cast<RankStarter&>(local);
     Job job(std::move(spec), starter);
     rc = job.run();
     death = job.rank_death();
+    lost = job.lost_hosts();
   } else {
-    RestoreStarter starter(cr_module, chosen->info.path, chosen->info.seq);
+    RestoreStarter here(cr_module, chosen->info.path, chosen->info.seq);
+    if (remote) {
+      // The helpers select the same cr module from the same parameters.
+      std::vector<std::string> params;
+      for (const auto& [k, v] : mca) params.push_back(k + "=" + v);
+      remote_starter_ptr->restore_from(chosen->info.path, chosen->info.seq, std::move(params), &here);
+    }
+    RankStarter& starter = remote ? *remote_starter_owner : static_cast<RankStarter&>(here);
     LocalRankMover mover(cr_module);
     Job job(std::move(spec), starter);
     job.set_mover(&mover);
     rc = job.run();
     death = job.rank_death();
+    lost = job.lost_hosts();
   }
   if (!o.recover || death.empty()) return rc;
   RestartOptions next = o;
+  for (const std::string& h : lost)
+    if (std::find(next.lost_hosts.begin(), next.lost_hosts.end(), h) == next.lost_hosts.end())
+      next.lost_hosts.push_back(h);
   return recover_job(chosen->store_dir, death, rc, next);
 }
 
 }  // namespace
+
+std::vector<HostEntry> without_lost_hosts(const std::vector<HostEntry>& hosts, const std::vector<std::string>& lost) {
+  std::vector<HostEntry> left;
+  for (const HostEntry& h : hosts)
+    if (std::find(lost.begin(), lost.end(), h.name) == lost.end()) left.push_back(h);
+  return left;
+}
+
+std::string describe_moves(const std::vector<std::string>& old_hosts, const std::vector<Placement>& placement) {
+  std::string out;
+  for (size_t r = 0; r < placement.size(); ++r) {
+    const std::string from = r < old_hosts.size() ? old_hosts[r] : std::string("(none)");
+    if (from == placement[r].host) continue;
+    out += (out.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " " + from + " -> " + placement[r].host);
+  }
+  return out;
+}
 
 int run_restart(const RestartOptions& o) {
   if (!o.new_pid_namespace || !restores_images(o.path, o.mca)) return restart_here(o);

@@ -45,6 +45,8 @@ std::string msg_type_name(uint16_t type) {
     case MsgType::kHelperOutput: return "HELPER_OUTPUT";
     case MsgType::kHelperExit: return "HELPER_EXIT";
     case MsgType::kHelperUnknown: return "HELPER_UNKNOWN";
+    case MsgType::kHelperRestore:
+      return "HELPER_RESTORE";
     default: break;
   }
   return "type " + std::to_string(type);

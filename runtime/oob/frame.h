@@ -48,11 +48,11 @@ enum class MsgType : uint16_t {
   kBarrierDone = 19,  // launcher -> rank
 
   // Life cycle.
-  kAbort = 32,           // rank -> launcher: exit code and reason (MPI_Abort)
-  kFinalize = 33,        // rank -> launcher: finalized cleanly
-  kFinalizeAck = 34,     // launcher -> rank: recorded; the rank may exit
-  kDisconnect = 35,      // rank -> launcher: closing the OOB socket on purpose, will reconnect()
-  kDisconnectAck = 36,   // launcher -> rank: recorded; the rank may close
+  kAbort = 32,          // rank -> launcher: exit code and reason (MPI_Abort)
+  kFinalize = 33,       // rank -> launcher: finalized cleanly
+  kFinalizeAck = 34,    // launcher -> rank: recorded; the rank may exit
+  kDisconnect = 35,     // rank -> launcher: closing the OOB socket on purpose, will reconnect()
+  kDisconnectAck = 36,  // launcher -> rank: recorded; the rank may close
 
   // Checkpoint/restart: the coordinated checkpoint of a job, with the
   // launcher as coordinator (payloads in oob/messages.h, "CR protocol"):
@@ -114,12 +114,12 @@ enum class MsgType : uint16_t {
   // A rank waits only at its own line, for APP_DIR, and, when it reported
   // its count and reaches the next call before APP_TARGET arrives, for that
   // answer: never for another rank's progress.
-  kAppLine = 76,            // rank -> launcher: CrBookmarksMsg{safe point, messages sent to each rank}
-  kAppDir = 77,             // launcher -> rank: AppPointMsg{safe point, seq, dir}
-  kAppExpect = 78,          // launcher -> rank: CrBookmarksMsg{safe point, messages each rank sent this one}
-  kAppNegotiate = 79,       // launcher -> rank: AppPointMsg{0, request, ""}
-  kAppPosition = 80,        // rank -> launcher: AppPointMsg{calls so far, request, ""}
-  kAppTarget = 81,          // launcher -> rank: AppPointMsg{safe point, request, ""}
+  kAppLine = 76,       // rank -> launcher: CrBookmarksMsg{safe point, messages sent to each rank}
+  kAppDir = 77,        // launcher -> rank: AppPointMsg{safe point, seq, dir}
+  kAppExpect = 78,     // launcher -> rank: CrBookmarksMsg{safe point, messages each rank sent this one}
+  kAppNegotiate = 79,  // launcher -> rank: AppPointMsg{0, request, ""}
+  kAppPosition = 80,   // rank -> launcher: AppPointMsg{calls so far, request, ""}
+  kAppTarget = 81,     // launcher -> rank: AppPointMsg{safe point, request, ""}
   kCrReservedLast = 95,
 
   // Per-host helpers (`lazarus helper`, launcher/helper.h): for a job with
@@ -135,17 +135,25 @@ enum class MsgType : uint16_t {
   //                                        <-    HELPER_OUTPUT{rank, stream, bytes} (empty: EOF)
   //   HELPER_SIGNAL{rank, signal}          ->    kill(-pid) and kill(pid)
   //                                        <-    HELPER_EXIT{rank, wait status}
+  //   HELPER_RESTORE{rank, seq, image dir,  ->   restores the rank's core image
+  //                  cr params, env}              through the cr module those
+  //                                               params select (a helper
+  //                                               started with --pid-namespace:
+  //                                               pid 1 of its own namespace)
+  //                                        <-    HELPER_STARTED, then OUTPUT
+  //                                               and EXIT as for a start
   //   (the launcher closes the connection) ->    SIGKILL to its ranks, exits
   //
   // Types up to kHelperReservedLast are kept for the helper's later duties
-  // (restores and dumps on its host); a helper answers a type it does not
-  // know with HELPER_UNKNOWN so an older helper fails loudly, not silently.
-  kHelperStart = 96,    // launcher -> helper: HelperStartMsg
-  kHelperStarted = 97,  // helper -> launcher: HelperStartedMsg
-  kHelperSignal = 98,   // launcher -> helper: HelperSignalMsg
-  kHelperOutput = 99,   // helper -> launcher: HelperOutputMsg
-  kHelperExit = 100,    // helper -> launcher: HelperExitMsg
-  kHelperUnknown = 101, // helper -> launcher: SeqMsg{the type it does not know}
+  // (dumps on its host); a helper answers a type it does not know with
+  // HELPER_UNKNOWN so an older helper fails loudly, not silently.
+  kHelperStart = 96,     // launcher -> helper: HelperStartMsg
+  kHelperStarted = 97,   // helper -> launcher: HelperStartedMsg
+  kHelperSignal = 98,    // launcher -> helper: HelperSignalMsg
+  kHelperOutput = 99,    // helper -> launcher: HelperOutputMsg
+  kHelperExit = 100,     // helper -> launcher: HelperExitMsg
+  kHelperUnknown = 101,  // helper -> launcher: SeqMsg{the type it does not know}
+  kHelperRestore = 102,  // launcher -> helper: HelperRestoreMsg
   kHelperReservedLast = 127,
 };
 

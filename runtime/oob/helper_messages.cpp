@@ -123,4 +123,27 @@ Status decode_helper_exit(std::string_view p, HelperExitMsg* out) {
   return Status::Ok();
 }
 
+std::string encode_helper_restore(const HelperRestoreMsg& m) {
+  WireWriter w;
+  w.u32(m.rank);
+  w.u32(m.flags);
+  w.u64(m.seq);
+  w.str(m.dir);
+  put_strings(w, m.params);
+  put_strings(w, m.env);
+  return w.take();
+}
+
+Status decode_helper_restore(std::string_view p, HelperRestoreMsg* out) {
+  WireReader r(p);
+  HelperRestoreMsg m;
+  if (!r.u32(&m.rank) || !r.u32(&m.flags) || !r.u64(&m.seq) || !r.str(&m.dir, kMaxPathBytes) ||
+      !get_strings(r, &m.params, kMaxArgs, kMaxArgBytes) || !get_strings(r, &m.env, kMaxArgs, kMaxArgBytes) ||
+      !r.at_end())
+    return malformed("HELPER_RESTORE");
+  if (m.dir.empty()) return ProtocolError("HELPER_RESTORE without an image directory");
+  *out = std::move(m);
+  return Status::Ok();
+}
+
 }  // namespace lz::oob

@@ -69,6 +69,22 @@ struct HelperExitMsg {
   int32_t wait_status = 0;
 };
 
+// HELPER_RESTORE: bring rank `rank` back from its core image in `dir` (the
+// rank's directory of a committed snapshot, on a file system the helper's
+// host sees) on the helper's host, and run it as a started rank: the helper
+// answers HELPER_STARTED, forwards its output and reports its exit. `params`
+// ("name=value", the job's parameters) select and configure the cr module
+// that restores it; `env` gives LZ_JOB_ID and LZ_OOB_ADDR of the job the
+// restored rank reconnects to (the secret is the helper's own).
+struct HelperRestoreMsg {
+  uint32_t rank = 0;
+  uint32_t flags = 0;  // none defined yet; a helper refuses bits it does not know
+  uint64_t seq = 0;    // the snapshot's number (the restored rank is told it)
+  std::string dir;
+  std::vector<std::string> params;
+  std::vector<std::string> env;
+};
+
 std::string encode_helper_start(const HelperStartMsg& m);
 Status decode_helper_start(std::string_view p, HelperStartMsg* out);
 std::string encode_helper_started(const HelperStartedMsg& m);
@@ -79,5 +95,7 @@ std::string encode_helper_output(const HelperOutputMsg& m);
 Status decode_helper_output(std::string_view p, HelperOutputMsg* out);
 std::string encode_helper_exit(const HelperExitMsg& m);
 Status decode_helper_exit(std::string_view p, HelperExitMsg* out);
+std::string encode_helper_restore(const HelperRestoreMsg& m);
+Status decode_helper_restore(std::string_view p, HelperRestoreMsg* out);
 
 }  // namespace lz::oob

@@ -34,6 +34,10 @@ constexpr ParamSpec kParams[] = {
      "Seconds a remote host's helper has to connect back to the launcher after its launch agent started, "
      "and to answer a rank start",
      5},
+    {kParamHelperKeepalive, ParamType::kDouble, "10",
+     "Seconds of silence (TCP keepalive probes unanswered) after which the launcher takes a remote host's "
+     "helper for lost, as if it had died: a host whose link went down (0: never)",
+     5},
 };
 
 }  // namespace

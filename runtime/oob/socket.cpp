@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -115,6 +116,20 @@ Status set_nonblocking(int fd, bool on) {
   if (fl < 0) return ErrnoError("fcntl", errno);
   fl = on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
   if (fcntl(fd, F_SETFL, fl) != 0) return ErrnoError("fcntl", errno);
+  return Status::Ok();
+}
+
+Status set_keepalive(int fd, double seconds) {
+  const int total = std::max(3, static_cast<int>(seconds));
+  const int idle = std::max(1, total / 3), interval = 1, count = std::max(1, total - idle);
+  const unsigned user_timeout = static_cast<unsigned>(total) * 1000u;
+  const int on = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, sizeof user_timeout) != 0)
+    return ErrnoError("setsockopt (TCP keepalive)", errno);
   return Status::Ok();
 }
 

@@ -57,4 +57,11 @@ Status read_exact(int fd, void* data, size_t n, Deadline deadline);
 
 Status set_nonblocking(int fd, bool on);
 
+// Makes a TCP connection fail by itself once its peer has been silent for
+// about `seconds` (at least 3): keepalive probes after a third of it idle,
+// then every second, and TCP_USER_TIMEOUT for data left unacknowledged. A
+// peer whose host froze or whose link went down closes nothing; with this
+// the next read reports ETIMEDOUT instead of waiting for ever.
+Status set_keepalive(int fd, double seconds);
+
 }  // namespace lz::oob

@@ -141,6 +141,14 @@ TEST(OobHelperMessages, RoundTrip) {
   ASSERT_TRUE(decode_helper_exit(encode_helper_exit(x), &x2).ok());
   EXPECT_EQ(x2.wait_status, 9);
   EXPECT_EQ(msg_type_name(static_cast<uint16_t>(MsgType::kHelperStart)), "HELPER_START");
+  HelperRestoreMsg rs{2, 0, 7, "/snap/job.1/7/rank.2", {"cr=criu", "transport=tcp,self"}, {"LZ_JOB_ID=ab"}}, rs2;
+  ASSERT_TRUE(decode_helper_restore(encode_helper_restore(rs), &rs2).ok());
+  EXPECT_EQ(rs2.rank, 2u);
+  EXPECT_EQ(rs2.seq, 7u);
+  EXPECT_EQ(rs2.dir, rs.dir);
+  EXPECT_EQ(rs2.params, rs.params);
+  EXPECT_EQ(rs2.env, rs.env);
+  EXPECT_EQ(msg_type_name(static_cast<uint16_t>(MsgType::kHelperRestore)), "HELPER_RESTORE");
 }
 
 TEST(OobHelperMessages, RejectsMalformedAndTruncated) {
@@ -165,6 +173,13 @@ TEST(OobHelperMessages, RejectsMalformedAndTruncated) {
   EXPECT_EQ(decode_helper_output(encode_helper_output({1, 3, "x"}), &o).code(), Code::kProtocol);
   std::string big = encode_helper_output({1, kHelperStdout, std::string(kMaxOutputChunk + 1, 'x')});
   EXPECT_EQ(decode_helper_output(big, &o).code(), Code::kProtocol);
+  // HELPER_RESTORE: every truncation, a trailing byte, no directory.
+  std::string rp = encode_helper_restore({1, 0, 3, "/s/3/rank.1", {"cr=criu"}, {"A=1"}});
+  HelperRestoreMsg rm;
+  for (size_t n = 0; n < rp.size(); ++n)
+    EXPECT_EQ(decode_helper_restore(rp.substr(0, n), &rm).code(), Code::kProtocol) << n;
+  EXPECT_EQ(decode_helper_restore(rp + "x", &rm).code(), Code::kProtocol);
+  EXPECT_EQ(decode_helper_restore(encode_helper_restore({1, 0, 3, "", {}, {}}), &rm).code(), Code::kProtocol);
   std::mt19937 rng(13);
   for (int i = 0; i < 20000; ++i) {
     std::string r(rng() % 64, '\0');
@@ -175,6 +190,7 @@ TEST(OobHelperMessages, RejectsMalformedAndTruncated) {
     decode_helper_signal(r, &sg).ignore();
     decode_helper_output(r, &o).ignore();
     decode_helper_exit(r, &x).ignore();
+    decode_helper_restore(r, &rm).ignore();
   }
 }
 

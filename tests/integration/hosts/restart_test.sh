@@ -1,0 +1,169 @@
+#!/bin/bash
+# hosts.restart.* and hosts.recover.*: checkpoint/restart across hosts
+# (issue 13 part 3) on scripts/test_hosts namespace hosts, over ssh.
+# Usage: restart_test.sh PATH/TO/test_hosts BUILD_DIR CASE
+# CASE:
+#   criu     a 4-rank cr_iter job on h0:2,h1:2 (launcher on h0) is stopped by
+#            `lazarus checkpoint --term`; `lazarus restart --host h1:2,h2:2`
+#            from h1 restores ranks 0, 1 on h1 (the launcher's own restore)
+#            and 2, 3 on h2 through h2's helper; the result is an
+#            uninterrupted run's.
+#   app      the stencil under cr=app on h0:2,h1:2 writes snapshots; the
+#            restart from the first one on h1:2,h2:2 (launcher on h0: every
+#            rank remote) resumes at its iteration with the right result.
+#   recover  cr_iter on h0:2,h1:1,h2:1 under --recover auto
+#            --checkpoint-interval; once a snapshot is committed the helper
+#            of h2 is killed (the host "dies"): the launcher says h2 is
+#            gone, which rank moved where and that it oversubscribes (4
+#            ranks on 3 slots), restores on h0 and h1, and the job finishes
+#            with the right result.
+#   link     the same, but h2's link goes down (ip link set eth0 down in its
+#            namespace) instead: with launch_helper_keepalive 3 the launcher
+#            takes h2's silent helper for lost and recovers as above; h2's
+#            helper, cut off as well, kills its ranks by itself.
+# After every job no process of it is left on any host. Skips (77) only
+# where namespaces or CRIU cannot work here.
+set -u
+TH=$1
+B=$2
+CASE=$3
+LZ=$B/bin/lazarus
+D=$(mktemp -d /tmp/lz-hrs.XXXXXX)
+trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; "$TH" down "$D" >/dev/null 2>&1; rm -rf "$D"' EXIT
+fail() {
+  echo "FAIL ($CASE): $*"
+  for f in "$D"/*.out "$D"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -40 "$f"; }; done
+  exit 1
+}
+
+if [ "$CASE" != app ]; then
+  [ "$(id -u)" = 0 ] || { echo "SKIP: CRIU needs root"; exit 77; }
+  "$LZ" info --mca cr criu >/dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here (lazarus info --mca cr criu)"; exit 77; }
+fi
+out=$("$TH" up "$D" 3 2>&1); st=$?
+[ $st = 77 ] && { echo "$out"; exit 77; }
+[ $st = 0 ] || fail "test_hosts up: $out"
+mapfile -t H < <(awk '{ print $1 }' "$D/hosts")
+on() { local i=$1; shift; "$TH" exec "$D" "$i" "$@"; }
+AGENT="ssh -F $D/ssh_config"
+STORE=$D/store
+CR_ITER=$B/tests/cr/cr_iter
+STENCIL=$B/tests/app/stencil
+
+no_leftovers() {
+  local i p cmd left=""
+  for i in 0 1 2; do
+    for p in $(ip netns pids "${H[$i]}"); do
+      cmd=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline") || continue
+      case $cmd in *sshd*) continue ;; esac
+      [ -n "$cmd" ] && left+="${H[$i]}: $p $cmd"$'\n'
+    done
+  done
+  [ -z "$left" ] || fail "processes left after the job ($1):"$'\n'"$left"
+}
+store_dir() { ls -d "$STORE"/*/ 2>/dev/null | head -1; }
+# The id of the job running on the hosts named by $2 ("h0,h1", as lazarus
+# ps shows them) once lazarus ps lists it, while the launcher `pid` runs.
+job_of() {
+  local i id
+  for i in $(seq 1 300); do
+    id=$("$LZ" ps | awk -v h=" $2 " 'index($0, h) { print $1 }' | head -1)
+    [ -n "$id" ] && { echo "$id"; return 0; }
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+wait_for() {  # file pattern
+  local i
+  for i in $(seq 1 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  fail "no '$2' in $1 after 60 s"
+}
+
+case $CASE in
+  criu)
+    ITERS=300
+    "$LZ" run -np 4 --timeout 120 "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
+    REF=$(grep -o 'result [0-9]*' "$D/ref.out")
+    [ -n "$REF" ] || fail "the reference run printed no result"
+    on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
+      --mca snapshot_root "$STORE" --timeout 120 "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
+    job=$!
+    id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
+    sleep 1  # past MPI_Init, in the ring
+    "$LZ" checkpoint "$id" --term --wait >"$D/ck.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck.out")"
+    wait $job; st=$?
+    [ $st = 0 ] || fail "the job stopped by --term exited $st"
+    grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
+    no_leftovers "checkpoint --term"
+    on 1 "$LZ" restart "$(store_dir)" --host "${H[1]}:2,${H[2]}:2" --mca launch_agent "$AGENT" --timeout 120 \
+      >"$D/rs.out" 2>"$D/rs.err" || fail "restart on ${H[1]}, ${H[2]} failed"
+    grep -q "restoring job .* on hosts ${H[1]}:2,${H[2]}:2" "$D/rs.err" || fail "the restart did not place ranks on ${H[1]}:2,${H[2]}:2"
+    got=$(grep -o 'result [0-9]*' "$D/rs.out")
+    [ "$got" = "$REF" ] || fail "restarted on ${H[1]}+${H[2]}: '$got', uninterrupted run '$REF'"
+    no_leftovers restart
+    echo "hosts.restart.criu: checkpointed on ${H[0]}+${H[1]}, restored on ${H[1]}+${H[2]}: $got as uninterrupted"
+    ;;
+  app)
+    "$LZ" run -np 4 --timeout 120 "$STENCIL" 64 60 >"$D/ref.out" 2>&1 || fail "reference run failed"
+    REF=$(grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$D/ref.out")
+    [ -n "$REF" ] || fail "the reference run printed no result"
+    on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 --mca launch_agent "$AGENT" --mca cr app --mca cr_app_every 25 \
+      --mca cr_keep 0 --mca snapshot_root "$STORE" --timeout 120 "$STENCIL" 64 60 >"$D/job.out" 2>&1 ||
+      fail "the checkpointed run on ${H[0]}+${H[1]} failed"
+    no_leftovers "checkpointed run"
+    on 0 "$LZ" restart "$(store_dir)1" --host "${H[1]}:2,${H[2]}:2" --mca launch_agent "$AGENT" --timeout 120 \
+      >"$D/rs.out" 2>&1 || fail "restart on ${H[1]}, ${H[2]} failed"
+    grep -q "restoring job .* on hosts ${H[1]}:2,${H[2]}:2" "$D/rs.out" || fail "the restart did not place ranks on ${H[1]}:2,${H[2]}:2"
+    grep -q "restarted at iteration 24 on 4 ranks" "$D/rs.out" || fail "did not resume at iteration 24"
+    got=$(grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$D/rs.out")
+    [ "$got" = "$REF" ] || fail "restarted on ${H[1]}+${H[2]}: '$got', uninterrupted run '$REF'"
+    no_leftovers restart
+    echo "hosts.restart.app: written on ${H[0]}+${H[1]}, restarted on ${H[1]}+${H[2]} at iteration 24: $got as uninterrupted"
+    ;;
+  recover | link)
+    ITERS=300
+    "$LZ" run -np 4 --timeout 120 "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
+    REF=$(grep -o 'result [0-9]*' "$D/ref.out")
+    [ -n "$REF" ] || fail "the reference run printed no result"
+    on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:1,${H[2]}:1" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
+      --mca snapshot_root "$STORE" --mca launch_helper_keepalive 3 --checkpoint-interval 1s --recover auto \
+      --timeout 200 "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
+    job=$!
+    wait_for "$D/job.err" "snapshot 1 committed"
+    if [ "$CASE" = recover ]; then
+      hp=""
+      for p in $(ip netns pids "${H[2]}"); do
+        case "$(tr '\0' ' ' 2>/dev/null < /proc/$p/cmdline)" in *" helper --job "*) hp=$p ;; esac
+      done
+      [ -n "$hp" ] || fail "no helper on ${H[2]}"
+      on 2 kill -9 "$hp"
+      why="closed its connection to the launcher (connection closed by the helper)"
+    else
+      on 2 ip link set eth0 down
+      why="closed its connection to the launcher (connection error: Connection timed out)"
+    fi
+    wait $job; st=$?
+    [ $st = 0 ] || fail "the recovered job exited $st"
+    grep -q "the helper on host ${H[2]} $why" "$D/job.err" || fail "the lost helper was not named ($why)"
+    grep -q "restarting from snapshot" "$D/job.err" || fail "no recovery"
+    grep -q "host ${H[2]} is gone; re-mapping the job's ranks onto the remaining hosts: rank 3 ${H[2]} -> ${H[0]}" \
+      "$D/job.err" || fail "the launcher did not say that rank 3 moved from ${H[2]} to ${H[0]}"
+    grep -q "oversubscribing: 4 ranks on the 3 slots left" "$D/job.err" || fail "the launcher did not say it oversubscribes"
+    grep -q "restoring job .* on hosts ${H[0]}:3,${H[1]}:1" "$D/job.err" || fail "not restored on ${H[0]}:3,${H[1]}:1"
+    got=$(grep -o 'result [0-9]*' "$D/job.out" | tail -1)
+    [ "$got" = "$REF" ] || fail "recovered on ${H[0]}+${H[1]}: '$got', uninterrupted run '$REF'"
+    if [ "$CASE" = link ]; then
+      # h2's helper heard nothing from the launcher either: it killed its
+      # ranks and exited by itself (within its keepalive, long over by now).
+      for _ in $(seq 1 100); do
+        left=$(for p in $(ip netns pids "${H[2]}"); do tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null; echo; done | grep -v sshd | grep .)
+        [ -z "$left" ] && break
+        sleep 0.1
+      done
+    fi
+    no_leftovers "$CASE"
+    echo "hosts.recover.$([ $CASE = recover ] && echo criu || echo link): ${H[2]} lost ($why), rank 3 moved to ${H[0]} (oversubscribed), $got as uninterrupted"
+    ;;
+  *) fail "unknown case" ;;
+esac
