@@ -83,7 +83,7 @@ std::string decide(Registry& reg, int np, const std::vector<std::string>& argv, 
 
 StatusOr<std::unique_ptr<Session>> Session::create(Coordinator& coord, std::vector<std::string> argv) {
   std::unique_ptr<Session> s(new Session(coord));
-  log::set_identity("ft rank " + std::to_string(coord.rank()));
+  log::set_identity("lazarus-ft rank " + std::to_string(coord.rank()));
   s->registry_ = std::make_unique<Registry>();
   Registry& reg = *s->registry_;
   LZ_RETURN_IF_ERROR(snapshot::register_snapshot_params(reg));
