@@ -90,7 +90,17 @@ StatusOr<std::unique_ptr<Session>> Session::create(Coordinator& coord, std::vect
   ConfigOptions opt;
   opt.mca = {{"cr", "app"}};
   opt.load_plugins = false;  // cr/app is the one back end this library drives
+  // The files and LZ_MCA_* may hold settings for Lazarus jobs (transports,
+  // other back ends) that this library has no use for: ignored, not errors.
+  std::vector<std::string> ignored;
+  opt.ignored = &ignored;
   LZ_RETURN_IF_ERROR(reg.configure(opt));
+  // cr/app's names are all known here: one of them unknown is a typo.
+  if (coord.rank() == 0)
+    for (const auto& what : ignored) {
+      if (what.rfind("'cr_app_", 0) == 0) log::warn("unknown parameter %s ignored", what.c_str());
+      else log::debug("setting %s is not used by liblazarus-ft", what.c_str());
+    }
   LZ_ASSIGN_OR_RETURN(auto picked, reg.framework("cr")->select(reg.query_context()));
   if (picked.empty() || picked[0].module == nullptr) return Internal("cr/app declined: " + picked[0].declined.message());
   s->module_ = std::move(picked[0].module);
