@@ -58,6 +58,9 @@ int add(const char* fn, Session* s, lz::cr::AppVariable v, MPI_Datatype type) {
 
 }  // namespace
 
+// The library is compiled with hidden visibility; these are its interface
+// (ft.map lists the same names).
+#pragma GCC visibility push(default)
 extern "C" {
 
 int LZ_Register(const char* name, void* addr, int count, MPI_Datatype type) {
@@ -134,3 +137,4 @@ int LZ_Checkpoint(int* taken) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop

@@ -78,6 +78,9 @@ int start(int rc, int* argc, char*** argv) {
 
 using namespace lz::ft;
 
+// The library is compiled with hidden visibility; these are its interface
+// (ft.map lists the same names).
+#pragma GCC visibility push(default)
 extern "C" {
 
 int MPI_Init(int* argc, char*** argv) { return start(PMPI_Init(argc, argv), argc, argv); }
@@ -197,3 +200,4 @@ int MPI_Request_free(MPI_Request* req) {
 }
 
 }  // extern "C"
+#pragma GCC visibility pop
