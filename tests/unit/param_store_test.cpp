@@ -328,8 +328,8 @@ TEST_F(ParamStoreTest, UnknownParameterWithNothingCloseHasNoSuggestion) {
 }
 
 TEST_F(ParamStoreTest, UnknownNamesAreListedNotErrorsWhenAskedFor) {
-  ps_.set("transport", "tcp,self", Source{SourceKind::kEnvironment, "LZ_MCA_transport"});
-  ps_.set("t_a", "7", Source{SourceKind::kEnvironment, "LZ_MCA_t_a"});
+  ps_.set("transport", "tcp,self", Source{SourceKind::kEnv, "LZ_MCA_transport"});
+  ps_.set("t_a", "7", Source{SourceKind::kEnv, "LZ_MCA_t_a"});
   std::vector<std::string> unknown;
   Status s = ps_.resolve(&unknown);
   ASSERT_TRUE(s.ok()) << s.message();
