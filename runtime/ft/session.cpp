@@ -102,7 +102,8 @@ StatusOr<std::unique_ptr<Session>> Session::create(Coordinator& coord, std::vect
       else log::debug("setting %s is not used by liblazarus-ft", what.c_str());
     }
   LZ_ASSIGN_OR_RETURN(auto picked, reg.framework("cr")->select(reg.query_context()));
-  if (picked.empty() || picked[0].module == nullptr) return Internal("cr/app declined: " + picked[0].declined.message());
+  if (picked.empty()) return Internal("no cr component to select (cr/app is missing from this library)");
+  if (picked[0].module == nullptr) return Internal("cr/app declined: " + picked[0].declined.message());
   s->module_ = std::move(picked[0].module);
   s->cr_ = dynamic_cast<cr::Module*>(s->module_.get());
   if (s->cr_ == nullptr) return Internal("cr/app's module is not a cr module");
