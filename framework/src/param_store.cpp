@@ -142,7 +142,9 @@ std::optional<std::string> ParamStore::peek(const std::string& name) const {
   return std::nullopt;
 }
 
-Status ParamStore::resolve() {
+Status ParamStore::resolve() { return resolve(nullptr); }
+
+Status ParamStore::resolve(std::vector<std::string>* unknown) {
   // Stable by (precedence, order added): later and stronger settings win.
   std::vector<const Setting*> order;
   for (const auto& s : settings_) order.push_back(&s);
@@ -153,6 +155,10 @@ Status ParamStore::resolve() {
   for (const Setting* s : order) {
     auto it = params_.find(s->name);
     if (it == params_.end()) {
+      if (unknown != nullptr) {
+        unknown->push_back("'" + s->name + "' (" + s->source.describe() + ")");
+        continue;
+      }
       problems.push_back("unknown parameter '" + s->name + "' (" + s->source.describe() + ")" +
                          str::did_you_mean(s->name, known) +
                          "; `lazarus info --param all all` lists every parameter");

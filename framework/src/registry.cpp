@@ -193,7 +193,7 @@ Status Registry::configure(const ConfigOptions& options) {
   params_.load_environment(options.envp ? options.envp : environ);
   for (const auto& [k, v] : options.mca) params_.set(k, v, Source{SourceKind::kCommandLine, "--mca " + k});
   if (options.load_plugins) load_plugins();
-  LZ_RETURN_IF_ERROR(params_.resolve());
+  LZ_RETURN_IF_ERROR(params_.resolve(options.ignored));
   static const log::Level kLevels[] = {log::Level::kError, log::Level::kWarn, log::Level::kInfo, log::Level::kDebug,
                                        log::Level::kTrace};
   const std::string& lvl = params_.get_string("log_level");
@@ -203,7 +203,9 @@ Status Registry::configure(const ConfigOptions& options) {
   // Selection parameters name components: check them now so a typo fails early.
   for (auto& f : frameworks_) {
     auto fl = f->filter(params_);
-    if (!fl.ok()) return fl.status();
+    if (fl.ok()) continue;
+    if (options.ignored == nullptr) return fl.status();
+    options.ignored->push_back(fl.status().message());
   }
   return Status::Ok();
 }

@@ -10,6 +10,7 @@
 #include "entry.h"
 #include "errors.h"
 #include "lazarus/datatype/datatype.h"
+#include "lazarus/frameworks/cr_app_args.h"
 
 using lz::rt::mpi_error;
 
@@ -39,8 +40,6 @@ int add(const char* fn, lz::cr::AppVariable v, MPI_Datatype type) {
   return MPI_SUCCESS;
 }
 
-std::string dim(const char* what, int d) { return std::string(what) + "[" + std::to_string(d) + "]"; }
-
 }  // namespace
 
 extern "C" {
@@ -68,40 +67,16 @@ int LZ_Register_decomposed(const char* name, void* addr, MPI_Datatype type, int 
   LZ_MPI_ENTRY("LZ_Register_decomposed");
   if (int rc = check_name(fn, name); rc != MPI_SUCCESS) return rc;
   if (int rc = check_type(fn, type); rc != MPI_SUCCESS) return rc;
-  const std::string var = "variable '" + std::string(name) + "': ";
-  if (ndims < 1 || ndims > 32)
-    return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_DIMS, var + "ndims must be 1..32, not " + std::to_string(ndims));
-  if (addr == nullptr || global_shape == nullptr || owned_start == nullptr || owned_shape == nullptr)
-    return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG,
-                     var + "addr, global_shape, owned_start and owned_shape must not be NULL");
   lz::cr::AppVariable v;
-  v.name = name;
-  v.addr = addr;
-  int64_t count = 1;
-  for (int d = 0; d < ndims; ++d) {
-    const int g = global_shape[d], s = owned_start[d], o = owned_shape[d];
-    const int a = alloc_shape != nullptr ? alloc_shape[d] : o;
-    const int off = alloc_offset != nullptr ? alloc_offset[d] : 0;
-    std::string bad;
-    if (g < 1) bad = dim("global_shape", d) + " = " + std::to_string(g) + " (must be >= 1)";
-    else if (o < 0 || s < 0 || s + o > g)
-      bad = "the owned block " + dim("owned_start", d) + " = " + std::to_string(s) + ", " + dim("owned_shape", d) +
-            " = " + std::to_string(o) + " does not fit in " + dim("global_shape", d) + " = " + std::to_string(g);
-    else if (off < 0 || a < off + o)
-      bad = "the owned block (" + dim("alloc_offset", d) + " = " + std::to_string(off) + ", " +
-            dim("owned_shape", d) + " = " + std::to_string(o) + ") does not fit in " + dim("alloc_shape", d) +
-            " = " + std::to_string(a);
-    if (!bad.empty()) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, var + bad);
-    v.global_shape.push_back(g);
-    v.owned_start.push_back(s);
-    v.owned_shape.push_back(o);
-    v.alloc_shape.push_back(a);
-    v.alloc_offset.push_back(off);
-    count *= a;
-  }
-  if (count > INT32_MAX)
-    return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COUNT, var + "the allocation holds more than INT_MAX elements");
-  v.count = count;
+  lz::cr::DecomposedError why = lz::cr::DecomposedError::kNone;
+  lz::Status s = lz::cr::fill_decomposed(v, name, addr, ndims, global_shape, owned_start, owned_shape, alloc_shape,
+                                         alloc_offset, &why);
+  if (!s.ok())
+    return mpi_error(MPI_COMM_WORLD, fn,
+                     why == lz::cr::DecomposedError::kDims    ? MPI_ERR_DIMS
+                     : why == lz::cr::DecomposedError::kCount ? MPI_ERR_COUNT
+                                                              : MPI_ERR_ARG,
+                     s.message());
   return add(fn, std::move(v), type);
 }
 

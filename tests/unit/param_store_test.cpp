@@ -327,6 +327,26 @@ TEST_F(ParamStoreTest, UnknownParameterWithNothingCloseHasNoSuggestion) {
   EXPECT_THAT(m, Not(HasSubstr("did you mean")));
 }
 
+TEST_F(ParamStoreTest, UnknownNamesAreListedNotErrorsWhenAskedFor) {
+  ps_.set("transport", "tcp,self", Source{SourceKind::kEnv, "LZ_MCA_transport"});
+  ps_.set("t_a", "7", Source{SourceKind::kEnv, "LZ_MCA_t_a"});
+  std::vector<std::string> unknown;
+  Status s = ps_.resolve(&unknown);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(ps_.get_int("t_a"), 7);  // the known one still applies
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_THAT(unknown[0], HasSubstr("'transport'"));
+  EXPECT_THAT(unknown[0], HasSubstr("LZ_MCA_transport"));
+}
+
+TEST_F(ParamStoreTest, BadValuesAreErrorsEvenWhenUnknownNamesAreListed) {
+  ps_.set("t_a", "many", Source{SourceKind::kCommandLine, "--mca t_a"});
+  std::vector<std::string> unknown;
+  Status s = ps_.resolve(&unknown);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("'t_a'"));
+}
+
 TEST_F(ParamStoreTest, IllTypedValueNamesParameterValueAndSource) {
   char e[] = "LZ_MCA_t_a=lots";
   char* envp[] = {e, nullptr};

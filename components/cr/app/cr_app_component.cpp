@@ -23,6 +23,13 @@ constexpr ParamSpec kParams[] = {
     {"interval", ParamType::kDouble, "0",
      "Seconds between snapshots, agreed by forward negotiation (0: none; --checkpoint-interval does the same)", 3},
     {"compress", ParamType::kString, "none", "Compression of snapshot files: none or zstd", 4},
+    // Read by liblazarus-ft (runtime/ft), where the program is started again by
+    // the vendor's mpirun; a Lazarus job restarts with --recover or `lazarus
+    // restart` instead. Declared here so that one YAML file serves both.
+    {"restart", ParamType::kString, "none",
+     "liblazarus-ft: resume from the newest valid snapshot of the same program and rank count (auto), from a "
+     "snapshot or job directory (a path), or not (none)",
+     3},
 };
 
 bool asked_for(const QueryContext& ctx) {

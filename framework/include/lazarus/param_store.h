@@ -72,6 +72,12 @@ class ParamStore {
   // computes current values. Unknown names get a "did you mean" suggestion;
   // all problems are reported together, one per line.
   Status resolve();
+  // The same, except that settings of names not registered are not errors
+  // when `unknown` is given: each goes into it as "'<name>' (<source>)". For a
+  // process that knows only part of Lazarus' parameters and reads the same
+  // files and environment as Lazarus (liblazarus-ft, runtime/ft). Bad values
+  // of registered parameters are errors still.
+  Status resolve(std::vector<std::string>* unknown);
 
   const Param* find(const std::string& name) const;
   std::vector<const Param*> all() const;  // sorted by name

@@ -44,6 +44,12 @@ struct ConfigOptions {
   std::vector<std::pair<std::string, std::string>> mca;      // --mca NAME VALUE, in order
   char** envp = nullptr;                                     // null: the process environment
   bool load_plugins = true;
+  // Null: a setting of an unknown parameter, or a selection naming a
+  // component this registry does not have, fails configure(). Given: such
+  // settings are listed here instead (ParamStore::resolve(unknown)), for a
+  // process with only some of the components that reads the same files and
+  // environment as Lazarus (liblazarus-ft, runtime/ft).
+  std::vector<std::string>* ignored = nullptr;
 };
 
 struct PluginProblem {
