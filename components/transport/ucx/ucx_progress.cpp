@@ -52,6 +52,14 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
       // restart) are expected; connect() reads its new address.
       if (p.state == UcxPeer::State::kActive) p.state = UcxPeer::State::kSuspended;
       return UCS_OK;
+    case kGetReq:
+      if (p.state == UcxPeer::State::kActive && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0)
+        serve_pull(p, h.seq, data, length);
+      return UCS_OK;
+    case kGetReply:
+    case kGetFail:
+      return take_pull_reply(p, h.seq, h.kind == kGetFail, data, length,
+                             (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0);
     case kData: break;
     default:
       if (dropped_++ == 0) log::warn("ucx: rank %d refused a frame of unknown kind %u from rank %d", rank_, h.kind, p.rank);
@@ -70,7 +78,7 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
       ++p.expect_seq;
       ++events_;
       host_->deliver(p.rank, data, length);
-      deliver_held(p);
+      if (!p.held.empty()) deliver_held(p);
     } else {
       HeldFrame& f = p.held[h.seq];
       f.data.assign(static_cast<const char*>(data), length);
@@ -174,7 +182,14 @@ int UcxTransport::progress() {
     for (auto& p : peers_)
       if (p) deliver_held(*p);
   }
-  progress_worker();
+  // One turn of UCX per call, not progress_worker()'s loop until a turn
+  // finds nothing: the engine calls progress() again at once while it
+  // waits, and the extra empty turn after every frame was on the critical
+  // path of a ping-pong (one more poll of every UCX interface before the
+  // reply could be sent). A turn that did something may have left work in
+  // UCX that no fd announces (tcp: messages already read from the socket):
+  // arm_wait() refuses to sleep until a turn finds nothing.
+  worker_busy_ = ucp_worker_progress(worker_.worker()) != 0;
   if (eps_dirty_) {
     // A sender that has exited since gets no endpoint (UCX would log its
     // failure to attach a FIFO that is gone): look at the pidfds first.
@@ -210,7 +225,7 @@ int UcxTransport::progress() {
 
 bool UcxTransport::arm_wait() {
   if (!worker_.is_open()) return true;  // between the hooks: nothing can arrive
-  if ((held_ready_ && !stashing_) || any_lost_ || eps_dirty_ || flush_wanted_) return false;
+  if (worker_busy_ || (held_ready_ && !stashing_) || any_lost_ || eps_dirty_ || flush_wanted_) return false;
   // A send or fetch in flight may need our progress to move on (the next
   // fragments of a frame once the peer's shared-memory FIFO has room, a
   // rendezvous reply), and UCX's shared memory raises no event when room is
