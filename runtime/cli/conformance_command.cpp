@@ -31,6 +31,7 @@ struct ConformanceOptions {
   std::string component;
   std::string junit;
   std::string suite_dir;  // where the suite binaries are (default: found beside this program)
+  int timeout_s = 0;      // > 0: the transport suite's per-case job limit (LZ_CONFORMANCE_TIMEOUT)
   bool verbose = false;
 };
 
@@ -274,6 +275,7 @@ StatusOr<int> run_suite(const std::string& bin, const std::string& filter, const
   }
   for (const auto& [k, v] : opt.common.mca) env.push_back(std::string(ParamStore::kEnvPrefix) + k + "=" + v);
   if (!t.plugin_dir.empty()) env.push_back(std::string(ParamStore::kEnvPrefix) + "component_path=" + t.plugin_dir);
+  if (opt.timeout_s > 0) env.push_back("LZ_CONFORMANCE_TIMEOUT=" + std::to_string(opt.timeout_s));
   std::vector<std::string> args = {bin, "--gtest_filter=" + filter, "--gtest_output=xml:" + xml, "--gtest_color=no"};
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -390,6 +392,11 @@ void add_conformance_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--suite-dir", opt->suite_dir,
                   "Directory of the suite binaries (default: <prefix>/libexec/lazarus, or the build tree's)")
       ->type_name("DIR");
+  cmd->add_option("--timeout", opt->timeout_s,
+                  "Seconds each case's job may run before it is killed and failed (transport suite; default 120). "
+                  "A component that hangs fails sooner with a smaller value")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--verbose,-v", opt->verbose, "Print the suite's own output too");
   cmd->callback([opt, &exit_code] { exit_code = run_conformance(*opt); });
 }

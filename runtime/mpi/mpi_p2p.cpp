@@ -21,8 +21,13 @@ inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatyp
                          MPI_Comm comm, Mode mode) {
   if (int e = check_common(fn, comm, count, dt)) return e;
   if (int e = check_dest(fn, comm, dest, tag)) return e;
-  Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
   auto& eng = engine();
+  if (mode == Mode::kStandard) {
+    bool done = false;
+    lz::Status s = eng.send_now(comm, dest, tag, comm->p2p_context(), buf, count, dt, &done);
+    if (done) return s.ok() ? MPI_SUCCESS : mpi_error(comm, fn, MPI_ERR_OTHER, s.message());
+  }
+  Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
   lz::Status s = eng.start_send(r);
   if (__builtin_expect(!s.ok(), 0)) {
     int cls = r->st_error != MPI_SUCCESS ? r->st_error : lz::rt::mpi_class_of(s);

@@ -90,6 +90,10 @@ void lz_mpi_comm_s::teardown() {
 }
 
 lz::Status lz_mpi_comm_s::send(const void* buf, int count, const lz::dt::Datatype& dt, int dst, int tag) {
+  LZ_RETURN_IF_ERROR(check_rank(*this, dst, false));
+  bool done = false;
+  lz::Status s = lz::rt::runtime().engine().send_now(this, dst, tag, coll_context(), buf, count, &dt, &done);
+  if (done) return s;
   LZ_ASSIGN_OR_RETURN(lz::coll::Request * r, isend(buf, count, dt, dst, tag));
   return waitall(1, &r);
 }
@@ -103,6 +107,14 @@ lz::Status lz_mpi_comm_s::sendrecv(const void* sbuf, int scount, const lz::dt::D
                                    void* rbuf, int rcount, const lz::dt::Datatype& rdt, int src, int rtag) {
   lz::coll::Request* reqs[2];
   LZ_ASSIGN_OR_RETURN(reqs[0], irecv(rbuf, rcount, rdt, src, rtag));
+  // An eager send that can go at once needs no request (Engine::send_now).
+  lz::Status now = check_rank(*this, dst, false);
+  bool done = false;
+  if (now.ok()) now = lz::rt::runtime().engine().send_now(this, dst, stag, coll_context(), sbuf, scount, &sdt, &done);
+  if (!now.ok() || done) {
+    lz::Status r = waitall(1, reqs);
+    return now.ok() ? r : now;
+  }
   auto s = isend(sbuf, scount, sdt, dst, stag);
   if (!s.ok()) {
     waitall(1, reqs).ignore();

@@ -42,6 +42,7 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
   eager_limit_param_ = static_cast<uint64_t>(std::max<int64_t>(0, ps.get_int("p2p_eager_limit")));
   spin_count_ = static_cast<int>(std::max<int64_t>(0, ps.get_int("p2p_spin_count")));
   spin_time_ns_ = std::max<int64_t>(0, ps.get_int("p2p_spin_time")) * 1000;
+  yield_time_ns_ = std::max<int64_t>(0, ps.get_int("p2p_spin_yield_time")) * 1000;
   wait_timeout_ms_ = static_cast<int>(std::clamp<int64_t>(ps.get_int("p2p_wait_timeout_ms"), 1, 1000));
   flush_timeout_s_ = ps.get_double("p2p_flush_timeout");
   if (!(flush_timeout_s_ >= 0))
@@ -127,6 +128,7 @@ void Engine::refresh_peer_info() {
 Status Engine::choose_transports() {
   active_.clear();
   idle_.clear();
+  self_only_ = nullptr;
   any_without_fd_ = false;
   std::string all_names;
   for (auto& n : module_names_) all_names += (all_names.empty() ? "" : ",") + n;
@@ -167,9 +169,11 @@ Status Engine::choose_transports() {
   // may reach us through one of them.
   for (auto* m : modules_)
     if (std::find(active_.begin(), active_.end(), m) == active_.end()) idle_.push_back(m);
+  self_only_ = nullptr;
   for (auto* m : active_) {
     uint64_t caps = m->capabilities();
-    if (!(caps & transport::kCapSelf) && m->wait_fd() < 0) any_without_fd_ = true;
+    if (caps & transport::kCapSelf) self_only_ = m;
+    else if (m->wait_fd() < 0) any_without_fd_ = true;
   }
   return Status::Ok();
 }

@@ -87,6 +87,16 @@ class Engine final : public transport::Host {
   // ---- operations -------------------------------------------------------------------
   // `r` is filled (kind, mode, buf, count, dt, comm, peer, tag, context).
   Status start_send(Request* r);
+  // A blocking standard-mode send, without a request, when nothing stands in
+  // the way of an eager frame: `count` of `dt` is contiguous and within the
+  // peer's eager limit, the peer is alive and has no frames queued, sends are
+  // not held and no message log stamps them. *done = false: not taken, use
+  // start_send(). Taken, the frame is sent or queued (standard eager sends
+  // are buffered) and the send is complete, or the status says why not.
+  // Saves a blocking send the request, its completion and the wait.
+  // `context` is the communicator's point-to-point or collective context.
+  Status send_now(const ::lz_mpi_comm_s* c, int peer, int tag, uint32_t context, const void* buf, int count,
+                  const ::lz_datatype_s* dt, bool* done);
   Status start_recv(Request* r);
   // True and fills the status fields of `probe` (source, tag, bytes) if a
   // message matching (src, tag) on `ctx` is waiting.
@@ -123,17 +133,22 @@ class Engine final : public transport::Host {
   // `done()` that tests completion becomes true; a checkpoint request runs
   // the interrupt handler inside, invisibly to the caller.
   // Oversubscribed, the spin is p2p_spin_count turns that each yield (the
-  // rank we wait for may need this CPU); otherwise it lasts p2p_spin_time
+  // rank we wait for may need this CPU), for at most p2p_spin_yield_time; otherwise it lasts p2p_spin_time
   // microseconds (a count would be too short without the yields: a 256 KiB
   // rendezvous outlasted 2000 turns and paid a sleep and a wake-up).
   template <typename Done>
   void wait_until(Done done) {
     if (done()) return;
     if (oversubscribed_) {
-      for (int i = 0; i < spin_count_; ++i) {
+      // Bounded by time too: on a busy machine each yield can last a whole
+      // time slice, and sleeping in poll() then wakes this rank when its
+      // message lands instead of when the scheduler comes back to it.
+      const int64_t until = yield_time_ns_ > 0 ? now_ns() + yield_time_ns_ : INT64_MAX;
+      for (int i = 1; i <= spin_count_; ++i) {
         progress();
         if (done()) return;
         if (__builtin_expect(gate_ != nullptr, 0) && gate_->contended()) break;
+        if (i % 8 == 0 && now_ns() >= until) break;
         sched_yield();
       }
     } else if (spin_time_ns_ > 0) {
@@ -318,6 +333,7 @@ class Engine final : public transport::Host {
   bool any_without_fd_ = false;  // an active non-self transport has no wait fd
   bool control_dead_ = false;
   bool self_dirty_ = false;      // frames were sent to self since the last progress
+  transport::Module* self_only_ = nullptr;  // the active transport with kCapSelf (progressed only after self_dirty_)
   std::vector<std::unique_ptr<MatchQueue>> queues_;  // by context id
   uint32_t next_context_ = 4;                        // 0/1: world, 2/3: self
   std::set<uint32_t> taken_contexts_;                // pairs taken since (first id)
@@ -356,6 +372,7 @@ class Engine final : public transport::Host {
   std::vector<GetOp*> gets_;
 
   int spin_count_ = 2000;
+  int64_t yield_time_ns_ = 200000;
   int64_t spin_time_ns_ = 1000000;
   static int64_t now_ns() {
     timespec ts;

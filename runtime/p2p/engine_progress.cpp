@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "lazarus/log.h"
 #include "p2p/engine_detail.h"
@@ -17,8 +18,11 @@ using namespace engine_detail;
 
 int Engine::progress() {
   int n = 0;
-  self_dirty_ = false;
-  for (auto* t : active_) n += t->progress();
+  // A transport that reaches only this process holds nothing unless this
+  // engine sent to itself since the last turn (Engine::transmit says so).
+  const bool self_sent = std::exchange(self_dirty_, false);
+  for (auto* t : active_)
+    if (t != self_only_ || self_sent) n += t->progress();
   if (__builtin_expect(!idle_.empty(), 0) && (++idle_turn_ & 63) == 0)
     for (auto* t : idle_) n += t->progress();
   if (__builtin_expect(!deferred_.empty(), 0)) run_deferred();

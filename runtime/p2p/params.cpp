@@ -14,6 +14,11 @@ constexpr ParamSpec kParams[] = {
      "Progress turns a blocking call busy-polls, yielding the CPU after each, before it sleeps in poll() on the "
      "transports' wait fds, when this rank's CPUs are shared by more ranks than they number",
      5},
+    {"p2p_spin_yield_time", ParamType::kInt, "200",
+     "Microseconds the yielding busy-poll of an oversubscribed rank lasts at most (p2p_spin_count turns or this, "
+     "whichever ends first; 0: no time bound). On a busy machine a yield can last a whole time slice: sleeping in "
+     "poll() then wakes the rank when its message lands",
+     5},
     {"p2p_spin_time", ParamType::kInt, "1000",
      "Microseconds a blocking call busy-polls before it sleeps in poll() on the transports' wait fds, when this "
      "rank's CPUs are not oversubscribed (0: sleep at once)",

@@ -10,14 +10,12 @@
 #include "coll_tuned.h"
 #include "coll_base/elem.h"
 #include "coll_base/pow2_fold.h"
+#include "coll_base/scratch.h"
 #include "lazarus/datatype/copy.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/datatype/op.h"
-#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
-
-using dt::TypedBuffer;
 
 Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm) {
@@ -30,7 +28,7 @@ Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Dat
   if (count < pof2 || !op.commutative()) {
     return Internal("allreduce_rabenseifner needs a commutative op and count >= " + std::to_string(pof2));
   }
-  TypedBuffer tmp(count, dt);
+  base::Scratch tmp(count, dt);
   LZ_ASSIGN_OR_RETURN(const int newrank, fold.fold_in(rbuf, tmp.data(), count, dt, op, comm, kAllreduce));
 
   if (newrank != base::Pow2Fold::kSitsOut) {

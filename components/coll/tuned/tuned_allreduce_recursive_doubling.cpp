@@ -6,14 +6,12 @@
 // left operand, so non-commutative ops are correct.
 #include "coll_tuned.h"
 #include "coll_base/pow2_fold.h"
+#include "coll_base/scratch.h"
 #include "lazarus/datatype/copy.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/datatype/op.h"
-#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
-
-using dt::TypedBuffer;
 
 Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                     Comm& comm) {
@@ -22,7 +20,7 @@ Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, con
   if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
   const base::Pow2Fold fold(n);
-  TypedBuffer tmp(count, dt);
+  base::Scratch tmp(count, dt);
   LZ_ASSIGN_OR_RETURN(const int newrank, fold.fold_in(rbuf, tmp.data(), count, dt, op, comm, kAllreduce));
   if (newrank != base::Pow2Fold::kSitsOut) {
     for (int mask = 1; mask < fold.pof2(); mask <<= 1) {

@@ -183,6 +183,9 @@ class RingConsumer {
   // the caller then rings the producer's doorbell.
   bool take_wakeup_request() { return std::exchange(wakeup_requested_, false); }
 
+  // A record (or padding) is waiting: the cheap test of a poll that usually
+  // finds the ring empty (peek() reads the same word again).
+  bool ready() const { return detail::header_at(data_, head_ & mask_)->load(std::memory_order_relaxed) & kRecordValid; }
   // A record is waiting. seq_cst: the other half of commit()'s Dekker pairing.
   bool pending() const {
     return detail::header_at(data_, head_ & mask_)->load(std::memory_order_seq_cst) & kRecordValid;

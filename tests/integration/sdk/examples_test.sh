@@ -158,8 +158,9 @@ conformance_examples)
 conformance_broken)
   # transport/udsock_lossy drops every 10th frame: the runner must fail it and
   # name the cases that saw the gap, in the table and in the JUnit XML.
+  # --timeout 10: the cases it hangs are killed after 10 s instead of 120.
   "$LZ" conformance --component "$plugins/lazarus_transport_udsock_lossy.so" --junit "$work/junit.xml" \
-    > "$work/conf.out" 2>&1
+    --timeout 10 > "$work/conf.out" 2>&1
   rc=$?
   [ $rc = 1 ] || fail "the broken plugin's run exited $rc, not 1"
   grep -q '^TransportConformance.Ordering  *FAIL ' "$work/conf.out" || fail "the table does not name Ordering as failed"

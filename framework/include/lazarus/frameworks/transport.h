@@ -63,7 +63,8 @@ inline constexpr uint32_t kInterfaceVersion = 3;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
-  kCapSelf = 1ull << 0,        // reaches only its own process
+  kCapSelf = 1ull << 0,        // reaches only its own process; the engine calls its progress() only
+                               // after a send() to self (it has nothing else to deliver)
   kCapLocalHost = 1ull << 1,   // reaches only processes on the same host
   kCapGet = 1ull << 2,         // get_async(): single-copy read from a peer's memory
   kCapWaitFd = 1ull << 3,      // wait_fd(): a pollable fd for blocking waits
