@@ -182,14 +182,13 @@ int UcxTransport::progress() {
     for (auto& p : peers_)
       if (p) deliver_held(*p);
   }
-  // One turn of UCX per call, not progress_worker()'s loop until a turn
-  // finds nothing: the engine calls progress() again at once while it
-  // waits, and the extra empty turn after every frame was on the critical
-  // path of a ping-pong (one more poll of every UCX interface before the
-  // reply could be sent). A turn that did something may have left work in
-  // UCX that no fd announces (tcp: messages already read from the socket):
-  // arm_wait() refuses to sleep until a turn finds nothing.
-  worker_busy_ = ucp_worker_progress(worker_.worker()) != 0;
+  // Until a turn finds nothing (bounded): arm_wait() may put the rank to
+  // sleep next, and UCX keeps work that no fd announces (tcp: messages
+  // already read from the socket). One turn per call instead was tried:
+  // 2x slower wake-ups in waits that sleep (8-byte ping-pong with
+  // p2p_spin_time 0, and with one rank under valgrind), for a few percent
+  // in spinning ones.
+  progress_worker();
   if (eps_dirty_) {
     // A sender that has exited since gets no endpoint (UCX would log its
     // failure to attach a FIFO that is gone): look at the pidfds first.
@@ -225,7 +224,7 @@ int UcxTransport::progress() {
 
 bool UcxTransport::arm_wait() {
   if (!worker_.is_open()) return true;  // between the hooks: nothing can arrive
-  if (worker_busy_ || (held_ready_ && !stashing_) || any_lost_ || eps_dirty_ || flush_wanted_) return false;
+  if ((held_ready_ && !stashing_) || any_lost_ || eps_dirty_ || flush_wanted_) return false;
   // A send or fetch in flight may need our progress to move on (the next
   // fragments of a frame once the peer's shared-memory FIFO has room, a
   // rendezvous reply), and UCX's shared memory raises no event when room is

@@ -201,7 +201,6 @@ class UcxTransport final : public Module {
   size_t outstanding_ops_ = 0;                   // send and receive requests in flight
   int events_ = 0;                               // frames in/out counted by the current progress()
   bool in_progress_ = false;
-  bool worker_busy_ = false;  // the last turn of progress() found work in UCX
   bool stashing_ = false;      // inside on_checkpoint: hold frames instead of delivering
   bool checkpointed_ = false;  // worker closed; connect() ends it
   bool finalized_ = false;
