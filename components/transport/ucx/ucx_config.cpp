@@ -45,6 +45,9 @@ StatusOr<UcxConfig> load_config(const ParamReader& params) {
   if (mf < static_cast<int64_t>(kMinMaxFrame) || mf > static_cast<int64_t>(kMaxMaxFrame))
     return InvalidArgument(name("max_frame") + " = " + std::to_string(mf) + " is outside 4k..1g");
   c.max_frame = static_cast<size_t>(mf);
+  const int64_t pt = params.get_int("pull_threshold");
+  if (pt < 0) return InvalidArgument(name("pull_threshold") + " = " + std::to_string(pt) + " must not be negative");
+  c.pull_threshold = static_cast<size_t>(pt);
   const int64_t ql = params.get_int("send_queue_limit");
   if (ql <= 0) return InvalidArgument(name("send_queue_limit") + " = " + std::to_string(ql) + " must be positive");
   c.send_queue_limit = static_cast<size_t>(ql);

@@ -16,7 +16,15 @@
 //         for a checkpoint: its endpoint and pid are stale until connect());
 //   seq   per (sender, receiver) data frame number, from 0: delivery follows
 //         it, so order holds even when UCX completes a rendezvous frame after
-//         a later eager one, and a gap or duplicate is detected.
+//         a later eager one, and a gap or duplicate is detected. For the pull
+//         kinds below, the id of the pull instead (data frames' numbering
+//         is not touched by them).
+// The pull kinds carry a get_async() where UCX cannot read a peer's memory
+// itself (tcp; ucx_rma.cpp): kGetReq (payload PullRequest) asks the owner
+// of a registered region for bytes of it; the owner answers kGetReply, the
+// bytes sent with UCX's own rendezvous (zero copy on both sides: UCX moves
+// them from the region straight into the reader's buffer), or kGetFail
+// (header only) when the request names no region of its.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +36,9 @@ enum FrameKind : uint32_t {
   kData = 1,
   kBye = 2,
   kCheckpoint = 3,
+  kGetReq = 4,
+  kGetReply = 5,
+  kGetFail = 6,
 };
 
 struct FrameHeader {
@@ -37,6 +48,15 @@ struct FrameHeader {
   uint64_t seq;
 };
 static_assert(sizeof(FrameHeader) == 24);
+
+// The payload of kGetReq: `len` bytes at `addr` of the region `region` (the
+// handle the owner's register_memory() put in the key).
+struct PullRequest {
+  uint64_t region;
+  uint64_t addr;
+  uint64_t len;
+};
+static_assert(sizeof(PullRequest) == 24);
 
 // 64 bits of crypto_auth(secret, "ucx-frame-tag", zero nonce, "v1"): equal in
 // every rank of a job, unpredictable without the secret.

@@ -90,6 +90,7 @@ void UcxTransport::report_lost() {
     p.lost = false;
     if (p.state == UcxPeer::State::kSuspended || p.state == UcxPeer::State::kFinalized) continue;  // said so meanwhile
     p.state = UcxPeer::State::kFailed;
+    fail_pulls(p, p.failure);
     close_ep(p, true);
     unwatch(p);
     if (p.reported) continue;

@@ -1,17 +1,29 @@
 // UcxTransport, single copy (kCapGet): the engine's rendezvous reads a
-// sender's buffer with UCP RMA. register_memory() maps the buffer
-// (ucp_mem_map) and packs its remote key (ucp_rkey_pack); get_async()
-// unpacks that key on the endpoint to the peer and reads with ucp_get_nbx,
-// completing through progress() (UCX moves it by cma on one host, and
-// emulates the read over active messages where a transport has no get of its
-// own, as tcp here).
+// sender's buffer through get_async(). register_memory() maps the buffer
+// (ucp_mem_map) and packs its remote key (ucp_rkey_pack). get_async() then
+// takes one of two ways, by what UCX can do towards that peer:
+//   - a native read (cma, knem, xpmem on one host; rc, dc anywhere): it
+//     unpacks the key on the endpoint and reads with ucp_get_nbx;
+//   - a pull (tcp, whose UCX 1.13 interface has put_zcopy but no get: UCP
+//     would emulate the get over active messages, 3-5x slower than the
+//     engine streaming frames): it sends kGetReq naming the region, the
+//     address and the length, and the owner answers with the bytes in one
+//     active message sent with UCX's own rendezvous (UCP_AM_SEND_FLAG_RNDV),
+//     which the reader receives with ucp_am_recv_data_nbx straight into the
+//     engine's destination. That is what Open MPI's pml ucx gets from UCX's
+//     tagged rendezvous (zero copy on both sides, UCX's put_zcopy over tcp),
+//     for one more small frame each way. The owner checks that the range
+//     lies inside a region it registered and answers kGetFail otherwise.
+//   Both complete through progress().
 //
 // Keys do not survive the checkpoint hooks: the context that mapped a region
 // is destroyed by on_checkpoint (unmap_regions() first), and a restored
 // process has new workers. A key therefore starts with a fingerprint of the
-// worker address of its owner at registration; get_async() refuses a key
-// whose fingerprint is not that of the peer's current address (the engine
-// then streams the message), so a stale key is never handed to UCX.
+// worker address of its owner at registration (then the region's handle,
+// then UCX's packed key); get_async() refuses a key whose fingerprint is not
+// that of the peer's current address (the engine then streams the message),
+// so a stale key is never handed to UCX. A pull, a read or a pull being
+// served counts as outstanding: on_checkpoint waits for it.
 #include <cstring>
 
 #include "lazarus/log.h"
@@ -35,11 +47,36 @@ struct UcxTransport::GetOp {
   Completion done;
 };
 
+// A pull this rank started (the reader's side), by id in pulls_.
+struct UcxTransport::PullOp {
+  UcxTransport* owner;
+  UcxPeer* peer;
+  uint64_t id;
+  void* local;
+  size_t len;
+  Completion done;
+  bool receiving;  // ucp_am_recv_data_nbx in flight: only its callback ends it
+};
+
+namespace {
+
+// A kGetReply being sent (the owner's side): its header must live until
+// the send completes.
+struct ServeOp {
+  UcxTransport* owner;
+  FrameHeader header;
+};
+
+// Key layout: fingerprint, region handle, UCX's packed remote key.
+constexpr size_t kKeyPrefix = 2 * sizeof(uint64_t);
+
+}  // namespace
+
 // Whether UCX can read a peer's memory itself: cma (or knem, xpmem) on one
 // host, an RDMA transport (rc, dc) anywhere. Otherwise UCP emulates a get
 // over active messages, which measured 3-5x slower than the engine streaming
 // the message in frames (ping-pong over UCX_TLS=tcp: 256 KiB 224 us against
-// Open MPI's 70 us), so the engine is told not to use get there.
+// Open MPI's 70 us), so get_async() pulls instead.
 bool UcxTransport::native_get(bool local) const {
   auto has = [&](const char* t) {
     const std::string& tls = config_.tls;
@@ -54,16 +91,22 @@ bool UcxTransport::native_get(bool local) const {
   return local && (has("cma") || has("knem") || has("xpmem") || has("sm") || has("all"));
 }
 
+bool UcxTransport::is_local(int peer) const {
+  return host_ != nullptr && peer >= 0 && peer < host_->size() &&
+         host_->peer(peer).node_id == host_->peer(rank_).node_id;
+}
+
 Attributes UcxTransport::attributes(int peer) const {
   // Measured here (ping-pong, 2 ranks): 0.63 us and ~15 GB/s at 1 MiB over
   // posix+cma (get by cma); tcp: about 6.2 us.
-  const bool local = host_ != nullptr && peer >= 0 && peer < host_->size() &&
-                     host_->peer(peer).node_id == host_->peer(rank_).node_id;
+  const bool local = is_local(peer);
   Attributes a;
   a.exclusivity = 30;
   a.latency_us = local ? 0.63 : 6.2;
   a.bandwidth_mbs = local ? 15000 : 2500;
-  if (!native_get(local)) a.get_threshold = SIZE_MAX;
+  // A pull costs a round trip more than streaming the first frame: below
+  // the threshold streaming wins (see pull_threshold).
+  if (!native_get(local)) a.get_threshold = config_.pull_threshold;
   return a;
 }
 
@@ -84,25 +127,27 @@ Status UcxTransport::register_memory(const void* addr, size_t len, MemoryRegion*
     return IoError(std::string("ucx: ucp_rkey_pack: ") + ucs_status_string(st));
   }
   const uint64_t fp = fingerprint(worker_.address());
+  const uint64_t handle = next_region_++;
   out->key.assign(reinterpret_cast<const char*>(&fp), sizeof fp);
+  out->key.append(reinterpret_cast<const char*>(&handle), sizeof handle);
   out->key.append(static_cast<const char*>(packed), packed_len);
   ucp_rkey_buffer_release(packed);
-  out->handle = next_region_++;
-  regions_[out->handle] = memh;
+  out->handle = handle;
+  regions_[handle] = Region{memh, reinterpret_cast<uintptr_t>(addr), len};
   return Status::Ok();
 }
 
 void UcxTransport::deregister_memory(const MemoryRegion& region) {
   auto it = regions_.find(region.handle);
   if (it == regions_.end()) return;  // unmapped with its context by a checkpoint hook
-  if (worker_.is_open()) ucp_mem_unmap(worker_.context(), it->second);
+  if (worker_.is_open()) ucp_mem_unmap(worker_.context(), it->second.memh);
   regions_.erase(it);
 }
 
 void UcxTransport::unmap_regions() {
   if (!regions_.empty())
     log::debug("ucx: rank %d unmaps %zu region(s) with its context; their keys are stale", rank_, regions_.size());
-  for (auto& [handle, memh] : regions_) ucp_mem_unmap(worker_.context(), memh);
+  for (auto& [handle, r] : regions_) ucp_mem_unmap(worker_.context(), r.memh);
   regions_.clear();
 }
 
@@ -113,13 +158,20 @@ Status UcxTransport::get_async(int peer, void* local, size_t len, uint64_t remot
   if (p == nullptr || p->state != UcxPeer::State::kActive)
     return Unavailable("ucx: rank " + std::to_string(peer) + " is not reachable for a get");
   uint64_t fp = 0;
-  if (key.size() <= sizeof fp) return InvalidArgument("ucx: a remote key of " + std::to_string(key.size()) + " bytes");
+  uint64_t region = 0;
+  if (key.size() <= kKeyPrefix) return InvalidArgument("ucx: a remote key of " + std::to_string(key.size()) + " bytes");
   std::memcpy(&fp, key.data(), sizeof fp);
+  std::memcpy(&region, key.data() + sizeof fp, sizeof region);
   if (fp != fingerprint(p->address))
     return Unavailable("ucx: the key of rank " + std::to_string(peer) + " belongs to a worker it no longer has");
   LZ_RETURN_IF_ERROR(ensure_ep(*p));
+  if (len == 0) {
+    done(Status::Ok());
+    return Status::Ok();
+  }
+  if (!native_get(p->local)) return pull(*p, local, len, remote, region, done);
   ucp_rkey_h rkey = nullptr;
-  ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data() + sizeof fp, &rkey);
+  ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data() + kKeyPrefix, &rkey);
   if (st != UCS_OK) return IoError(std::string("ucx: ucp_ep_rkey_unpack: ") + ucs_status_string(st));
   auto* op = new GetOp{this, rkey, done};
   ucp_request_param_t rp{};
@@ -153,6 +205,134 @@ void UcxTransport::get_done(void* request, ucs_status_t status, void* user_data)
   const Completion done = op->done;
   delete op;
   done(status == UCS_OK ? Status::Ok() : IoError(std::string("ucx: get: ") + ucs_status_string(status)));
+}
+
+Status UcxTransport::pull(UcxPeer& p, void* local, size_t len, uint64_t remote, uint64_t region, Completion done) {
+  const uint64_t id = next_pull_++;
+  auto* op = new PullOp{this, &p, id, local, len, done, false};
+  const PullRequest rq{region, remote, len};
+  const struct iovec iov{const_cast<PullRequest*>(&rq), sizeof rq};
+  if (Status s = post(p, kGetReq, &iov, 1, id); !s.ok()) {
+    delete op;
+    return s;
+  }
+  pulls_[id] = op;
+  ++outstanding_ops_;
+  log::trace("ucx: rank %d pulls %zu bytes from rank %d (pull #%llu)", rank_, len, p.rank,
+             static_cast<unsigned long long>(id));
+  return Status::Ok();
+}
+
+void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length) {
+  PullRequest rq{};
+  const Region* r = nullptr;
+  if (length == sizeof rq) {
+    std::memcpy(&rq, data, sizeof rq);
+    auto it = regions_.find(rq.region);
+    if (it != regions_.end() && rq.addr >= it->second.addr && rq.len <= it->second.len &&
+        rq.addr - it->second.addr <= it->second.len - rq.len)
+      r = &it->second;
+  }
+  Status s = ensure_ep(p);
+  if (s.ok() && r == nullptr) {
+    // A region deregistered meanwhile (the engine gave up on it), or a
+    // request from a confused peer: the reader falls back to streaming.
+    log::debug("ucx: rank %d asked rank %d for %llu bytes outside its registered regions", p.rank, rank_,
+               static_cast<unsigned long long>(rq.len));
+    s = post(p, kGetFail, nullptr, 0, id);
+  } else if (s.ok()) {
+    auto* op = new ServeOp{this, FrameHeader{tag_, static_cast<uint32_t>(rank_), kGetReply, id}};
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_AM_SEND_FLAG_RNDV;
+    param.cb.send = &UcxTransport::serve_done;
+    param.user_data = op;
+    void* req = ucp_am_send_nbx(p.ep, kAmId, &op->header, sizeof op->header,
+                                reinterpret_cast<const void*>(static_cast<uintptr_t>(rq.addr)), rq.len, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+      delete op;
+      s = IoError("ucx: answering a pull of rank " + std::to_string(p.rank) + ": " +
+                  ucs_status_string(UCS_PTR_STATUS(req)));
+    } else if (req == nullptr) {
+      delete op;
+    } else {
+      ++outstanding_ops_;
+    }
+  }
+  // The reader learns of a failure with its peer's (the endpoint's error).
+  if (!s.ok()) log::debug("%s", s.to_string().c_str());
+}
+
+void UcxTransport::serve_done(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<ServeOp*>(user_data);
+  UcxTransport& t = *op->owner;
+  if (status != UCS_OK) log::debug("ucx: answering a pull ended with %s", ucs_status_string(status));
+  --t.outstanding_ops_;
+  ++t.events_;
+  ucp_request_free(request);
+  delete op;
+}
+
+ucs_status_t UcxTransport::take_pull_reply(UcxPeer& p, uint64_t id, bool failed, void* data, size_t length,
+                                           bool rndv) {
+  auto it = pulls_.find(id);
+  // Not ours (any more): a rendezvous reply dropped completes its sender.
+  if (it == pulls_.end() || it->second->peer != &p || it->second->receiving) return UCS_OK;
+  PullOp* op = it->second;
+  if (failed) {
+    finish_pull(op, Unavailable("ucx: rank " + std::to_string(p.rank) + " has no such registered region"));
+    return UCS_OK;
+  }
+  if (length != op->len) {
+    finish_pull(op, ProtocolError("ucx: rank " + std::to_string(p.rank) + " answered a pull of " +
+                                  std::to_string(op->len) + " bytes with " + std::to_string(length)));
+    return UCS_OK;
+  }
+  if (!rndv) {  // UCX sent it eagerly after all
+    std::memcpy(op->local, data, length);
+    finish_pull(op, Status::Ok());
+    return UCS_OK;
+  }
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  rp.cb.recv_am = &UcxTransport::pull_recv_done;
+  rp.user_data = op;
+  void* req = ucp_am_recv_data_nbx(worker_.worker(), data, op->local, length, &rp);
+  if (UCS_PTR_IS_ERR(req)) {
+    finish_pull(op, IoError("ucx: receiving a pull from rank " + std::to_string(p.rank) + ": " +
+                            ucs_status_string(UCS_PTR_STATUS(req))));
+    return UCS_OK;
+  }
+  if (req == nullptr) finish_pull(op, Status::Ok());
+  else op->receiving = true;
+  return UCS_INPROGRESS;
+}
+
+void UcxTransport::pull_recv_done(void* request, ucs_status_t status, size_t length, void* user_data) {
+  (void)length;
+  auto* op = static_cast<PullOp*>(user_data);
+  ucp_request_free(request);
+  op->owner->finish_pull(op, status == UCS_OK ? Status::Ok()
+                                              : IoError(std::string("ucx: pull: ") + ucs_status_string(status)));
+}
+
+void UcxTransport::finish_pull(PullOp* op, const Status& result) {
+  pulls_.erase(op->id);
+  --outstanding_ops_;
+  ++events_;
+  const Completion done = op->done;
+  delete op;
+  done(result);
+}
+
+void UcxTransport::fail_pulls(UcxPeer& p, const Status& why) {
+  // A pull whose data is being received ends through UCX's callback (with
+  // the endpoint's error); the others would wait for ever.
+  for (auto it = pulls_.begin(); it != pulls_.end();) {
+    PullOp* op = it->second;
+    ++it;
+    if (op->peer == &p && !op->receiving) finish_pull(op, why);
+  }
 }
 
 }  // namespace lz::transport::ucx

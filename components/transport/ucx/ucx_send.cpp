@@ -73,11 +73,11 @@ Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
   return post(*p, kData, iov, iovcnt);
 }
 
-Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt) {
+Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt, uint64_t id) {
   LZ_RETURN_IF_ERROR(ensure_ep(p));
   size_t total = 0;
   for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
-  FrameHeader h{tag_, static_cast<uint32_t>(rank_), kind, kind == kData ? p.next_seq : 0};
+  FrameHeader h{tag_, static_cast<uint32_t>(rank_), kind, kind == kData ? p.next_seq : id};
   if (total <= kImmediateMax) {
     // A small frame goes out from the stack when UCX can send it at once
     // (its short protocol copies it), with no SendOp and no heap buffer;

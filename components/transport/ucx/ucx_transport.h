@@ -93,7 +93,8 @@ class UcxTransport final : public Module {
   Status on_checkpoint() override;
   Status on_continue() override;
   Status on_restart() override;
-  // Single copy over UCP RMA (ucx_rma.cpp).
+  // Single copy: UCP RMA reads, or pulls through UCX's rendezvous where UCX
+  // cannot read (tcp) (ucx_rma.cpp).
   Status register_memory(const void* addr, size_t len, MemoryRegion* out) override;
   void deregister_memory(const MemoryRegion& region) override;
   Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
@@ -123,7 +124,8 @@ class UcxTransport final : public Module {
   void wait_closes(double deadline);
 
   // Sending (ucx_send.cpp).
-  Status post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt);
+  // `id`: the header's seq for a kind other than kData (a pull's id).
+  Status post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt, uint64_t id = 0);
   static void send_done(void* request, ucs_status_t status, void* user_data);
   static void flush_done(void* request, ucs_status_t status, void* user_data);
   void start_flushes();
@@ -153,14 +155,33 @@ class UcxTransport final : public Module {
   void report_lost();
 
   // RMA (ucx_rma.cpp): regions mapped with this worker's context, by handle.
-  struct Region;
+  struct Region {
+    ucp_mem_h memh;
+    uintptr_t addr;
+    size_t len;
+  };
   struct GetOp;
   static void get_done(void* request, ucs_status_t status, void* user_data);
   bool native_get(bool local) const;
+  bool is_local(int peer) const;
   // Unmaps every region (the context is about to go): their keys are stale.
   void unmap_regions();
-  std::map<uint64_t, ucp_mem_h> regions_;
+  std::map<uint64_t, Region> regions_;
   uint64_t next_region_ = 1;
+  // Pulls (get_async where UCX has no get of its own: kGetReq/kGetReply,
+  // ucx_frame.h), by id; each counts in outstanding_ops_ until it completes.
+  struct PullOp;
+  Status pull(UcxPeer& p, void* local, size_t len, uint64_t remote, uint64_t region, Completion done);
+  void serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length);
+  // What on_am returns for the reply (UCS_INPROGRESS: its data is being received).
+  ucs_status_t take_pull_reply(UcxPeer& p, uint64_t id, bool failed, void* data, size_t length, bool rndv);
+  void finish_pull(PullOp* op, const Status& result);
+  // Completes with an error every pull waiting on `p` (lost or gone).
+  void fail_pulls(UcxPeer& p, const Status& why);
+  static void pull_recv_done(void* request, ucs_status_t status, size_t length, void* user_data);
+  static void serve_done(void* request, ucs_status_t status, void* user_data);
+  std::map<uint64_t, PullOp*> pulls_;
+  uint64_t next_pull_ = 1;
 
   // Checkpoint hooks (ucx_checkpoint.cpp).
   std::string held_summary() const;

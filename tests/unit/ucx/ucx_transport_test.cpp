@@ -358,6 +358,80 @@ TEST(UcxTransport, KilledPeerOverTcpReportedByEndpointError) {
   killed_peer_reported("tcp,self", "rank 1");
 }
 
+// Over UCX's tcp, which has no get, get_async() is a pull the owner serves
+// (ucx_rma.cpp): what the reader gets are the owner's bytes, and the owner
+// serves only ranges inside a region it registered. A range that leaves it
+// (past the end, before the start, longer than the rest, in a region the
+// owner let go) completes with an error, exactly once, and the job goes on.
+struct PullResult {
+  int calls = 0;
+  Status status;
+};
+
+void record_pull(void* arg, const Status& s) {
+  auto* r = static_cast<PullResult*>(arg);
+  ++r->calls;
+  r->status = s;
+}
+
+TEST(UcxTransport, PullsStayInsideRegisteredRegions) {
+  SKIP_WITHOUT_UCX();
+  JobSpec spec{.transport = "ucx", .nprocs = 2};
+  spec.mca = {{"transport_ucx_tls", "tcp,self"}};
+  const JobResult r = run_job(spec, [](Child& c) {
+    constexpr size_t kLen = 300 * 1024;
+    std::vector<unsigned char> mine(kLen);
+    for (size_t i = 0; i < kLen; ++i) mine[i] = static_cast<unsigned char>(i * 7 + c.rank() * 13);
+    transport::MemoryRegion region, gone;
+    CT_ASSERT(c, c.module().register_memory(mine.data(), kLen, &region).ok());
+    CT_ASSERT(c, c.module().register_memory(mine.data(), 4096, &gone).ok());
+    c.module().deregister_memory(gone);
+    auto hex = [](const std::string& b) {
+      std::string out;
+      for (unsigned char ch : b) out += "0123456789abcdef"[ch >> 4], out += "0123456789abcdef"[ch & 15];
+      return out;
+    };
+    CT_ASSERT(c, c.modex().put("test.pull.addr", std::to_string(reinterpret_cast<uintptr_t>(mine.data()))).ok());
+    CT_ASSERT(c, c.modex().put("test.pull.key", hex(region.key)).ok());
+    CT_ASSERT(c, c.modex().put("test.pull.gone", hex(gone.key)).ok());
+    CT_ASSERT(c, c.sync());
+    auto unhex = [](const std::string& h) {
+      std::string out;
+      for (size_t i = 0; i + 1 < h.size(); i += 2) out += static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16));
+      return out;
+    };
+    const uint64_t base = std::stoull(*c.modex().get(c.peer(), "test.pull.addr"));
+    const std::string key = unhex(*c.modex().get(c.peer(), "test.pull.key"));
+    const std::string gone_key = unhex(*c.modex().get(c.peer(), "test.pull.gone"));
+    std::vector<unsigned char> local(kLen + 4096);
+    auto pull = [&](uint64_t at, size_t len, const std::string& k) {
+      PullResult res;
+      Status s = c.module().get_async(c.peer(), local.data(), len, at, k, transport::Completion{&record_pull, &res});
+      if (!s.ok()) return s;
+      c.wait_until([&] { return res.calls > 0 || c.expired(); });
+      for (int i = 0; i < 20; ++i) c.progress();
+      if (res.calls != 1) return Internal("completion ran " + std::to_string(res.calls) + " times");
+      return res.status;
+    };
+    Status whole = pull(base, kLen, key);
+    CT_ASSERT(c, whole.ok()) << "pulling the whole region: " << whole.to_string();
+    for (size_t i = 0; i < kLen; ++i)
+      if (local[i] != static_cast<unsigned char>(i * 7 + c.peer() * 13)) {
+        CT_ASSERT(c, false) << "byte " << i << " differs from the peer's";
+      }
+    CT_EXPECT(c, !pull(base + kLen - 100, 200, key).ok()) << "a pull past the region's end was served";
+    CT_EXPECT(c, !pull(base - 4096, 8192, key).ok()) << "a pull before the region's start was served";
+    CT_EXPECT(c, !pull(base + 4096, kLen, key).ok()) << "a pull longer than what is left of the region was served";
+    CT_EXPECT(c, !pull(base, 4096, gone_key).ok()) << "a pull of a deregistered region was served";
+    // Nobody was failed by it, and frames still flow.
+    CT_ASSERT(c, exchange(c, 100, mixed_size));
+    CT_EXPECT(c, c.peer_failures().empty());
+    CT_ASSERT(c, c.sync());  // the peer keeps its buffer until both are done
+    c.module().deregister_memory(region);
+  });
+  for (const auto& p : r.problems()) ADD_FAILURE() << p;
+}
+
 // Selection: declined (with the reason) unless named or auto_select is on.
 TEST(UcxTransport, SelectedOnlyWhenAsked) {
   SKIP_WITHOUT_UCX();
