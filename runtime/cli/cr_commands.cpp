@@ -63,6 +63,20 @@ int run_ps(bool ranks) {
   return 0;
 }
 
+// Finds job `name` and sends `req` on its control socket; the socket, for
+// the launcher's answers (and the job found in *job).
+StatusOr<oob::Fd> send_job_request(const std::string& name, const nlohmann::json& req, launcher::JobEntry* job) {
+  auto found = launcher::find_job(name);
+  if (!found.ok()) return found.status();
+  *job = std::move(*found);
+  if (job->control_socket.empty())
+    return Unavailable("job " + job->job_id + " has no control socket (its launcher could not create one)");
+  auto fd = launcher::connect_control(job->control_socket);
+  if (!fd.ok()) return fd.status();
+  if (Status s = launcher::send_control_line(fd->get(), req.dump()); !s.ok()) return s;
+  return std::move(*fd);
+}
+
 struct MigrateOptions {
   std::string job;
   std::vector<int> ranks;  // migrate
@@ -74,44 +88,32 @@ struct MigrateOptions {
 // launcher's answers until the moved ranks run again (or it failed).
 int run_migrate(const MigrateOptions& o, bool evacuate) {
   const char* verb = evacuate ? "evacuation" : "migration";
-  auto job = launcher::find_job(o.job);
-  if (!job.ok()) {
-    print_error(job.status());
-    return 1;
-  }
-  if (job->control_socket.empty()) {
-    print_error(Unavailable("job " + job->job_id + " has no control socket (its launcher could not create one)"));
-    return 1;
-  }
-  auto fd = launcher::connect_control(job->control_socket);
-  if (!fd.ok()) {
-    print_error(fd.status());
-    return 1;
-  }
   nlohmann::json req = evacuate ? nlohmann::json{{"op", "evacuate"}, {"host", o.host}, {"wait", true}}
                                 : nlohmann::json{{"op", "migrate"}, {"ranks", o.ranks}, {"to", o.to}, {"wait", true}};
-  if (Status s = launcher::send_control_line(fd->get(), req.dump()); !s.ok()) {
-    print_error(s);
+  launcher::JobEntry job;
+  auto fd = send_job_request(o.job, req, &job);
+  if (!fd.ok()) {
+    print_error(fd.status());
     return 1;
   }
   std::string buf;
   for (;;) {
     auto line = launcher::read_control_line(fd->get(), &buf, oob::kNoDeadline);
     if (!line.ok()) {
-      print_error(line.status().with_context(std::string(verb) + " of job " + job->job_id));
+      print_error(line.status().with_context(std::string(verb) + " of job " + job.job_id));
       return 1;
     }
     nlohmann::json a = nlohmann::json::parse(*line, nullptr, false);
     const std::string ev = a.is_object() ? a.value("event", "") : "";
     if (ev == "accepted") {
-      std::printf("%s of job %s accepted: %s\n", verb, job->job_id.c_str(), a.value("what", "").c_str());
+      std::printf("%s of job %s accepted: %s\n", verb, job.job_id.c_str(), a.value("what", "").c_str());
       std::fflush(stdout);
     } else if (ev == "migrated") {
       std::printf("%s\n", a.value("message", "").c_str());
       return 0;
     } else if (ev == "failed") {
       print_error(
-          Status(Code::kAborted, std::string(verb) + " of job " + job->job_id + " failed: " + a.value("reason", "")));
+          Status(Code::kAborted, std::string(verb) + " of job " + job.job_id + " failed: " + a.value("reason", "")));
       return 1;
     } else {
       print_error(ProtocolError("unexpected answer from the launcher: " + *line));
@@ -127,45 +129,33 @@ struct CheckpointOptions {
 };
 
 int run_checkpoint(const CheckpointOptions& o) {
-  auto job = launcher::find_job(o.job);
-  if (!job.ok()) {
-    print_error(job.status());
-    return 1;
-  }
-  if (job->control_socket.empty()) {
-    print_error(Unavailable("job " + job->job_id + " has no control socket (its launcher could not create one)"));
-    return 1;
-  }
-  auto fd = launcher::connect_control(job->control_socket);
+  nlohmann::json req{{"op", "checkpoint"}, {"terminate", o.term}, {"wait", o.wait}};
+  launcher::JobEntry job;
+  auto fd = send_job_request(o.job, req, &job);
   if (!fd.ok()) {
     print_error(fd.status());
-    return 1;
-  }
-  nlohmann::json req{{"op", "checkpoint"}, {"terminate", o.term}, {"wait", o.wait}};
-  if (Status s = launcher::send_control_line(fd->get(), req.dump()); !s.ok()) {
-    print_error(s);
     return 1;
   }
   std::string buf;
   for (;;) {
     auto line = launcher::read_control_line(fd->get(), &buf, oob::kNoDeadline);
     if (!line.ok()) {
-      print_error(line.status().with_context("checkpoint of job " + job->job_id));
+      print_error(line.status().with_context("checkpoint of job " + job.job_id));
       return 1;
     }
     nlohmann::json a = nlohmann::json::parse(*line, nullptr, false);
     const std::string ev = a.is_object() ? a.value("event", "") : "";
     if (ev == "accepted") {
-      std::printf("checkpoint of job %s accepted: snapshot %llu will be %s\n", job->job_id.c_str(),
+      std::printf("checkpoint of job %s accepted: snapshot %llu will be %s\n", job.job_id.c_str(),
                   static_cast<unsigned long long>(a.value("seq", uint64_t{0})), a.value("path", "").c_str());
       std::fflush(stdout);
       if (!o.wait) return 0;
     } else if (ev == "committed") {
       std::printf("%s\n", a.value("message", "").c_str());
-      if (a.value("terminated", false)) std::printf("job %s stopped after the checkpoint (--term)\n", job->job_id.c_str());
+      if (a.value("terminated", false)) std::printf("job %s stopped after the checkpoint (--term)\n", job.job_id.c_str());
       return 0;
     } else if (ev == "failed") {
-      print_error(Status(Code::kAborted, "checkpoint of job " + job->job_id + " failed: " + a.value("reason", "")));
+      print_error(Status(Code::kAborted, "checkpoint of job " + job.job_id + " failed: " + a.value("reason", "")));
       return 1;
     } else {
       print_error(ProtocolError("unexpected answer from the launcher: " + *line));

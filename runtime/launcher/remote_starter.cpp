@@ -133,6 +133,11 @@ std::vector<std::string> RemoteStarter::agent_argv(int index) const {
        {host, lazarus_, std::string("helper"), std::string("--job"), host_->job_id(), std::string("--oob"),
         host_->oob_address(), std::string("--index"), std::to_string(index), std::string("--host"), host})
     argv.push_back(w);
+  add_helper_options(argv);
+  return argv;
+}
+
+void RemoteStarter::add_helper_options(std::vector<std::string>& argv) const {
   if (pid_namespace_) argv.push_back("--pid-namespace");
   if (keepalive_ > 0) {
     char buf[32];
@@ -140,7 +145,6 @@ std::vector<std::string> RemoteStarter::agent_argv(int index) const {
     argv.push_back("--keepalive");
     argv.push_back(buf);
   }
-  return argv;
 }
 
 std::vector<std::string> RemoteStarter::srun_argv() const {
@@ -161,13 +165,7 @@ std::vector<std::string> RemoteStarter::srun_argv() const {
         std::string("--job"), host_->job_id(), std::string("--oob"), host_->oob_address(), std::string("--hosts"),
         str::join(hosts_, ",")})
     argv.push_back(w);
-  if (pid_namespace_) argv.push_back("--pid-namespace");
-  if (keepalive_ > 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", keepalive_);
-    argv.push_back("--keepalive");
-    argv.push_back(buf);
-  }
+  add_helper_options(argv);
   return argv;
 }
 

@@ -151,6 +151,8 @@ class RemoteStarter final : public RankStarter {
   Status start_agent(std::vector<std::string> argv, std::vector<int> helpers);
   std::vector<std::string> agent_argv(int index) const;  // ssh: one host
   std::vector<std::string> srun_argv() const;            // srun: every host
+  // The options both kinds of helper command end with (--pid-namespace, --keepalive).
+  void add_helper_options(std::vector<std::string>& argv) const;
   void on_agent_exit(int agent);
   // Sends `type` (HELPER_START or HELPER_RESTORE of spec.rank) to the helper
   // of spec.host and waits for its HELPER_STARTED.
