@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "lazarus/datatype/datatype.h"
+#include "lazarus/frameworks/coll.h"
 
 namespace lz::coll::base {
 
