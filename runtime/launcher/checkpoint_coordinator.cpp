@@ -27,6 +27,17 @@ CheckpointCoordinator::CheckpointCoordinator(const JobSpec& spec, EventLoop& loo
 
 CheckpointCoordinator::~CheckpointCoordinator() { shutdown(); }
 
+void CheckpointCoordinator::begin_round() {
+  for (auto& c : states_) {
+    c.ready = c.drained = c.answered = false;
+    c.sent.clear();
+    c.image_bytes = 0;
+  }
+  failure_.clear();
+  started_ = now_seconds();
+  phase_ = Phase::kRequested;
+}
+
 void CheckpointCoordinator::start() { arm_interval_timer(); }
 
 void CheckpointCoordinator::shutdown() {
@@ -181,14 +192,7 @@ Status CheckpointCoordinator::begin() {
     LZ_ASSIGN_OR_RETURN(std::string d, snap_->rank_dir(static_cast<int>(i)));
     dirs.push_back(std::move(d));
   }
-  for (auto& c : states_) {
-    c.ready = c.drained = c.answered = false;
-    c.sent.clear();
-    c.image_bytes = 0;
-  }
-  failure_.clear();
-  started_ = now_seconds();
-  phase_ = Phase::kRequested;
+  begin_round();
   for (size_t i = 0; i < static_cast<size_t>(host_.size()); ++i)
     host_.send(static_cast<int>(i), oob::MsgType::kCheckpointRequest,
                oob::encode_cr_request({snap_->seq(), flags_, dirs[i]}));

@@ -137,6 +137,8 @@ class CheckpointCoordinator {
     std::vector<oob::CrBookmark> sent;
     uint64_t image_bytes = 0;
   };
+  // Clears every rank's round state and enters kRequested (checkpoint and migration alike).
+  void begin_round();
 
   void request(Waiter w, uint32_t flags, const std::string& origin);
   Status refusal() const;

@@ -169,14 +169,7 @@ Status CheckpointCoordinator::begin_migration() {
     if (ec) return IoError("cannot create " + d + ": " + ec.message());
     ::chmod(d.c_str(), 0700);
   }
-  for (auto& c : states_) {
-    c.ready = c.drained = c.answered = false;
-    c.sent.clear();
-    c.image_bytes = 0;
-  }
-  failure_.clear();
-  started_ = now_seconds();
-  phase_ = Phase::kRequested;
+  begin_round();
   for (size_t i = 0; i < m.to.size(); ++i) {
     const bool moves = !m.to[i].empty();
     host_.send(static_cast<int>(i), oob::MsgType::kCheckpointRequest,
