@@ -1,6 +1,5 @@
 #include "launcher/helper.h"
 
-#include <dirent.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 
 #include "cr/runtime_params.h"
 #include "launcher/event_loop.h"
+#include "launcher/live_children.h"
 #include "launcher/local_starter.h"
 #include "launcher/pid_namespace.h"
 #include "launcher/restore_starter.h"
@@ -382,24 +382,12 @@ void Helper::reap() {
 }
 
 bool Helper::has_other_children() const {
-  DIR* tasks = opendir("/proc/self/task");
-  if (tasks == nullptr) return false;
-  bool found = false;
-  while (dirent* t = readdir(tasks)) {
-    if (t->d_name[0] == '.') continue;
-    FILE* f = std::fopen(("/proc/self/task/" + std::string(t->d_name) + "/children").c_str(), "r");
-    if (f == nullptr) continue;
-    long pid = 0;
-    while (!found && std::fscanf(f, "%ld", &pid) == 1) {
-      bool rank = false;
-      for (const auto& [n, r] : ranks_) rank |= !r.exited && r.pid == pid;
-      found = !rank;
-    }
-    std::fclose(f);
-    if (found) break;
-  }
-  closedir(tasks);
-  return found;
+  return any_live_child([this](pid_t pid) {
+           for (const auto& [n, r] : ranks_)
+             if (!r.exited && r.pid == pid) return false;
+           return true;
+         })
+      .value_or(false);
 }
 
 void Helper::flush_exits() {

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -16,6 +15,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "launcher/live_children.h"
 #include "lazarus/auth.h"
 #include "lazarus/log.h"
 
@@ -368,23 +368,13 @@ void Job::reap() {
 bool Job::has_transient_children() const {
   // /proc/self/task/<tid>/children lists each thread's children; the
   // starter's own (a remote host's launch agent) live as long as the job.
-  DIR* tasks = opendir("/proc/self/task");
-  if (tasks == nullptr) {
+  const std::optional<bool> other =
+      any_live_child([this](pid_t pid) { return !starter_.owns_child(pid); });
+  if (!other) {
     siginfo_t si{};
     return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
   }
-  bool found = false;
-  while (dirent* t = readdir(tasks)) {
-    if (t->d_name[0] == '.') continue;
-    FILE* f = std::fopen(("/proc/self/task/" + std::string(t->d_name) + "/children").c_str(), "r");
-    if (f == nullptr) continue;
-    long pid = 0;
-    while (!found && std::fscanf(f, "%ld", &pid) == 1) found = !starter_.owns_child(static_cast<pid_t>(pid));
-    std::fclose(f);
-    if (found) break;
-  }
-  closedir(tasks);
-  if (found) return true;
+  if (*other) return true;
   // An exited child not yet reaped is no longer listed as running there.
   siginfo_t si{};
   return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0 &&
