@@ -9,6 +9,7 @@
 // not failed by its exit. A lost peer is reported once, after the worker has
 // been drained of what it sent (progress()).
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -60,6 +61,14 @@ void UcxTransport::check_waitset() {
       mark_lost(*pp, Status(Code::kAborted, "ucx: rank " + std::to_string(pp->rank) + " (pid " +
                                                 std::to_string(pp->pid) + ") on this host exited without finalizing"));
   }
+}
+
+bool UcxTransport::exited_soon(const UcxPeer& p, double seconds) const {
+  if (p.pidfd.valid()) {
+    struct pollfd pf {p.pidfd.get(), POLLIN, 0};
+    return ::poll(&pf, 1, static_cast<int>(seconds * 1000)) > 0;
+  }
+  return p.pid > 0 && ::kill(p.pid, 0) != 0 && errno == ESRCH;
 }
 
 void UcxTransport::on_ep_error(UcxPeer& p, ucs_status_t why) {

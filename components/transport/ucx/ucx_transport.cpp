@@ -162,6 +162,14 @@ Status UcxTransport::ensure_ep(UcxPeer& p) {
   const ucs_status_t st = ucp_ep_create(worker_.worker(), &ep, &p.ep);
   if (st != UCS_OK) {
     p.ep = nullptr;
+    // A peer on this host that has just died: its shared memory is gone
+    // before its pidfd says so (a process closes its files before it turns
+    // zombie). That is the peer's failure, not ours (--recover needs it so).
+    if (p.local && exited_soon(p, 0.2)) {
+      mark_lost(p, Status(Code::kAborted, "ucx: rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) +
+                                              ") on this host exited without finalizing"));
+      return p.failure;
+    }
     return Unavailable("ucx: ucp_ep_create to rank " + std::to_string(p.rank) + ": " + ucs_status_string(st));
   }
   p.need_ep = false;

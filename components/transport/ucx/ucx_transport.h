@@ -151,6 +151,9 @@ class UcxTransport final : public Module {
   void watch(UcxPeer& p);
   void unwatch(UcxPeer& p);
   void check_waitset();
+  // Whether local peer p's process ends within `seconds` (its pidfd, or
+  // kill(pid, 0) where none could be opened).
+  bool exited_soon(const UcxPeer& p, double seconds) const;
   void mark_lost(UcxPeer& p, const Status& why);
   void report_lost();
 

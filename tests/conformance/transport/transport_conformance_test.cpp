@@ -494,15 +494,22 @@ TEST_P(TransportConformance, FlushedFramesSurviveSenderExit) {
 // Rank 1 ends abruptly after receiving half of the stream; rank 0 keeps
 // sending and progressing and must learn it through Host::peer_failed() or an
 // error Status — no hang, no crash.
-void peer_dies_mid_stream(Child& c, bool sigkill) {
-  constexpr size_t kFrames = 10000, kHalf = kFrames / 2;
+// A peer's death is reported as such: Host::peer_failed(), or an error Status
+// from send() with Code::kAborted (the engine turns it into
+// MPI_ERR_PROC_FAILED, which --recover needs to tell a dead peer from a
+// broken rank). kHalf frames go to rank 1 first; with kHalf = 0 it dies
+// before any traffic and rank 0 first sends after a pause without progress
+// (the connection, where one is made lazily, is made to a dead process).
+void peer_dies_mid_stream(Child& c, bool sigkill, size_t kHalf = 5000) {
+  constexpr size_t kFrames = 10000;
   const size_t payload = clamp_payload(c, 4 * KiB, c.module().max_frame());
   if (c.rank() == 1) {
     Flow f = seq_flow(c, kHalf, 4, [&](uint64_t) { return payload; }, false);
     f.send_count = 0;
-    if (!run_flow(c, f)) return;
+    if (kHalf > 0 && !run_flow(c, f)) return;
     c.exit_abruptly(sigkill);
   }
+  if (kHalf == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));  // an ordering, not a bound
   c.expect_peer_failure();
   std::string buf;
   std::vector<iovec> iov;
@@ -533,6 +540,9 @@ void peer_dies_mid_stream(Child& c, bool sigkill) {
                                << " frames and kept progressing, but got neither Host::peer_failed(1) nor an error "
                                   "Status from send() before the deadline";
   }
+  CT_EXPECT(c, send_error.ok() || send_error.code() == Code::kAborted)
+      << "send() to the dead rank 1 returned " << send_error.to_string()
+      << ": a peer's death must be Code::kAborted (or reported through Host::peer_failed)";
   if (!send_error.ok())
     c.note("peer death reported by send(): " + send_error.to_string() + " after " + std::to_string(sent) + " frames");
   else
@@ -554,6 +564,11 @@ TEST_P(TransportConformance, PeerExitsMidStream) {
 TEST_P(TransportConformance, PeerKilledMidStream) {
   if (is_self()) GTEST_SKIP() << "self has no peer";
   Run([](Child& c) { peer_dies_mid_stream(c, true); });
+}
+
+TEST_P(TransportConformance, PeerKilledBeforeFirstFrame) {
+  if (is_self()) GTEST_SKIP() << "self has no peer";
+  Run([](Child& c) { peer_dies_mid_stream(c, true, 0); });
 }
 
 // Strangers connect to the peer's published address (garbage, silence, a
