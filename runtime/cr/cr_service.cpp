@@ -289,7 +289,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // A rank that stays during a migration keeps its process and its OOB
   // socket: it only re-creates its transports, as a continuing rank does.
   const bool no_image = (flags & oob::kCrNoImage) != 0;
-  if (failure.ok() && !no_image) {
+  if (failure.ok() && (!no_image || (flags & oob::kCrNewLayout) != 0)) {
     failure = boot.disconnect();
     disconnected = failure.ok();
   }

@@ -89,6 +89,9 @@ class CheckpointCoordinator {
     // `images_dir`/rank.<rank>, back on `host` as the same rank of the job
     // (kDataLoss: the image is not complete yet; try again).
     virtual Status restore_rank(int rank, const std::string& host, const std::string& images_dir) = 0;
+    // `rank` is about to move to `host`: the ranks that reconnect from now on
+    // (the staying ones, after GO) learn its new place.
+    virtual void announce_move(int rank, const std::string& host) = 0;
   };
 
   CheckpointCoordinator(const JobSpec& spec, EventLoop& loop, Host& host);

@@ -170,10 +170,20 @@ Status CheckpointCoordinator::begin_migration() {
     ::chmod(d.c_str(), 0700);
   }
   begin_round();
+  // A rank that changes hosts changes which transport reaches it: the
+  // staying ranks reconnect to the launcher after GO (kCrNewLayout) and read
+  // the new layout from its WELCOME; the moved ones read it when restored.
+  bool new_layout = false;
+  for (size_t i = 0; i < m.to.size(); ++i) {
+    if (m.to[i].empty() || m.to[i] == host_.rank(static_cast<int>(i)).place.host) continue;
+    host_.announce_move(static_cast<int>(i), m.to[i]);
+    new_layout = true;
+  }
   for (size_t i = 0; i < m.to.size(); ++i) {
     const bool moves = !m.to[i].empty();
+    const uint32_t stay = oob::kCrNoImage | (new_layout ? oob::kCrNewLayout : 0);
     host_.send(static_cast<int>(i), oob::MsgType::kCheckpointRequest,
-               oob::encode_cr_request({m.seq, moves ? oob::kCrTerminate : oob::kCrNoImage,
+               oob::encode_cr_request({m.seq, moves ? oob::kCrTerminate : stay,
                                        moves ? m.dir + "/rank." + std::to_string(i) : std::string()}));
   }
   std::vector<Waiter> keep;

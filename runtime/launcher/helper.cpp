@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -84,6 +85,8 @@ class Helper {
   void on_frame(oob::Frame& f);
   void start_rank(const oob::HelperStartMsg& m);
   void restore_rank(const oob::HelperRestoreMsg& m);
+  // Makes this namespace's next pids start at this host's own block.
+  void start_pids_apart();
   // Watches a rank's output and answers HELPER_STARTED for it.
   void started(int rank, StatusOr<StartedRank> started);
   StatusOr<cr::Module*> cr_module(const std::vector<std::string>& params);
@@ -147,6 +150,7 @@ int Helper::run() {
     return 1;
   }
   signal_fd_.reset(fd);
+  if (o_.pid_namespace && getpid() == 1) start_pids_apart();
   auto c = oob::OobClient::connect(o_.oob_address, o_.job_id, static_cast<uint32_t>(o_.index), secret_,
                                    oob::kAuthHelper, oob::deadline_in(o_.connect_timeout));
   if (!c.ok()) {
@@ -164,6 +168,25 @@ int Helper::run() {
   }
   kill_all();
   return exit_code_;
+}
+
+void Helper::start_pids_apart() {
+  // CRIU restores a process under its saved pid, which must be free where it
+  // is restored. Ranks that move between hosts (`lazarus migrate`) go from
+  // one helper's PID namespace to another's, where the same small numbers
+  // would be taken: each host's processes start at their own block of pids
+  // instead, the upper half of pid_max cut into blocks by host index (the
+  // launcher's host, in the machine's namespace, mostly uses low pids).
+  // The pid_max of the namespace we were started in, not of ours (newer
+  // kernels give a new namespace its own, larger one): a rank moved from
+  // here to the launcher's host must fit under that host's limit.
+  const long pid_max = o_.outer_pid_max > 0 ? o_.outer_pid_max : 32768;
+  const long block = std::max(64L, pid_max / 2 / 16);
+  const long first = pid_max / 2 + (o_.index % 16) * block;
+  FILE* f = std::fopen("/proc/sys/kernel/ns_last_pid", "w");
+  if (f == nullptr || std::fprintf(f, "%ld", first) < 0 || std::fclose(f) != 0)
+    log::debug("helper %d: cannot start its pids at %ld (ns_last_pid: %s); pids of moved ranks may collide",
+               o_.index, first, std::strerror(errno));
 }
 
 void Helper::on_launcher() {
@@ -301,11 +324,12 @@ void Helper::started(int rank, StatusOr<StartedRank> result) {
   if (!result.ok()) {
     const Code c = result.status().code();
     // A program that cannot be executed keeps the errno the launcher turns
-    // into 127 / 126; a restore that failed is EIO.
+    // into 127 / 126; a restore that failed is EIO, or EAGAIN when its image
+    // is not complete yet (a moving rank's dump still closing its files).
     reply.error = c == Code::kNotFound          ? ENOENT
                   : c == Code::kInvalidArgument ? EINVAL
-                  : c == Code::kUnavailable || c == Code::kUnimplemented || c == Code::kDataLoss ||
-                          c == Code::kInternal || c == Code::kIo
+                  : c == Code::kDataLoss        ? EAGAIN
+                  : c == Code::kUnavailable || c == Code::kUnimplemented || c == Code::kInternal || c == Code::kIo
                       ? EIO
                       : EACCES;
     reply.reason = result.status().message();
@@ -509,6 +533,10 @@ int run_helper(const HelperOptions& given) {
     Helper h(o, std::move(*secret));
     return h.run();
   }
+  if (FILE* f = std::fopen("/proc/sys/kernel/pid_max", "r")) {
+    if (std::fscanf(f, "%ld", &o.outer_pid_max) != 1) o.outer_pid_max = 0;
+    std::fclose(f);
+  }
   std::string err;
   int rc = run_in_pid_namespace(
       [&] {
@@ -517,8 +545,12 @@ int run_helper(const HelperOptions& given) {
       },
       &err);
   if (rc < 0) {
-    std::fprintf(stderr, "lazarus helper (%s): %s\n", o.host.c_str(), err.c_str());
-    return 1;
+    // Ranks still start; only restores are refused here (restore_rank says why).
+    std::fprintf(stderr, "lazarus helper (%s): %s; running without one, ranks cannot be restored on this host\n",
+                 o.host.c_str(), err.c_str());
+    o.pid_namespace = false;
+    Helper h(o, std::move(*secret));
+    return h.run();
   }
   return rc;
 }

@@ -45,6 +45,7 @@ struct HelperOptions {
   std::string hosts;
   double connect_timeout = 60;
   bool pid_namespace = false;  // run as pid 1 of a fresh PID namespace (needed for restores)
+  long outer_pid_max = 0;      // pid_max where the helper was started (read before entering its namespace)
   // Seconds of silence on the launcher's connection (TCP keepalive) after
   // which the helper takes the launcher for gone and kills its ranks, as
   // when the connection closes: a host cut off from the launcher does not

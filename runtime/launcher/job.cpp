@@ -148,24 +148,33 @@ Status Job::can_restore_on(const std::string& host) const {
   return mover_->can_restore_on(host);
 }
 
+Placement Job::place_on(int rank, const std::string& host) const {
+  Placement place = ranks_[static_cast<size_t>(rank)].place;
+  if (place.host == host) return place;
+  // Another host of the job: its node id, so that peers pick the right
+  // transport (shm only within a host).
+  place.host = host;
+  uint64_t fresh = 0;
+  bool found = false;
+  for (const auto& o : ranks_) {
+    fresh = std::max(fresh, o.place.node_id + 1);
+    if (o.place.host == host) place.node_id = o.place.node_id, found = true;
+  }
+  if (!found) place.node_id = fresh;  // a host new to the job
+  return place;
+}
+
+void Job::announce_move(int rank, const std::string& host) {
+  const Placement place = place_on(rank, host);
+  server_->set_place(rank, place.node_id, place.host);
+}
+
 Status Job::restore_rank(int rank, const std::string& host, const std::string& images_dir) {
   if (mover_ == nullptr) return can_restore_on(host);
   if (stopping_) return Status(Code::kAborted, "the job is stopping");
   RankProcess& r = ranks_[static_cast<size_t>(rank)];
   if (r.running()) return Internal("rank " + std::to_string(rank) + " still runs; it cannot be restored");
-  Placement place = r.place;
-  if (place.host != host) {
-    // Another host of the job: its node id, so that peers pick the right
-    // transport (shm only within a host).
-    place.host = host;
-    uint64_t fresh = 0;
-    bool found = false;
-    for (const auto& o : ranks_) {
-      fresh = std::max(fresh, o.place.node_id + 1);
-      if (o.place.host == host) place.node_id = o.place.node_id, found = true;
-    }
-    if (!found) place.node_id = fresh;  // a host new to the job
-  }
+  const Placement place = place_on(rank, host);
   RankSpec rs;
   rs.rank = rank;
   rs.host = host;
@@ -178,9 +187,17 @@ Status Job::restore_rank(int rank, const std::string& host, const std::string& i
   }
   rs.secret = secret_;
   rs.cpus = place.cpus;
-  LZ_ASSIGN_OR_RETURN(StartedRank started, mover_->restore(rs, images_dir));
+  // A rank restored by another host's helper may reconnect before the
+  // helper's answer reaches us (the restore waits in a nested event loop).
+  r.starting = true;
+  r.detached = true;
+  auto restored = mover_->restore(rs, images_dir);
+  r.starting = false;
+  LZ_RETURN_IF_ERROR(restored.status());
+  StartedRank started = std::move(*restored);
   close_output(r);
   r.place = place;
+  server_->set_place(rank, place.node_id, place.host);
   r.pid = started.pid;
   r.remote = mover_->is_remote(host);
   r.out = std::move(started.out);
@@ -188,8 +205,8 @@ Status Job::restore_rank(int rank, const std::string& host, const std::string& i
   watch_output(r);
   r.exited = false;
   r.wait_status = 0;
-  r.connected = false;
-  r.detached = true;  // it reconnect()s, as after its dump
+  // It reconnect()s, as after its dump (a remote one may have already).
+  if (!r.connected) r.detached = true;
   ++r.moves;
   write_job_file();
   return Status::Ok();

@@ -114,6 +114,9 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   void job_file_changed() override { write_job_file(); }
   Status can_restore_on(const std::string& host) const override;
   Status restore_rank(int rank, const std::string& host, const std::string& images_dir) override;
+  void announce_move(int rank, const std::string& host) override;
+  // Where `rank` lives once on `host` (its node id: a host's ranks share one).
+  Placement place_on(int rank, const std::string& host) const;
   // Stops reading a rank's output pipes (after forwarding what they hold).
   void close_output(RankProcess& r);
   void watch_output(RankProcess& r);

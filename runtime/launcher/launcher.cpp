@@ -15,7 +15,7 @@
 #include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
-#include "launcher/local_rank_mover.h"
+#include "launcher/rank_mover.h"
 #include "launcher/local_starter.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restart.h"
@@ -404,14 +404,16 @@ int run_launcher(const RunOptions& o) {
     // ranks (`lazarus migrate`): the launcher restores them with its own
     // instance of the job's cr module.
     std::optional<std::vector<QueryResult>> cr_sel;
-    std::unique_ptr<LocalRankMover> mover;
+    std::unique_ptr<RankMover> mover;
     if (!spec.cr_app_level && spec.cr_component != "none") {
       if (Framework* fw = reg.framework("cr"); fw != nullptr) {
         auto sel = fw->select(reg.query_context());
         if (sel.ok() && !sel->empty() && sel->front().module &&
             (sel->front().module->capabilities() & cr::kCapRestore)) {
           cr_sel.emplace(std::move(*sel));
-          mover = std::make_unique<LocalRankMover>(static_cast<cr::Module&>(*cr_sel->front().module));
+          std::vector<std::string> params;
+          for (const auto& [k, v] : spec.record.parameters) params.push_back(k + "=" + v);
+          mover = make_rank_mover(**starter, static_cast<cr::Module&>(*cr_sel->front().module), std::move(params));
         }
       }
     }

@@ -26,6 +26,12 @@ constexpr uint32_t kMaxAuthPayload = 64;
 
 }  // namespace
 
+void OobServer::set_place(int rank, uint64_t node_id, const std::string& host) {
+  if (rank < 0 || static_cast<size_t>(rank) >= welcome_.node_of_rank.size()) return;
+  welcome_.node_of_rank[static_cast<size_t>(rank)] = node_id;
+  welcome_.hostname_of_rank[static_cast<size_t>(rank)] = host;
+}
+
 OobServer::OobServer(EventLoop& loop, std::string job_id, std::string secret, oob::WelcomeMsg welcome,
                      double handshake_timeout, Callbacks callbacks)
     : loop_(loop),

@@ -63,6 +63,9 @@ class OobServer {
 
   // Queues a frame to `rank` (dropped if the rank is not connected).
   void send(int rank, oob::MsgType type, std::string_view payload);
+  // Where `rank` lives from now on, in the WELCOME of every later connection
+  // (a rank moved to another host; ranks read the layout when they reconnect).
+  void set_place(int rank, uint64_t node_id, const std::string& host);
   // Queues a frame to every connected rank.
   void broadcast(oob::MsgType type, std::string_view payload);
   // Closes the rank's connection once its queued frames are written; no

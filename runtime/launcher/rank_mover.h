@@ -17,9 +17,12 @@
 //   LZ_ASSIGN_OR_RETURN(StartedRank r, mover.restore(spec, "/snap/.migrate.4f2a.1"));
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "launcher/rank_starter.h"
+#include "lazarus/frameworks/cr.h"
 #include "lazarus/status.h"
 
 namespace lz::launcher {
@@ -44,5 +47,12 @@ class RankMover {
     return false;
   }
 };
+
+// The mover for a job started by `starter`: a RemoteRankMover when it is a
+// RemoteStarter (which it then asks to start its helpers in PID namespaces:
+// call before the Job begins), else a LocalRankMover. `cr` restores (it has
+// kCapRestore) and outlives the mover; `params` ("name=value") select the
+// same cr module on other hosts.
+std::unique_ptr<RankMover> make_rank_mover(RankStarter& starter, cr::Module& cr, std::vector<std::string> params);
 
 }  // namespace lz::launcher

@@ -278,6 +278,18 @@ StatusOr<StartedRank> RemoteStarter::start(const RankSpec& spec) {
   return start_remote(spec, oob::MsgType::kHelperStart, oob::encode_helper_start(m));
 }
 
+Status RemoteStarter::helper_usable(const std::string& host) const {
+  auto it = std::find(hosts_.begin(), hosts_.end(), host);
+  if (it == hosts_.end()) return NotFound("host " + host + " has no helper of this job");
+  const Helper& h = helpers_[static_cast<size_t>(it - hosts_.begin())];
+  if (h.gone) return Unavailable("the helper on host " + h.host + " " + h.why);
+  if (!h.connected) return Unavailable("the helper on host " + h.host + " is not connected");
+  if (!pid_namespace_)
+    return Unimplemented("the helper on host " + h.host +
+                         " was not started in its own PID namespace, where restores need to run");
+  return Status::Ok();
+}
+
 StatusOr<StartedRank> RemoteStarter::restore(const RankSpec& spec, const std::string& dir, uint64_t seq,
                                              const std::vector<std::string>& params) {
   if (!is_remote(spec.host)) {
@@ -339,6 +351,7 @@ StatusOr<StartedRank> RemoteStarter::start_remote(const RankSpec& spec, oob::Msg
     return Status(e == ENOENT                 ? Code::kNotFound
                   : e == EACCES || e == EPERM ? Code::kPermissionDenied
                   : e == EINVAL               ? Code::kInvalidArgument
+                  : e == EAGAIN               ? Code::kDataLoss  // an image not complete yet
                                               : Code::kUnavailable,
                   done.started.reason + " (on host " + h.host + ")");
   }

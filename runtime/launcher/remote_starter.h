@@ -111,6 +111,9 @@ class RemoteStarter final : public RankStarter {
   bool child_exited(pid_t pid, int wait_status) override;
   bool owns_child(pid_t pid) const override;
 
+  // Ok when `host` has a helper of this job that is connected and can
+  // restore ranks (helpers_in_pid_namespace); otherwise why not.
+  Status helper_usable(const std::string& host) const;
   // The host index of each remote host, in the order of first use.
   const std::vector<std::string>& remote_hosts() const { return hosts_; }
 

@@ -13,7 +13,7 @@
 #include "launcher/host_list.h"
 #include "launcher/job.h"
 #include "launcher/launcher.h"
-#include "launcher/local_rank_mover.h"
+#include "launcher/rank_mover.h"
 #include "launcher/local_starter.h"
 #include "launcher/pid_namespace.h"
 #include "launcher/remote_starter.h"
@@ -285,16 +285,14 @@ int restart_here(const RestartOptions& o) {
     lost = job.lost_hosts();
   } else {
     RestoreStarter here(cr_module, chosen->info.path, chosen->info.seq);
-    if (remote) {
-      // The helpers select the same cr module from the same parameters.
-      std::vector<std::string> params;
-      for (const auto& [k, v] : mca) params.push_back(k + "=" + v);
-      remote_starter_ptr->restore_from(chosen->info.path, chosen->info.seq, std::move(params), &here);
-    }
+    // The helpers select the same cr module from the same parameters.
+    std::vector<std::string> params;
+    for (const auto& [k, v] : mca) params.push_back(k + "=" + v);
+    if (remote) remote_starter_ptr->restore_from(chosen->info.path, chosen->info.seq, params, &here);
     RankStarter& starter = remote ? *remote_starter_owner : static_cast<RankStarter&>(here);
-    LocalRankMover mover(cr_module);
+    std::unique_ptr<RankMover> mover = make_rank_mover(starter, cr_module, params);
     Job job(std::move(spec), starter);
-    job.set_mover(&mover);
+    job.set_mover(mover.get());
     rc = job.run();
     death = job.rank_death();
     lost = job.lost_hosts();

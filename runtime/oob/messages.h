@@ -98,6 +98,10 @@ inline constexpr uint32_t kCrTerminate = 1u << 0;  // the job ends after a commi
 // moving peers get new addresses), but writes no image and keeps its OOB
 // connection; `dir` is empty. The moving ranks get kCrTerminate and a dir.
 inline constexpr uint32_t kCrNoImage = 1u << 1;
+// With kCrNoImage: a moving rank changes hosts. The staying rank reconnects
+// to the launcher after GO anyway, and takes the WELCOME's layout (where
+// every rank lives now) before it re-creates its transports.
+inline constexpr uint32_t kCrNewLayout = 1u << 2;
 struct CrRequestMsg {
   uint64_t seq = 0;        // snapshot sequence number in the job's store
   uint32_t flags = 0;      // kCr*

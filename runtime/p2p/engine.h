@@ -212,8 +212,9 @@ class Engine final : public transport::Host {
   // most `timeout_ms`. On failure the transports already released stay
   // released: resume_transports() re-opens them.
   Status checkpoint_transports(int timeout_ms);
-  // on_continue() / on_restart() of every transport released above. After a
-  // restart the peers' hosts are re-read from the bootstrap first.
+  // on_continue() / on_restart() of every transport released above. The
+  // peers' hosts are re-read from the bootstrap first (a restart, or ranks
+  // moved to other hosts).
   Status resume_transports(bool restarted);
   // After resume_transports() and the transports' modex puts: fences the
   // modex, connect()s the re-opened transports and chooses every peer's

@@ -86,7 +86,9 @@ Status Engine::checkpoint_transports(int timeout_ms) {
 }
 
 Status Engine::resume_transports(bool restarted) {
-  if (restarted) refresh_peer_info();
+  // The layout the bootstrap holds now: a restart's, or the one a staying
+  // rank read when it reconnected during a migration (kCrNewLayout).
+  refresh_peer_info();
   Status first;
   for (size_t i = 0; i < modules_.size(); ++i) {
     if (!cr_released_[i]) continue;

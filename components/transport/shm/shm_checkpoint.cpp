@@ -80,6 +80,17 @@ Status ShmTransport::on_checkpoint() {
   return Status::Ok();
 }
 
+bool ShmTransport::local_ranks_moved() const {
+  const uint64_t my_node = host_->peer(rank_).node_id;
+  size_t i = 0;
+  for (int r = 0; r < host_->size(); ++r) {
+    if (host_->peer(r).node_id != my_node) continue;
+    if (i == local_ranks_.size() || local_ranks_[i] != r) return true;
+    ++i;
+  }
+  return i != local_ranks_.size();
+}
+
 Status ShmTransport::recreate(bool restarted) {
   if (host_ == nullptr) return Internal("shm: continue/restart before init()");
   if (!checkpointed_)
@@ -95,6 +106,10 @@ Status ShmTransport::recreate(bool restarted) {
     last_check_ms_ = 0;
     tick_ = 0;
     sweep_stale(cfg_.backing_dir);
+  } else if (local_ranks_moved()) {
+    // A migration moved ranks onto or off this host (the engine re-read the
+    // layout): one ring per local rank, so the segment is laid out anew.
+    build_topology();
   }
   if (Status s = create_local(); !s.ok()) {
     release_local();

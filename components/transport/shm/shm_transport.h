@@ -92,6 +92,9 @@ class ShmTransport final : public lz::transport::Module {
  private:
   // Which ranks share our node, from the Host (init and restart).
   void build_topology();
+  // Whether the ranks of this host (by the host's current layout) are no
+  // longer local_ranks_.
+  bool local_ranks_moved() const;
   void setup_single_copy();
   Status read_peer_memory(int peer, void* local, uint64_t remote, size_t len);
   // Frames from peers still in our rings: "" or what is pending, from whom.
