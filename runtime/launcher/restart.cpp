@@ -238,19 +238,16 @@ int restart_here(const RestartOptions& o) {
   // recovery starts from this placement).
   spec.record.hosts.clear();
   for (const auto& p : spec.placement) spec.record.hosts.push_back(p.host);
-  bool remote = false;
-  for (const auto& p : spec.placement) remote |= !is_local_host(p.host);
-  std::unique_ptr<RankStarter> remote_starter_owner;
-  RemoteStarter* remote_starter_ptr = nullptr;
-  if (remote) {
-    auto rs = remote_starter(reg.params());
-    if (!rs.ok()) {
-      error(who, rs.status().message());
-      return 2;
-    }
-    remote_starter_owner = std::move(*rs);
-    remote_starter_ptr = static_cast<RemoteStarter*>(remote_starter_owner.get());
+  // As `lazarus run` starts: helpers over ssh for other hosts, or srun's
+  // inside a Slurm allocation (then on every host, this one too).
+  auto made = make_starter(reg.params(), spec.placement);
+  if (!made.ok()) {
+    error(who, made.status().message());
+    return 2;
   }
+  std::unique_ptr<RankStarter> remote_starter_owner = std::move(*made);
+  auto* remote_starter_ptr = dynamic_cast<RemoteStarter*>(remote_starter_owner.get());
+  const bool remote = remote_starter_ptr != nullptr;
   spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
   spec.restored = !rerun;
   spec.restored_seq = chosen->info.seq;

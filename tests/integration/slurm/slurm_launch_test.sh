@@ -8,6 +8,11 @@
 #           that is a child of slurmstepd (so srun started it); a failing
 #           rank named with its exit code; launcher=slurm outside an
 #           allocation and launcher=local with another host refused.
+#   restart one node on loopback, cr=criu: cr_iter np 4 under salloc is
+#           stopped by `lazarus checkpoint --term`; `lazarus restart` in a
+#           new allocation restores it through helpers that srun started
+#           (seen running under slurmstepd while it runs), with the result
+#           of an uninterrupted run.
 #   hosts   two nodes, each a scripts/test_hosts namespace with its own
 #           slurmd, launcher in node 0's: --host taken from the allocation,
 #           ring np 4 over both, --map-by slot and node placements seen from
@@ -70,6 +75,55 @@ case $CASE in
     out=$("$B/bin/mpirun" --mca launcher local --host 10.213.255.254:1 -np 1 true 2>&1) && fail "launcher=local ran on another host: $out"
     echo "$out" | grep -q "launcher=local, but host 10.213.255.254 is not this host" || fail "launcher=local: $out"
     echo "slurm.single: ring np 4 (default, tcp,self) and np 8 under salloc, ranks under helpers under slurmstepd; rank 1's exit 7 named"
+    ;;
+  restart)
+    [ "$(id -u)" = 0 ] || { echo "SKIP: CRIU needs root"; exit 77; }
+    "$B/bin/lazarus" info --mca cr criu >/dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here"; exit 77; }
+    out=$("$S/test_slurm" up "$D/slurm" 2>&1); st=$?
+    [ $st = 77 ] && { echo "$out"; exit 77; }
+    [ $st = 0 ] || fail "test_slurm up: $out"
+    export SLURM_CONF=$D/slurm/slurm.conf
+    al() { timeout 200 salloc -Q -N1 -n4 "$@"; }
+    LZ=$B/bin/lazarus
+    "$LZ" run -np 4 --timeout 120 "$B/tests/cr/cr_iter" 300 >"$D/ref.out" 2>&1 || fail "reference run failed"
+    REF=$(grep -o 'result [0-9]*' "$D/ref.out")
+    al "$B/bin/mpirun" --mca cr criu --mca snapshot_root "$D/store" --timeout 120 "$B/tests/cr/cr_iter" 300 \
+      >"$D/job.out" 2>&1 &
+    job=$!
+    id=""
+    for _ in $(seq 1 300); do
+      id=$("$LZ" ps | awk '/cr_iter/ { print $1 }' | head -1)
+      [ -n "$id" ] && break
+      sleep 0.1
+    done
+    [ -n "$id" ] || fail "the job did not appear in lazarus ps: $(cat "$D/job.out")"
+    sleep 1  # past MPI_Init, in the ring
+    "$LZ" checkpoint "$id" --term --wait >"$D/ck.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck.out")"
+    wait $job || fail "the job stopped by --term failed: $(cat "$D/job.out")"
+    grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
+    no_leftovers "checkpoint --term"
+    store=$(ls -d "$D"/store/*/ | head -1)
+    al "$LZ" restart "$store" --timeout 120 >"$D/rs.out" 2>&1 &
+    rs=$!
+    helpers=""
+    for _ in $(seq 1 300); do
+      helpers=$(pgrep -f "$B/bin/lazarus helper")
+      [ -n "$helpers" ] && break
+      kill -0 $rs 2>/dev/null || break
+      sleep 0.1
+    done
+    [ -n "$helpers" ] || fail "no helper ran the restart: $(cat "$D/rs.out")"
+    under=""
+    for h in $helpers; do  # the helper srun started (its child is pid 1 of its PID namespace)
+      parent=$(awk '{ print $4 }' /proc/$h/stat 2>/dev/null)
+      [ -n "$parent" ] && [ "$(cat /proc/$parent/comm 2>/dev/null)" = slurmstepd ] && under=$h
+    done
+    [ -n "$under" ] || fail "no helper of the restart runs under slurmstepd (helpers: $helpers)"
+    wait $rs || fail "the restart failed: $(cat "$D/rs.out")"
+    got=$(grep -o 'result [0-9]*' "$D/rs.out")
+    [ "$got" = "$REF" ] || fail "restarted under Slurm: '$got', uninterrupted run '$REF': $(cat "$D/rs.out")"
+    no_leftovers restart
+    echo "slurm.restart: checkpointed under salloc, restored through srun's helpers: $got as uninterrupted"
     ;;
   hosts)
     HD=$D/hosts
