@@ -195,7 +195,9 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
       "migrate", "Move ranks of a running job to a host while the others go on (proactive migration)");
   mg->add_option("job", mo->job, "Job id or launcher pid (see `lazarus ps`)")->required()->type_name("JOB|PID");
   mg->add_option("--rank", mo->ranks, "The ranks to move")->required()->delimiter(',')->type_name("R[,R2...]");
-  mg->add_option("--to", mo->to, "The host to move them to: one of the job's hosts, or this host")
+  mg->add_option("--to", mo->to,
+                 "The host to move them to: one of the job's hosts (those of its ranks, or a spare host given "
+                 "with --host/--hostfile that got no rank), or this host")
       ->required()
       ->type_name("HOST");
   mg->footer(
@@ -212,7 +214,8 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
   ev->add_option("job", eo->job, "Job id or launcher pid (see `lazarus ps`)")->required()->type_name("JOB|PID");
   ev->add_option("--host", eo->host, "The host to empty")->required()->type_name("HOST");
   ev->footer(
-      "The host's ranks are spread over the job's other hosts, fewest ranks first, and moved as by\n"
+      "The host's ranks are spread over the job's other hosts (spare hosts given to `lazarus run` with\n"
+      "--host/--hostfile but left without a rank count as hosts with none), fewest ranks first, and moved as by\n"
       "`lazarus migrate`. A job on one host has nowhere to go: refused, saying so.\n"
       "Exit status: 0 moved, 1 refused or failed (the reason is printed).");
   ev->callback([eo, &exit_code] { exit_code = run_migrate(*eo, true); });

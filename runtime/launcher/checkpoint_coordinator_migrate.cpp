@@ -65,6 +65,8 @@ Status CheckpointCoordinator::plan_migration(const std::vector<int>& ranks, cons
     const std::string& h = host_.rank(i).place.host;
     if (load[h]++ == 0) hosts.push_back(h);
   }
+  for (const std::string& h : spec_.spare_hosts)  // no rank yet: an evacuation fills them first
+    if (load.emplace(h, 0).second) hosts.push_back(h);
   const std::string listed = str::join(hosts, ", ");
   auto job_host = [&](const std::string& name) -> std::string {
     for (const auto& h : hosts)
@@ -205,10 +207,14 @@ void CheckpointCoordinator::restore_moving(int rank) {
   const size_t i = static_cast<size_t>(rank);
   if (m.restored[i]) return;
   const double t0 = now_seconds();
+  // Restored from here on: a restore through another host's helper runs the
+  // event loop while it waits, and the rank's DONE (or another moving rank's
+  // end) may come meanwhile.
+  m.restored[i] = true;
   Status s = host_.restore_rank(rank, m.to[i], m.dir);
-  if (s.ok()) m.restore_secs += now_seconds() - t0;
+  m.restored[i] = s.ok();
   if (s.ok()) {
-    m.restored[i] = true;
+    m.restore_secs += now_seconds() - t0;
     log::debug("rank %d restored on %s, %.3f s after the request", rank, m.to[i].c_str(), now_seconds() - started_);
     return;
   }

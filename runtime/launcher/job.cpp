@@ -88,6 +88,7 @@ Status Job::start_ranks() {
   for (const auto& r : ranks_) LZ_RETURN_IF_ERROR(starter_.can_start_on(r.place.host));
   std::vector<std::string> hosts;
   for (const auto& r : ranks_) hosts.push_back(r.place.host);
+  for (const auto& h : spec_.spare_hosts) hosts.push_back(h);  // their helpers wait for moved ranks
   // A remote start runs the event loop while it waits for its helper: a rank
   // started before may end meanwhile, and the job is not over for that.
   starting_ = true;

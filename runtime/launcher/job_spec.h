@@ -21,6 +21,10 @@ struct JobSpec {
   std::string job_id;
   std::vector<std::string> argv;        // the program and its arguments
   std::vector<Placement> placement;     // one per rank
+  // Hosts given to the job (--host, --hostfile, the Slurm allocation) on
+  // which no rank starts, kept for ranks to move to (`lazarus migrate --to`,
+  // `lazarus evacuate`): each gets its helper like the ranks' hosts.
+  std::vector<std::string> spare_hosts;
   std::vector<std::string> env;         // every rank's environment before the LZ_* job variables
   bool tag_output = false;
   double timeout = 0;                   // seconds; 0: none

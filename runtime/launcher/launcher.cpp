@@ -154,6 +154,12 @@ std::string advertised_host(const SockAddr& bound, const std::vector<Placement>&
   return best.empty() ? "127.0.0.1" : best;
 }
 
+std::vector<Placement> ranks_and_spares(const JobSpec& spec) {
+  std::vector<Placement> where = spec.placement;
+  for (const std::string& h : spec.spare_hosts) where.push_back(Placement{h, 0, 0, 0, {}});
+  return where;
+}
+
 Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   spec.kill_grace = params.get_double(oob::kParamKillGrace);
   spec.handshake_timeout = params.get_double(oob::kParamHandshakeTimeout);
@@ -161,12 +167,13 @@ Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   LZ_ASSIGN_OR_RETURN(SockAddr bind, bind_address(params));
   // A job on this host alone listens on loopback only, unless told otherwise:
   // nothing from another host has any business with it.
-  if (params.get_string(oob::kParamAddress).empty() && all_local(spec.placement)) {
+  const std::vector<Placement> where = ranks_and_spares(spec);
+  if (params.get_string(oob::kParamAddress).empty() && all_local(where)) {
     auto lo = oob::resolve("127.0.0.1", bind.port());
     if (lo.ok()) bind = *lo;
   }
   spec.bind_address = bind;
-  spec.advertised_host = advertised_host(bind, spec.placement);
+  spec.advertised_host = advertised_host(bind, where);
   return Status::Ok();
 }
 
@@ -368,12 +375,19 @@ int run_launcher(const RunOptions& o) {
   spec.env = std::move(*env);
   spec.tag_output = o.tag_output;
   spec.timeout = o.timeout;
+  spec.command_line = o.command_line;
+  fill_cr_spec(reg, spec);
+  // Hosts left without a rank wait for ranks that move, under a back end
+  // that restores process images (cr=app jobs do not move yet).
+  if (!spec.cr_app_level && spec.cr_component != "none")
+    for (const auto& h : hosts)
+      if (std::none_of(spec.placement.begin(), spec.placement.end(), [&](const Placement& p) { return p.host == h.name; }) &&
+          std::find(spec.spare_hosts.begin(), spec.spare_hosts.end(), h.name) == spec.spare_hosts.end())
+        spec.spare_hosts.push_back(h.name);
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
     error(s.message());
     return 2;
   }
-  spec.command_line = o.command_line;
-  fill_cr_spec(reg, spec);
   spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
   spec.record.name = spec.argv[0].substr(spec.argv[0].find_last_of('/') + 1);
   spec.record.id = spec.job_id;
@@ -395,7 +409,7 @@ int run_launcher(const RunOptions& o) {
   std::vector<std::string> lost;
   std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
   {
-    auto starter = make_starter(reg.params(), spec.placement);
+    auto starter = make_starter(reg.params(), ranks_and_spares(spec));
     if (!starter.ok()) {
       error(starter.status().message());
       return 2;

@@ -2,13 +2,15 @@
 # hosts.migrate.criu: proactive migration between hosts (issue 13 part 4) on
 # scripts/test_hosts namespace hosts, over ssh, under cr=criu.
 # Usage: migrate_test.sh PATH/TO/test_hosts BUILD_DIR
-# A 4-rank cr_iter job on h0:2,h1:2 (launcher on h0; shm within a host, tcp
-# between them) is changed twice while its messages flow:
+# A 4-rank cr_iter job given h0:2,h1:2,h2:2 (ranks on h0 and h1, h2 a spare
+# host with its helper; launcher on h0; shm within a host, tcp between them)
+# is changed twice while its messages flow:
 #   1. `lazarus migrate --rank 1 --to h1`: rank 1 leaves the launcher's host
 #      and is restored by h1's helper (in its PID namespace); rank 0 stays
 #      alone on h0, ranks 1-3 now share h1 (shm among them);
-#   2. `lazarus evacuate --host h1`: ranks 1, 2 and 3 come to h0, restored
-#      by the launcher itself; h1 is left with no rank.
+#   2. `lazarus evacuate --host h1`: its ranks are spread, fewest ranks
+#      first: 1 to the spare h2, 2 to h0 (restored by the launcher itself),
+#      3 to h2; h1 is left with no rank.
 # Each move prints its evacuation time and `lazarus ps --ranks` shows the new
 # placement; the result is an uninterrupted run's; no image is left behind
 # and no process of the job is left on any host. Skips (77) only where
@@ -26,18 +28,18 @@ fail() {
 }
 [ "$(id -u)" = 0 ] || { echo "SKIP: CRIU needs root"; exit 77; }
 "$LZ" info --mca cr criu >/dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here (lazarus info --mca cr criu)"; exit 77; }
-out=$("$TH" up "$D" 2 2>&1); st=$?
+out=$("$TH" up "$D" 3 2>&1); st=$?
 [ $st = 77 ] && { echo "$out"; exit 77; }
 [ $st = 0 ] || fail "test_hosts up: $out"
 mapfile -t H < <(awk '{ print $1 }' "$D/hosts")
 on() { local i=$1; shift; "$TH" exec "$D" "$i" "$@"; }
 AGENT="ssh -F $D/ssh_config"
 CR_ITER=$B/tests/cr/cr_iter
-ITERS=400
+ITERS=600  # 20 ms an iteration: 12 s, long enough for both moves
 
 no_leftovers() {
   local i p cmd left=""
-  for i in 0 1; do
+  for i in 0 1 2; do
     for p in $(ip netns pids "${H[$i]}"); do
       cmd=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline") || continue
       case $cmd in *sshd*) continue ;; esac
@@ -68,7 +70,7 @@ REF=$(grep -o 'result [0-9]*' "$D/ref.out")
 [ -n "$REF" ] || fail "the reference run printed no result"
 # LZ_LOG_LEVEL=debug: each rank names the transport that reaches each peer
 # whenever it (re)chooses them, checked below.
-on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 -x LZ_LOG_LEVEL=debug --mca launch_agent "$AGENT" --mca cr criu \
+on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2,${H[2]}:2" -np 4 -x LZ_LOG_LEVEL=debug --mca launch_agent "$AGENT" --mca cr criu \
   --mca transport shm,tcp,self --mca snapshot_root "$D/store" --timeout 200 "$CR_ITER" $ITERS \
   >"$D/job.out" 2>"$D/job.err" &
 job=$!
@@ -86,7 +88,9 @@ still_running || fail "the job ended before the evacuation; raise ITERS"
 "$LZ" evacuate "$id" --host "${H[1]}" >"$D/m2.out" 2>&1 || fail "evacuate ${H[1]} failed"
 grep -q "evacuation time [0-9.]* s" "$D/m2.out" || fail "no evacuation time printed for the evacuation"
 "$LZ" ps --ranks >"$D/ps2.out" 2>&1
-[ "$(ranks_on "${H[0]}")" = "0,1,2,3" ] || fail "after the evacuation ${H[0]} holds ranks '$(ranks_on "${H[0]}")', not 0-3"
+[ "$(ranks_on "${H[0]}")" = "0,2" ] || fail "after the evacuation ${H[0]} holds ranks '$(ranks_on "${H[0]}")', not 0,2"
+[ "$(ranks_on "${H[2]}")" = "1,3" ] || fail "after the evacuation ${H[2]} holds ranks '$(ranks_on "${H[2]}")', not 1,3"
+[ -z "$(ranks_on "${H[1]}")" ] || fail "after the evacuation ${H[1]} still holds ranks $(ranks_on "${H[1]}")"
 
 wait $job; st=$?
 [ $st = 0 ] || fail "the job exited $st after the moves"
@@ -98,7 +102,8 @@ ls -d "$D"/store/.migrate.* 2>/dev/null && fail "migration images left behind"
 reached() { grep -q "^rank $1: debug: p2p: rank $2 reached through $3 " "$D/job.err" || fail "$4"; }
 reached 0 1 tcp "rank 0 never reached rank 1 over tcp once rank 1 had moved to ${H[1]}"
 reached 2 1 shm "rank 2 never reached rank 1 over shm once both were on ${H[1]}"
-reached 0 3 shm "rank 0 never reached rank 3 over shm once ${H[1]} was evacuated to ${H[0]}"
+reached 0 2 shm "rank 0 never reached rank 2 over shm once rank 2 had come to ${H[0]}"
+reached 1 0 tcp "rank 1 never reached rank 0 over tcp once on ${H[2]}"
 grep -q "not reachable through shm" "$D/job.err" && fail "a rank took a peer of another host for a local one"
 no_leftovers
-echo "hosts.migrate.criu: rank 1 ${H[0]} -> ${H[1]} ($(grep -o 'evacuation time [0-9.]* s' "$D/m1.out")), ${H[1]} evacuated to ${H[0]} ($(grep -o 'evacuation time [0-9.]* s' "$D/m2.out")): $got as uninterrupted"
+echo "hosts.migrate.criu: rank 1 ${H[0]} -> ${H[1]} ($(grep -o 'evacuation time [0-9.]* s' "$D/m1.out")), ${H[1]} evacuated to ${H[0]} and the spare ${H[2]} ($(grep -o 'evacuation time [0-9.]* s' "$D/m2.out")): $got as uninterrupted"
