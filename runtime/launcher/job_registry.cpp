@@ -21,22 +21,26 @@ namespace {
 
 // A job file names its launcher by pid, but pids are per PID namespace and
 // the job directory is not: a launcher SIGKILLed in one namespace leaves a
-// file whose pid may belong to a live process of another. So a launcher is
-// alive when its pid is and its control socket (listening before the file
-// is written) still accepts a connection.
+// file whose pid may belong to a live process of another, and a live
+// launcher of another namespace has a pid that does not exist (or is
+// another process) in ours. So the control socket (listening before the
+// file is written, on a path every namespace sees) decides: a launcher is
+// alive while it accepts a connection and dead once refused or gone. Only
+// without an answer from it does the pid decide.
 bool alive(const JobEntry& je) {
-  if (je.launcher_pid <= 0 || (kill(je.launcher_pid, 0) != 0 && errno != EPERM)) return false;
-  if (je.control_socket.empty()) return true;
+  const bool pid_alive = je.launcher_pid > 0 && (kill(je.launcher_pid, 0) == 0 || errno == EPERM);
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  if (je.control_socket.size() >= sizeof a.sun_path) return true;
+  if (je.control_socket.empty() || je.control_socket.size() >= sizeof a.sun_path) return pid_alive;
   std::memcpy(a.sun_path, je.control_socket.c_str(), je.control_socket.size() + 1);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return true;
+  if (fd < 0) return pid_alive;
   const int rc = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
   const int err = errno;
   close(fd);
-  return rc == 0 || (err != ECONNREFUSED && err != ENOENT);
+  if (rc == 0) return true;
+  if (err == ECONNREFUSED || err == ENOENT) return false;
+  return pid_alive;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Which job files `lazarus ps` / `lazarus checkpoint <id|pid>` believe
-// (runtime/launcher/job_registry.h): a file counts while its launcher's pid
-// is alive and its control socket still listens. A file left by a launcher
-// SIGKILLed in another PID namespace names a pid that may be alive here.
+// (runtime/launcher/job_registry.h): a file counts while its control socket
+// still listens (its pid alone decides only for a file without one). A file
+// left by a launcher SIGKILLed in another PID namespace names a pid that may
+// be alive here; a live launcher of another namespace names a pid that may
+// not exist here.
 #include "launcher/job_registry.h"
 
 #include <gtest/gtest.h>
@@ -99,9 +101,28 @@ TEST_F(JobRegistryTest, ALivePidWhoseSocketIsGoneIsStale) {
   EXPECT_EQ(access((dir() + "/nosock.json").c_str(), F_OK), 0) << "prune=false removed a file";
 }
 
-TEST_F(JobRegistryTest, ADeadPidIsStaleWhateverItsSocket) {
-  const std::string sock = dir() + "/dead.sock";
+// A pid that does not exist here (dead: as a launcher's pid seen from
+// another PID namespace) whose socket still listens: alive, and not pruned.
+// `lazarus ps` in the machine's namespace pruned the jobs of a test suite
+// run under `unshare --pid` (their checkpoints then found "no running job").
+TEST_F(JobRegistryTest, AListeningSocketIsAliveWhateverItsPid) {
+  const std::string sock = dir() + "/other-ns.sock";
   make_socket(sock, true);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  int st = 0;
+  ASSERT_EQ(waitpid(child, &st, 0), child);
+  const std::string file = write_job("otherns", child, sock);
+  auto jobs = list_jobs(true);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].job_id, "otherns");
+  EXPECT_EQ(access(file.c_str(), F_OK), 0) << "a live job's file was pruned";
+}
+
+TEST_F(JobRegistryTest, ADeadPidWithASocketThatNoLongerListensIsStale) {
+  const std::string sock = dir() + "/dead.sock";
+  make_socket(sock, false);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) _exit(0);
