@@ -208,9 +208,9 @@ Status UdsockTransport::send(int peer, const struct iovec* iov, int iovcnt) {
     return lz::InvalidArgument("udsock: frame of " + std::to_string(len) + " bytes exceeds max_frame " +
                                std::to_string(cfg_.max_frame));
   Peer& p = peers_[static_cast<size_t>(peer)];
-  if (p.failed || !p.fd.valid()) return lz::Unavailable("udsock: connection to rank " + std::to_string(peer) + " is gone");
+  if (p.failed || !p.fd.valid()) return {lz::Code::kAborted, "udsock: connection to rank " + std::to_string(peer) + " is gone"};
   if (p.unsent() > cfg_.queue_limit) {
-    if (!flush(peer)) return lz::Unavailable("udsock: connection to rank " + std::to_string(peer) + " broke");
+    if (!flush(peer)) return {lz::Code::kAborted, "udsock: connection to rank " + std::to_string(peer) + " broke"};
     if (p.unsent() > cfg_.queue_limit) return {lz::Code::kWouldBlock, "udsock: send queue full"};
   }
   ++p.sent;
@@ -222,7 +222,7 @@ Status UdsockTransport::send(int peer, const struct iovec* iov, int iovcnt) {
   }
   p.out.append(reinterpret_cast<const char*>(&hdr), sizeof hdr);
   for (int i = 0; i < iovcnt; ++i) p.out.append(static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
-  if (!flush(peer)) return lz::Unavailable("udsock: connection to rank " + std::to_string(peer) + " broke");
+  if (!flush(peer)) return {lz::Code::kAborted, "udsock: connection to rank " + std::to_string(peer) + " broke"};
   return Status::Ok();
 }
 
@@ -311,7 +311,7 @@ void UdsockTransport::lost(int peer, const std::string& why) {
   p.out_off = 0;
   if (p.failed) return;
   p.failed = true;
-  host_->peer_failed(peer, lz::Unavailable("udsock: rank " + std::to_string(peer) + ": " + why));
+  host_->peer_failed(peer, {lz::Code::kAborted, "udsock: rank " + std::to_string(peer) + ": " + why});
 }
 
 int UdsockTransport::progress() {

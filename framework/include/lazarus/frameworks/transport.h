@@ -157,7 +157,11 @@ class Module : public lz::Module {
   // Sends one frame made of the concatenated iovecs. Non-blocking: on Ok the
   // bytes are copied or on the wire and the caller may reuse its buffers;
   // kWouldBlock means no room now (retry after progress()); other errors are
-  // final for this peer.
+  // final for this peer. A peer that died (its process gone, its connection
+  // broken by its end) is Code::kAborted, here and in Host::peer_failed: the
+  // engine reports it as MPI_ERR_PROC_FAILED, which --recover auto needs to
+  // tell a dead peer from a broken rank (conformance: Peer*MidStream,
+  // PeerKilledBeforeFirstFrame).
   virtual Status send(int peer, const struct iovec* iov, int iovcnt) = 0;
   // Delivers incoming frames through Host::deliver and advances outgoing ones.
   // Returns how many events (frames in or out) happened; never blocks.
