@@ -200,6 +200,15 @@ StatusOr<std::string> self_executable() {
 
 }  // namespace
 
+namespace {
+
+void configure_helpers(RemoteStarter& starter, const ParamStore& params) {
+  starter.helper_keepalive(params.get_double(oob::kParamHelperKeepalive));
+  starter.helpers_in_pid_namespace(params.get_bool(oob::kParamHelperPidNamespace));
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) {
   std::vector<std::string> agent = command_words(params.get_string(oob::kParamLaunchAgent));
   if (agent.empty())
@@ -208,7 +217,7 @@ StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) 
   LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
   auto starter =
       std::make_unique<RemoteStarter>(std::move(agent), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout));
-  starter->helper_keepalive(params.get_double(oob::kParamHelperKeepalive));
+  configure_helpers(*starter, params);
   return std::unique_ptr<RankStarter>(std::move(starter));
 }
 
@@ -228,8 +237,10 @@ StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, co
     std::vector<std::string> srun = command_words(params.get_string(oob::kParamLaunchSrun));
     if (srun.empty()) return InvalidArgument("launch_srun is empty: launcher=slurm needs the srun command");
     LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
-    return std::unique_ptr<RankStarter>(std::make_unique<RemoteStarter>(
-        std::move(srun), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout), HelperLaunch::kSrun));
+    auto starter = std::make_unique<RemoteStarter>(std::move(srun), std::move(self),
+                                                   params.get_double(oob::kParamLaunchAgentTimeout), HelperLaunch::kSrun);
+    configure_helpers(*starter, params);
+    return std::unique_ptr<RankStarter>(std::move(starter));
   }
   if (all_local(placement)) return std::unique_ptr<RankStarter>(std::make_unique<LocalStarter>());
   if (params.get_string(oob::kParamLauncher) == "local") {

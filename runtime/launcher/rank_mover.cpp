@@ -6,10 +6,8 @@
 namespace lz::launcher {
 
 std::unique_ptr<RankMover> make_rank_mover(RankStarter& starter, cr::Module& cr, std::vector<std::string> params) {
-  if (auto* remote = dynamic_cast<RemoteStarter*>(&starter); remote != nullptr) {
-    remote->helpers_in_pid_namespace(true);
+  if (auto* remote = dynamic_cast<RemoteStarter*>(&starter); remote != nullptr)
     return std::make_unique<RemoteRankMover>(*remote, cr, std::move(params));
-  }
   return std::make_unique<LocalRankMover>(cr);
 }
 

@@ -49,8 +49,8 @@ class RankMover {
 };
 
 // The mover for a job started by `starter`: a RemoteRankMover when it is a
-// RemoteStarter (which it then asks to start its helpers in PID namespaces:
-// call before the Job begins), else a LocalRankMover. `cr` restores (it has
+// RemoteStarter (it restores on another host only where the helpers run in
+// PID namespaces: launch_helper_pid_namespace), else a LocalRankMover. `cr` restores (it has
 // kCapRestore) and outlives the mover; `params` ("name=value") select the
 // same cr module on other hosts.
 std::unique_ptr<RankMover> make_rank_mover(RankStarter& starter, cr::Module& cr, std::vector<std::string> params);

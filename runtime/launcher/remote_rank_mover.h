@@ -7,7 +7,7 @@
 // A rank moving to the launcher's host is restored as LocalRankMover does.
 //
 //   RemoteStarter starter(...);
-//   starter.helpers_in_pid_namespace(true);          // before begin()
+//   starter.helpers_in_pid_namespace(true);          // before begin() (launch_helper_pid_namespace)
 //   RemoteRankMover mover(starter, cr_module, {"cr=criu"});
 //   job.set_mover(&mover);
 #pragma once

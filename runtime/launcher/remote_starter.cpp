@@ -286,7 +286,8 @@ Status RemoteStarter::helper_usable(const std::string& host) const {
   if (!h.connected) return Unavailable("the helper on host " + h.host + " is not connected");
   if (!pid_namespace_)
     return Unimplemented("the helper on host " + h.host +
-                         " was not started in its own PID namespace, where restores need to run");
+                         " runs in the host's PID namespace, where a moved rank's saved pid may be taken; start the "
+                         "job with --mca launch_helper_pid_namespace true to let ranks move to other hosts");
   return Status::Ok();
 }
 

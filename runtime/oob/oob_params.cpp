@@ -38,6 +38,12 @@ constexpr ParamSpec kParams[] = {
      "Seconds of silence (TCP keepalive probes unanswered) after which the launcher takes a remote host's "
      "helper for lost, as if it had died: a host whose link went down (0: never)",
      5},
+    {kParamHelperPidNamespace, ParamType::kBool, "false",
+     "Start each helper as pid 1 of its own PID namespace (needs root), so that core images of ranks can be "
+     "restored on its host while the job runs: `lazarus migrate --to` another host and `lazarus evacuate` "
+     "under cr=criu need it. The pids `lazarus ps` shows for ranks of those hosts are then the namespace's. "
+     "(`lazarus restart` onto other hosts always starts its helpers so.)",
+     4},
 };
 
 }  // namespace

@@ -11,7 +11,9 @@
 #   2. `lazarus evacuate --host h1`: its ranks are spread, fewest ranks
 #      first: 1 to the spare h2, 2 to h0 (restored by the launcher itself),
 #      3 to h2; h1 is left with no rank.
-# Each move prints its evacuation time and `lazarus ps --ranks` shows the new
+# The helpers run in PID namespaces (launch_helper_pid_namespace); a job
+# started without them refuses to move a rank to another host first, naming
+# the parameter. Each move prints its evacuation time and `lazarus ps --ranks` shows the new
 # placement; the result is an uninterrupted run's; no image is left behind
 # and no process of the job is left on any host. Skips (77) only where
 # namespaces or CRIU cannot work here.
@@ -68,9 +70,23 @@ ranks_on() {
 "$LZ" run -np 4 --timeout 120 "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
 REF=$(grep -o 'result [0-9]*' "$D/ref.out")
 [ -n "$REF" ] || fail "the reference run printed no result"
+# Without the helpers in PID namespaces a rank cannot be restored on another host.
+on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
+  --mca snapshot_root "$D/store" --timeout 200 "$CR_ITER" $ITERS >"$D/plain.out" 2>"$D/plain.err" &
+job=$!
+id=$(job_of $job) || fail "the job without PID namespaces did not appear in lazarus ps"
+"$LZ" migrate "$id" --rank 1 --to "${H[1]}" >"$D/refused.out" 2>&1 && fail "a rank moved to ${H[1]} without PID namespaces"
+grep -q "launch_helper_pid_namespace" "$D/refused.out" || fail "the refusal does not name launch_helper_pid_namespace: $(cat "$D/refused.out")"
+lp=$("$LZ" ps | awk -v j="$id" '$1 == j { print $2 }')  # the launcher (\$job is the subshell of `on`)
+[ -n "$lp" ] || fail "no launcher pid for job $id in lazarus ps"
+kill -TERM "$lp"
+wait $job
+no_leftovers
+
 # LZ_LOG_LEVEL=debug: each rank names the transport that reaches each peer
 # whenever it (re)chooses them, checked below.
 on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2,${H[2]}:2" -np 4 -x LZ_LOG_LEVEL=debug --mca launch_agent "$AGENT" --mca cr criu \
+  --mca launch_helper_pid_namespace true \
   --mca transport shm,tcp,self --mca snapshot_root "$D/store" --timeout 200 "$CR_ITER" $ITERS \
   >"$D/job.out" 2>"$D/job.err" &
 job=$!
