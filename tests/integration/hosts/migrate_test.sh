@@ -30,36 +30,11 @@ fail() {
 }
 [ "$(id -u)" = 0 ] || { echo "SKIP: CRIU needs root"; exit 77; }
 "$LZ" info --mca cr criu >/dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here (lazarus info --mca cr criu)"; exit 77; }
-out=$("$TH" up "$D" 3 2>&1); st=$?
-[ $st = 77 ] && { echo "$out"; exit 77; }
-[ $st = 0 ] || fail "test_hosts up: $out"
-mapfile -t H < <(awk '{ print $1 }' "$D/hosts")
-on() { local i=$1; shift; "$TH" exec "$D" "$i" "$@"; }
-AGENT="ssh -F $D/ssh_config"
+. "$(dirname "$0")/hosts_lib.sh"
+hosts_up 3
 CR_ITER=$B/tests/cr/cr_iter
 ITERS=600  # 20 ms an iteration: 12 s, long enough for both moves
 
-no_leftovers() {
-  local i p cmd left=""
-  for i in 0 1 2; do
-    for p in $(ip netns pids "${H[$i]}"); do
-      cmd=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline") || continue
-      case $cmd in *sshd*) continue ;; esac
-      [ -n "$cmd" ] && left+="${H[$i]}: $p $cmd"$'\n'
-    done
-  done
-  [ -z "$left" ] || fail "processes left after the job:"$'\n'"$left"
-}
-job_of() {  # launcher pid -> job id, once lazarus ps lists it
-  local i id
-  for i in $(seq 1 300); do
-    id=$("$LZ" ps | awk -v h=" ${H[0]},${H[1]} " 'index($0, h) { print $1 }' | head -1)
-    [ -n "$id" ] && { echo "$id"; return 0; }
-    kill -0 "$1" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
 still_running() { kill -0 $job 2>/dev/null && ! grep -q result "$D/job.out"; }
 # ranks_on HOST: the ranks `lazarus ps --ranks` places on HOST, comma-separated.
 ranks_on() {
@@ -74,14 +49,14 @@ REF=$(grep -o 'result [0-9]*' "$D/ref.out")
 on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
   --mca snapshot_root "$D/store" --timeout 200 "$CR_ITER" $ITERS >"$D/plain.out" 2>"$D/plain.err" &
 job=$!
-id=$(job_of $job) || fail "the job without PID namespaces did not appear in lazarus ps"
+id=$(job_of $job "${H[0]},${H[1]}") || fail "the job without PID namespaces did not appear in lazarus ps"
 "$LZ" migrate "$id" --rank 1 --to "${H[1]}" >"$D/refused.out" 2>&1 && fail "a rank moved to ${H[1]} without PID namespaces"
 grep -q "launch_helper_pid_namespace" "$D/refused.out" || fail "the refusal does not name launch_helper_pid_namespace: $(cat "$D/refused.out")"
 lp=$("$LZ" ps | awk -v j="$id" '$1 == j { print $2 }')  # the launcher (\$job is the subshell of `on`)
 [ -n "$lp" ] || fail "no launcher pid for job $id in lazarus ps"
 kill -TERM "$lp"
 wait $job
-no_leftovers
+no_leftovers "the job stopped after the refusal"
 
 # LZ_LOG_LEVEL=debug: each rank names the transport that reaches each peer
 # whenever it (re)chooses them, checked below.
@@ -90,7 +65,7 @@ on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2,${H[2]}:2" -np 4 -x LZ_LOG_LEVEL=debu
   --mca transport shm,tcp,self --mca snapshot_root "$D/store" --timeout 200 "$CR_ITER" $ITERS \
   >"$D/job.out" 2>"$D/job.err" &
 job=$!
-id=$(job_of $job) || fail "the job did not appear in lazarus ps"
+id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
 sleep 1  # past MPI_Init, in the ring
 
 still_running || fail "the job ended before the migration; raise ITERS"
@@ -121,5 +96,5 @@ reached 2 1 shm "rank 2 never reached rank 1 over shm once both were on ${H[1]}"
 reached 0 2 shm "rank 0 never reached rank 2 over shm once rank 2 had come to ${H[0]}"
 reached 1 0 tcp "rank 1 never reached rank 0 over tcp once on ${H[2]}"
 grep -q "not reachable through shm" "$D/job.err" && fail "a rank took a peer of another host for a local one"
-no_leftovers
+no_leftovers "the moves"
 echo "hosts.migrate.criu: rank 1 ${H[0]} -> ${H[1]} ($(grep -o 'evacuation time [0-9.]* s' "$D/m1.out")), ${H[1]} evacuated to ${H[0]} and the spare ${H[2]} ($(grep -o 'evacuation time [0-9.]* s' "$D/m2.out")): $got as uninterrupted"

@@ -40,40 +40,12 @@ if [ "$CASE" != app ]; then
   [ "$(id -u)" = 0 ] || { echo "SKIP: CRIU needs root"; exit 77; }
   "$LZ" info --mca cr criu >/dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here (lazarus info --mca cr criu)"; exit 77; }
 fi
-out=$("$TH" up "$D" 3 2>&1); st=$?
-[ $st = 77 ] && { echo "$out"; exit 77; }
-[ $st = 0 ] || fail "test_hosts up: $out"
-mapfile -t H < <(awk '{ print $1 }' "$D/hosts")
-on() { local i=$1; shift; "$TH" exec "$D" "$i" "$@"; }
-AGENT="ssh -F $D/ssh_config"
+. "$(dirname "$0")/hosts_lib.sh"
+hosts_up 3
 STORE=$D/store
 CR_ITER=$B/tests/cr/cr_iter
 STENCIL=$B/tests/app/stencil
-
-no_leftovers() {
-  local i p cmd left=""
-  for i in 0 1 2; do
-    for p in $(ip netns pids "${H[$i]}"); do
-      cmd=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline") || continue
-      case $cmd in *sshd*) continue ;; esac
-      [ -n "$cmd" ] && left+="${H[$i]}: $p $cmd"$'\n'
-    done
-  done
-  [ -z "$left" ] || fail "processes left after the job ($1):"$'\n'"$left"
-}
 store_dir() { ls -d "$STORE"/*/ 2>/dev/null | head -1; }
-# The id of the job running on the hosts named by $2 ("h0,h1", as lazarus
-# ps shows them) once lazarus ps lists it, while the launcher `pid` runs.
-job_of() {
-  local i id
-  for i in $(seq 1 300); do
-    id=$("$LZ" ps | awk -v h=" $2 " 'index($0, h) { print $1 }' | head -1)
-    [ -n "$id" ] && { echo "$id"; return 0; }
-    kill -0 "$1" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
 wait_for() {  # file pattern
   local i
   for i in $(seq 1 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done

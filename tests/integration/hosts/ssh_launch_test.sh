@@ -17,29 +17,10 @@ D=$(mktemp -d /tmp/lz-ssh.XXXXXX)
 trap '"$TH" down "$D" >/dev/null 2>&1; rm -rf "$D"' EXIT
 fail() { echo "FAIL ($CASE): $*"; exit 1; }
 
-out=$("$TH" up "$D" 3 2>&1); st=$?
-[ $st = 77 ] && { echo "$out"; exit 77; }
-[ $st = 0 ] || fail "test_hosts up: $out"
-mapfile -t H < <(awk '{ print $1 }' "$D/hosts")
-mapfile -t A < <(awk '{ print $2 }' "$D/hosts")
-on() { local i=$1; shift; "$TH" exec "$D" "$i" "$@"; }
-AGENT="ssh -F $D/ssh_config"
+. "$(dirname "$0")/hosts_lib.sh"
+hosts_up 3
 # mpirun on host 0; $1 is the --host value, the rest the options and program.
 run() { local hosts=$1; shift; on 0 "$B/bin/mpirun" --host "$hosts" --mca launch_agent "$AGENT" "$@"; }
-
-# Every process in a host's namespace except its sshd (whose per-session
-# children end with the session) must be gone once the launcher returned.
-no_leftovers() {
-  local i p cmd left=""
-  for i in 0 1 2; do
-    for p in $(ip netns pids "${H[$i]}"); do
-      cmd=$(tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline") || continue
-      case $cmd in *sshd*) continue ;; esac
-      [ -n "$cmd" ] && left+="${H[$i]}: $p $cmd"$'\n'
-    done
-  done
-  [ -z "$left" ] || fail "processes left after the job ($1):"$'\n'"$left"
-}
 
 case $CASE in
   mpi)
