@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "lazarus/datatype/datatype.h"
 #include "lazarus/log.h"
 #include "oob/messages.h"
 #include "p2p/engine.h"
@@ -27,7 +26,6 @@ void set_app_service(std::unique_ptr<AppService> s) { g_app = std::move(s); }
 AppService::AppService(Runtime& rt) : rt_(rt) {}
 
 AppService::~AppService() {
-  for (const auto& v : vars_) lz_datatype_s::release(v.type);
   if (line_ != nullptr) line_->set_on_complete(nullptr);
   if (mlog_ != nullptr) rt_.engine().set_message_log(nullptr);
   if (wake_fd_ >= 0) close(wake_fd_);
@@ -66,26 +64,6 @@ Status AppService::start() {
   return Status::Ok();
 }
 
-Status AppService::add(cr::AppVariable v) {
-  for (const auto& x : vars_)
-    if (x.name == v.name)
-      return InvalidArgument("a variable named '" + v.name + "' is registered already (LZ_Unregister it first)");
-  vars_.push_back(std::move(v));
-  loaded_.push_back(false);
-  return Status::Ok();
-}
-
-Status AppService::remove(const std::string& name) {
-  for (size_t i = 0; i < vars_.size(); ++i)
-    if (vars_[i].name == name) {
-      lz_datatype_s::release(vars_[i].type);
-      vars_.erase(vars_.begin() + static_cast<ptrdiff_t>(i));
-      loaded_.erase(loaded_.begin() + static_cast<ptrdiff_t>(i));
-      return Status::Ok();
-    }
-  return NotFound("no variable named '" + name + "' is registered");
-}
-
 Status AppService::restore() {
   if (!restarting_)
     return InvalidArgument("this process is not restarting from a snapshot (LZ_Restarting gives 0)" +
@@ -98,13 +76,11 @@ Status AppService::restore() {
     resume_point_ = restart_info_.safe_point;
     protocol_loaded_ = true;
   }
-  std::vector<cr::AppVariable> todo;
-  for (size_t i = 0; i < vars_.size(); ++i)
-    if (!loaded_[i]) todo.push_back(vars_[i]);
+  std::vector<cr::AppVariable> todo = vars_.unloaded();
   if (todo.empty()) return Status::Ok();
   cr::AppLoad load{restart_dir_, rt_.rank(), rt_.size(), &todo};
   LZ_RETURN_IF_ERROR(rt_.cr_module().load_variables(load));
-  for (size_t i = 0; i < vars_.size(); ++i) loaded_[i] = true;
+  vars_.mark_loaded();
   return Status::Ok();
 }
 
@@ -146,7 +122,7 @@ Status AppService::take_line(uint64_t safe_point) {
   line_point_ = safe_point;
   send(MsgType::kAppLine, oob::encode_cr_bookmarks(m));
   LZ_RETURN_IF_ERROR(wait_for("the snapshot directory (APP_DIR)", &AppService::have_dir));
-  cr::AppSave save{dir_, rt_.bootstrap().job().job_id, seq_, safe_point, rt_.rank(), rt_.size(), &vars_};
+  cr::AppSave save{dir_, rt_.bootstrap().job().job_id, seq_, safe_point, rt_.rank(), rt_.size(), &vars_.all()};
   auto bytes = rt_.cr_module().save_variables(save);
   if (!bytes.ok()) {
     pending_ = true;

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "lazarus/datatype/registered_variables.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/frameworks/crcp.h"
 #include "lazarus/status.h"
@@ -52,8 +53,10 @@ class AppService {
   // The back end saves application variables (cr=app).
   bool active() const { return active_; }
 
-  Status add(cr::AppVariable v);
-  Status remove(const std::string& name);
+  // The registered variables (RegisteredVariables: add takes the datatype
+  // reference, and releases it on error).
+  Status add(cr::AppVariable v) { return vars_.add(std::move(v)); }
+  Status remove(const std::string& name) { return vars_.remove(name); }
   bool restarting() const { return restarting_; }
   // Loads every registered variable not loaded yet; the first call also
   // loads the protocol's log and replays it. kFailedPrecondition-like
@@ -95,8 +98,7 @@ class AppService {
   Runtime& rt_;
   bool active_ = false;
   int64_t every_ = 0;
-  std::vector<cr::AppVariable> vars_;
-  std::vector<bool> loaded_;  // parallel to vars_
+  dt::RegisteredVariables vars_;
   crcp::LineProtocol* line_ = nullptr;
   crcp::MessageLog* mlog_ = nullptr;
   int wake_fd_ = -1;

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "lazarus/datatype/datatype.h"
 #include "lazarus/log.h"
 #include "recovery_line.h"
 #include "snapshot/snapshot_params.h"
@@ -137,31 +136,7 @@ StatusOr<std::unique_ptr<Session>> Session::create(Coordinator& coord, std::vect
   return s;
 }
 
-Session::~Session() {
-  for (const auto& v : vars_) lz_datatype_s::release(v.type);
-}
-
-Status Session::add(cr::AppVariable v) {
-  for (const auto& x : vars_)
-    if (x.name == v.name) {
-      lz_datatype_s::release(v.type);
-      return InvalidArgument("a variable named '" + v.name + "' is registered already (LZ_Unregister it first)");
-    }
-  vars_.push_back(std::move(v));
-  loaded_.push_back(false);
-  return Status::Ok();
-}
-
-Status Session::remove(const std::string& name) {
-  for (size_t i = 0; i < vars_.size(); ++i)
-    if (vars_[i].name == name) {
-      lz_datatype_s::release(vars_[i].type);
-      vars_.erase(vars_.begin() + static_cast<ptrdiff_t>(i));
-      loaded_.erase(loaded_.begin() + static_cast<ptrdiff_t>(i));
-      return Status::Ok();
-    }
-  return NotFound("no variable named '" + name + "' is registered");
-}
+Session::~Session() = default;
 
 Status Session::restore() {
   if (!restart_)
@@ -174,13 +149,11 @@ Status Session::restore() {
     resume_point_ = restart_info_.safe_point;
     resumed_ = true;
   }
-  std::vector<cr::AppVariable> todo;
-  for (size_t i = 0; i < vars_.size(); ++i)
-    if (!loaded_[i]) todo.push_back(vars_[i]);
+  std::vector<cr::AppVariable> todo = vars_.unloaded();
   if (todo.empty()) return Status::Ok();
   cr::AppLoad load{*restart_, coord_.rank(), coord_.size(), &todo};
   LZ_RETURN_IF_ERROR(cr_->load_variables(load));
-  for (size_t i = 0; i < vars_.size(); ++i) loaded_[i] = true;
+  vars_.mark_loaded();
   return Status::Ok();
 }
 
@@ -241,7 +214,7 @@ StatusOr<bool> Session::take_line() {
   }
   const uint64_t seq = std::stoull(lines[1]);
   const std::string dir = lines[2] + "/rank." + std::to_string(coord_.rank());
-  cr::AppSave save{dir, job_id_, seq, calls_, coord_.rank(), coord_.size(), &vars_};
+  cr::AppSave save{dir, job_id_, seq, calls_, coord_.rank(), coord_.size(), &vars_.all()};
   auto bytes = cr_->save_variables(save);
   if (!bytes.ok())
     log::warn("snapshot %llu (safe point %llu): this rank's file not written: %s", static_cast<unsigned long long>(seq),

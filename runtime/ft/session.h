@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "coordinator.h"
+#include "lazarus/datatype/registered_variables.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/registry.h"
 #include "lazarus/status.h"
@@ -70,10 +71,10 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // Takes over one reference of v.type. A name registered twice:
-  // kInvalidArgument.
-  Status add(cr::AppVariable v);
+  // kInvalidArgument (RegisteredVariables).
+  Status add(cr::AppVariable v) { return vars_.add(std::move(v)); }
   // kNotFound for a name not registered.
-  Status remove(const std::string& name);
+  Status remove(const std::string& name) { return vars_.remove(name); }
   bool restarting() const { return restart_.has_value(); }
   // Loads every variable registered and not loaded yet (see checkpoint.h).
   // kInvalidArgument when not restarting.
@@ -97,8 +98,7 @@ class Session {
   std::chrono::steady_clock::time_point last_line_;
   std::string job_id_;
   std::optional<snapshot::SnapshotStore> store_;  // rank 0, when a trigger is set
-  std::vector<cr::AppVariable> vars_;
-  std::vector<bool> loaded_;
+  dt::RegisteredVariables vars_;
 
   uint64_t calls_ = 0;
   uint64_t resume_point_ = 0;

@@ -31,13 +31,9 @@ int check_name(const char* fn, const char* name) {
 
 int add(const char* fn, lz::cr::AppVariable v, MPI_Datatype type) {
   v.type = type;
-  type->retain();
+  type->retain();  // the service's list holds it (and releases it on error)
   lz::Status s = lz::rt::app_service()->add(std::move(v));
-  if (!s.ok()) {
-    lz_datatype_s::release(type);
-    return mpi_error(MPI_COMM_WORLD, fn, s);
-  }
-  return MPI_SUCCESS;
+  return s.ok() ? MPI_SUCCESS : mpi_error(MPI_COMM_WORLD, fn, s);
 }
 
 }  // namespace
