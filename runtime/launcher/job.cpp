@@ -188,8 +188,9 @@ Status Job::restore_rank(int rank, const std::string& host, const std::string& i
   }
   rs.secret = secret_;
   rs.cpus = place.cpus;
-  // A rank restored by another host's helper may reconnect before the
-  // helper's answer reaches us (the restore waits in a nested event loop).
+  // It reconnect()s, as after its dump; a rank restored by another host's
+  // helper may do so before the helper's answer reaches us (the restore
+  // waits in a nested event loop), so it is admitted from now on.
   r.starting = true;
   r.detached = true;
   auto restored = mover_->restore(rs, images_dir);
@@ -206,8 +207,6 @@ Status Job::restore_rank(int rank, const std::string& host, const std::string& i
   watch_output(r);
   r.exited = false;
   r.wait_status = 0;
-  // It reconnect()s, as after its dump (a remote one may have already).
-  if (!r.connected) r.detached = true;
   ++r.moves;
   write_job_file();
   return Status::Ok();

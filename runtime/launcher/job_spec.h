@@ -23,7 +23,8 @@ struct JobSpec {
   std::vector<Placement> placement;     // one per rank
   // Hosts given to the job (--host, --hostfile, the Slurm allocation) on
   // which no rank starts, kept for ranks to move to (`lazarus migrate --to`,
-  // `lazarus evacuate`): each gets its helper like the ranks' hosts.
+  // `lazarus evacuate`; cr=criu with launch_helper_pid_namespace): each gets
+  // its helper like the ranks' hosts.
   std::vector<std::string> spare_hosts;
   std::vector<std::string> env;         // every rank's environment before the LZ_* job variables
   bool tag_output = false;

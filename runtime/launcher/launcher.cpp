@@ -154,11 +154,31 @@ std::string advertised_host(const SockAddr& bound, const std::vector<Placement>&
   return best.empty() ? "127.0.0.1" : best;
 }
 
+namespace {
+
+// The hosts of `hosts` on which `placement` puts no rank, each once (the
+// spare hosts of JobSpec::spare_hosts).
+std::vector<std::string> hosts_without_ranks(const std::vector<HostEntry>& hosts,
+                                             const std::vector<Placement>& placement) {
+  std::vector<std::string> out;
+  for (const auto& h : hosts) {
+    auto on_it = [&](const Placement& p) { return p.host == h.name; };
+    if (std::none_of(placement.begin(), placement.end(), on_it) &&
+        std::find(out.begin(), out.end(), h.name) == out.end())
+      out.push_back(h.name);
+  }
+  return out;
+}
+
+// The ranks' placement followed by one entry per spare host: every host the
+// job may use, for make_starter and the OOB address.
 std::vector<Placement> ranks_and_spares(const JobSpec& spec) {
   std::vector<Placement> where = spec.placement;
   for (const std::string& h : spec.spare_hosts) where.push_back(Placement{h, 0, 0, 0, {}});
   return where;
 }
+
+}  // namespace
 
 Status fill_oob_spec(const ParamStore& params, JobSpec& spec) {
   spec.kill_grace = params.get_double(oob::kParamKillGrace);
@@ -388,13 +408,11 @@ int run_launcher(const RunOptions& o) {
   spec.timeout = o.timeout;
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
-  // Hosts left without a rank wait for ranks that move, under a back end
-  // that restores process images (cr=app jobs do not move yet).
-  if (!spec.cr_app_level && spec.cr_component != "none")
-    for (const auto& h : hosts)
-      if (std::none_of(spec.placement.begin(), spec.placement.end(), [&](const Placement& p) { return p.host == h.name; }) &&
-          std::find(spec.spare_hosts.begin(), spec.spare_hosts.end(), h.name) == spec.spare_hosts.end())
-        spec.spare_hosts.push_back(h.name);
+  // Hosts left without a rank wait for ranks that move, where moved ranks
+  // can be restored: a back end that restores process images (cr=app jobs
+  // do not move yet) and helpers in PID namespaces.
+  if (!spec.cr_app_level && spec.cr_component != "none" && reg.params().get_bool(oob::kParamHelperPidNamespace))
+    spec.spare_hosts = hosts_without_ranks(hosts, spec.placement);
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
     error(s.message());
     return 2;

@@ -71,9 +71,6 @@ StatusOr<bool> use_slurm(const ParamStore& params);
 // this host, otherwise remote_starter() (ssh); launcher=local refuses
 // another host.
 StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, const std::vector<Placement>& placement);
-// The ranks' placement followed by one entry per spare host (JobSpec::
-// spare_hosts): every host the job may use, for make_starter and the OOB.
-std::vector<Placement> ranks_and_spares(const JobSpec& spec);
 // The selected cr component's name ("none" when checkpointing is off); *why
 // gets the reason when no cr component can be used here.
 // `app_level` (optional) tells whether the selected module has kCapAppLevel.
