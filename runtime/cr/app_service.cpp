@@ -346,7 +346,10 @@ Status AppService::hand_over(const std::string& rank_dir, uint64_t seq) {
   if (!messages.ok()) return messages.status().with_context("the messages this rank has not received yet");
   h.messages = std::move(*messages);
   const size_t n = h.messages.size();
-  LZ_RETURN_IF_ERROR(write_app_handover(rank_dir, h));
+  if (Status s = write_app_handover(rank_dir, h); !s.ok()) {
+    eng.replay(std::move(h.messages));  // this process goes on: its messages back, in order
+    return s;
+  }
   log::debug("handed over at safe point %llu (%zu message(s) not received yet); this process ends",
              static_cast<unsigned long long>(calls_), n);
   std::fflush(nullptr);

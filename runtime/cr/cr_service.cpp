@@ -352,7 +352,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
 
   if (failure.ok()) {
     oob::CrDoneMsg done{seq, restarted ? oob::kCrOutcomeRestarted : oob::kCrOutcomeContinued,
-                        no_image || dir.empty() ? 0 : directory_bytes(dir)};
+                        no_image ? 0 : directory_bytes(dir)};
     send(MsgType::kCheckpointDone, oob::encode_cr_done(done));
   } else {
     send_failed(seq, failure.message());

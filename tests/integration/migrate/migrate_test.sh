@@ -117,7 +117,7 @@ criu)
   ;;
 app)
   reference
-  start_job
+  start_job -x LZ_LOG_LEVEL=debug  # the ranks say what they hand over
   refusals
   "$LZ" ps --ranks > "$T/ps0.out" 2>&1
   pid_of_rank() { awk -v r="$2" '$1 == "rank" && $2 == r { for (i = 3; i <= NF; ++i) if ($i == "pid") { print $(i + 1); exit } }' "$1"; }
@@ -131,6 +131,9 @@ app)
   [ "$(pid_of_rank "$T/ps.out" 1)" != "$P1" ] || fail "rank 1 moved but kept its process $P1"
   [ "$(pid_of_rank "$T/ps.out" 0)" = "$P0" ] || fail "rank 0 stayed but its process changed"
   kill -0 "$P1" 2>/dev/null && fail "rank 1's old process $P1 is still running"
+  # Messages cross every safe point: rank 1 left some it had not received.
+  grep -q "^rank 1: debug: handed over at safe point [0-9]* ([1-9][0-9]* message(s) not received yet)" "$T/job.err" ||
+    fail "rank 1 handed over no unreceived message: $(grep 'handed over' "$T/job.err")"
   migrate m2 --rank 2,3 --to "$(hostname)"
   "$LZ" ps --ranks > "$T/ps2.out" 2>&1
   for r in 2 3; do
