@@ -26,7 +26,8 @@ namespace lz::crcp {
 
 // 2: capabilities (kCapDrain).
 // 3: the application-level side: message_log() (kCapMessageLog).
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: LineProtocol::export_counters / import_counters (cr=app migration).
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 enum Capability : uint64_t {
   kCapDrain = 1ull << 0,       // quiesce() drains a job of any size (else it refuses more than one rank)
