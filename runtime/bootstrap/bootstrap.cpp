@@ -104,7 +104,10 @@ StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   }
   LZ_ASSIGN_OR_RETURN(std::string secret, read_secret());
   log::set_identity("lazarus[rank " + std::to_string(job.rank) + "]");
-  LZ_ASSIGN_OR_RETURN(auto b, OobBootstrap::connect(std::move(job), std::move(secret), addr, connect_timeout()));
+  // A process started to take over a rank that moved (cr=app migration).
+  const char* join = std::getenv("LZ_CR_APP_JOIN");
+  LZ_ASSIGN_OR_RETURN(auto b, OobBootstrap::connect(std::move(job), std::move(secret), addr, connect_timeout(),
+                                                    join != nullptr && *join != '\0'));
   return std::unique_ptr<Bootstrap>(std::move(b));
 }
 

@@ -13,11 +13,15 @@ using oob::Frame;
 using oob::MsgType;
 
 StatusOr<std::unique_ptr<OobBootstrap>> OobBootstrap::connect(JobInfo job, std::string secret, std::string address,
-                                                              double connect_timeout) {
+                                                              double connect_timeout, bool join) {
   std::unique_ptr<OobBootstrap> b(new OobBootstrap(std::move(job), std::move(secret), std::move(address),
                                                    connect_timeout));
-  LZ_RETURN_IF_ERROR(b->open(0));
+  LZ_RETURN_IF_ERROR(b->open(join ? oob::kAuthReconnect : 0));
   const oob::WelcomeMsg& w = b->client_->welcome();
+  if (join) {
+    b->fence_seq_ = w.fences_done;
+    b->barrier_seq_ = w.barriers_done;
+  }
   if (w.size != static_cast<uint32_t>(b->job_.size))
     return ProtocolError("launcher says the job has " + std::to_string(w.size) + " ranks, LZ_SIZE says " +
                          std::to_string(b->job_.size));

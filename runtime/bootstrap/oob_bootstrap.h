@@ -18,9 +18,11 @@ namespace lz::rt {
 class OobBootstrap final : public Bootstrap {
  public:
   // Connects and authenticates; fills job.node_of_rank/hostname_of_rank from
-  // the launcher's WELCOME.
+  // the launcher's WELCOME. `join`: this new process takes the place of a
+  // rank that left the running job (cr=app migration): it attaches as that
+  // rank reconnecting, and numbers its fences and barriers from the job's.
   static StatusOr<std::unique_ptr<OobBootstrap>> connect(JobInfo job, std::string secret, std::string address,
-                                                         double connect_timeout);
+                                                         double connect_timeout, bool join = false);
 
   const JobInfo& job() const override { return job_; }
   const std::string& secret() const override { return secret_; }

@@ -204,6 +204,10 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
       "cr=criu: the job is quiesced as for a checkpoint; only the moving ranks write an image (and end),\n"
       "are restored on HOST and reconnect; the others write nothing, never roll back, and reconnect to\n"
       "the moved ranks' new addresses. Moving to the same host gives the ranks new processes.\n"
+      "cr=app: every rank stops at the next LZ_Checkpoint safe point they agree on (forward negotiation);\n"
+      "the moving ranks write their registered variables and the messages they have not received yet,\n"
+      "and end; new processes of the program start on HOST in their place (LZ_Restarting gives 1 there; the\n"
+      "code before LZ_Restore runs alone, so it may not communicate) and the others go on from that point.\n"
       "Waits until the moved ranks run again and prints the evacuation time (request to running again).\n"
       "Exit status: 0 moved, 1 refused or failed (the reason is printed; an unknown rank or host is named).");
   mg->callback([mo, &exit_code] { exit_code = run_migrate(*mo, false); });

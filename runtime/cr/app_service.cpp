@@ -5,8 +5,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
+#include "cr/app_handover.h"
 #include "lazarus/log.h"
 #include "oob/messages.h"
 #include "p2p/engine.h"
@@ -54,6 +56,13 @@ Status AppService::start() {
     });
   }
   const char* dir = std::getenv("LZ_CR_APP_RESTART");
+  const char* joining = std::getenv("LZ_CR_APP_JOIN");
+  if (joining != nullptr && *joining != '\0') {
+    if (dir == nullptr || *dir == '\0')
+      return InvalidArgument("LZ_CR_APP_JOIN is set without LZ_CR_APP_RESTART (the launcher sets both)");
+    restart_dir_ = dir;
+    return join();
+  }
   if (dir != nullptr && *dir != '\0') {
     restart_dir_ = dir;
     auto info = rt_.cr_module().describe_snapshot(restart_dir_);
@@ -77,11 +86,18 @@ Status AppService::restore() {
     protocol_loaded_ = true;
   }
   std::vector<cr::AppVariable> todo = vars_.unloaded();
-  if (todo.empty()) return Status::Ok();
-  cr::AppLoad load{restart_dir_, rt_.rank(), rt_.size(), &todo};
-  LZ_RETURN_IF_ERROR(rt_.cr_module().load_variables(load));
-  vars_.mark_loaded();
-  return Status::Ok();
+  Status s;
+  if (!todo.empty()) {
+    cr::AppLoad load{restart_dir_, rt_.rank(), rt_.size(), &todo};
+    s = rt_.cr_module().load_variables(load);
+    if (s.ok()) vars_.mark_loaded();
+  }
+  if (joined_ != 0) {  // running again in the moved rank's place (or not)
+    if (s.ok()) send(MsgType::kCheckpointDone, oob::encode_cr_done({joined_, oob::kCrOutcomeRestarted, 0}));
+    else send(MsgType::kCheckpointFailed, oob::encode_cr_reason({joined_, s.message().substr(0, oob::kMaxReasonBytes)}));
+    joined_ = 0;
+  }
+  return s;
 }
 
 StatusOr<bool> AppService::safe_point() {
@@ -100,9 +116,17 @@ StatusOr<bool> AppService::safe_point() {
     LZ_RETURN_IF_ERROR(wait_for("the negotiated safe point (APP_TARGET)", &AppService::have_target));
   bool due = every_ > 0 && calls_ % static_cast<uint64_t>(every_) == 0;
   if (negotiating_ && target_ != 0 && calls_ >= target_) {
-    due = due || calls_ == target_;
+    const bool migration = migrating_ && calls_ == target_;
+    due = due || (calls_ == target_ && !migrating_);
     negotiating_ = false;
     target_ = 0;
+    if (migration) {
+      Status s = migration_point();
+      migrating_ = false;
+      round_.reset();
+      if (!s.ok()) log::warn("migration at safe point %llu: %s", static_cast<unsigned long long>(calls_),
+                             s.message().c_str());
+    }
   }
   if (!due) return false;
   if (Status s = take_line(calls_); !s.ok()) {
@@ -211,6 +235,7 @@ void AppService::handle(uint16_t type, const std::string& payload) {
     case MsgType::kAppTarget:
       if (m.seq != request_ || !negotiating_) return;
       target_ = m.safe_point;
+      migrating_ = target_ != 0 && m.dir == oob::kAppTargetMigrate;
       if (target_ == 0) negotiating_ = false;  // the launcher gave the request up
       return;
     default:
@@ -241,11 +266,114 @@ Status AppService::wait_for(const char* what, bool (AppService::*done)() const, 
     if (!m.ok()) return m.status().with_context(std::string("waiting for ") + what);
     if (m->has_value()) {
       if (handles((*m)->type)) handle((*m)->type, (*m)->payload);
-      else log::debug("ignoring %s at a safe point", oob::msg_type_name((*m)->type).c_str());
+      else handle_other((*m)->type, (*m)->payload);
       continue;
     }
     eng.progress_wait(10, boot.connected() ? boot.control_fd() : -1);
   }
+  return Status::Ok();
+}
+
+void AppService::handle_other(uint16_t type, const std::string& payload) {
+  if (type == static_cast<uint16_t>(MsgType::kCheckpointAbort)) return drop_round(payload);
+  if (type == static_cast<uint16_t>(MsgType::kCheckpointRequest)) {
+    oob::CrRequestMsg req;
+    if (Status s = oob::decode_cr_request(payload, &req); !s.ok()) {
+      log::error("checkpoint request: %s", s.message().c_str());
+      return;
+    }
+    if (req.flags & oob::kCrAtSafePoint) return defer_round(req);
+  }
+  log::debug("ignoring %s at a safe point", oob::msg_type_name(type).c_str());
+}
+
+void AppService::defer_round(const oob::CrRequestMsg& req) {
+  if (!migrating_) {
+    log::warn("a migration's round (%llu) came with no migration negotiated; ignored",
+              static_cast<unsigned long long>(req.seq));
+    return;
+  }
+  round_ = req;
+}
+
+void AppService::drop_round(const std::string& payload) {
+  oob::CrReasonMsg m;
+  if (Status s = oob::decode_cr_reason(payload, &m); !s.ok()) {
+    log::error("%s", s.message().c_str());
+    return;
+  }
+  if (!migrating_ || (round_ && round_->seq != m.seq)) return;  // another round's
+  log::debug("migration given up before safe point %llu: %s", static_cast<unsigned long long>(target_),
+             m.reason.c_str());
+  migrating_ = false;
+  round_.reset();
+  negotiating_ = false;
+  target_ = 0;
+}
+
+Status AppService::migration_point() {
+  LZ_RETURN_IF_ERROR(wait_for("the migration's round (CHECKPOINT_REQUEST)", &AppService::have_round));
+  if (!round_) return Status::Ok();  // given up meanwhile
+  const oob::CrRequestMsg req = *round_;
+  round_.reset();
+  if (!run_round_) return Internal("no checkpoint service runs the migration's round");
+  run_round_(req.seq, req.flags, req.dir);
+  return Status::Ok();
+}
+
+Status AppService::hand_over(const std::string& rank_dir, uint64_t seq) {
+  Engine& eng = rt_.engine();
+  const std::string& job_id = rt_.bootstrap().job().job_id;
+  cr::AppSave save{rank_dir, job_id, seq, calls_, rt_.rank(), rt_.size(), &vars_.all()};
+  auto bytes = rt_.cr_module().save_variables(save);
+  if (!bytes.ok()) return bytes.status().with_context("writing the registered variables");
+  AppHandover h;
+  h.job_id = job_id;
+  h.rank = rt_.rank();
+  h.safe_point = calls_;
+  h.migration = seq;
+  h.next_context = eng.next_context();
+  for (int p = 0; p < rt_.size(); ++p) {
+    h.sent.push_back(eng.messages_sent_to(p).messages);
+    h.received.push_back(eng.messages_received_from(p).messages);
+  }
+  if (line_ != nullptr) {
+    auto counters = line_->export_counters();
+    if (!counters.ok()) return counters.status().with_context("crcp " + rt_.crcp_name());
+    h.counters = std::move(*counters);
+  }
+  auto messages = eng.take_all_unexpected();
+  if (!messages.ok()) return messages.status().with_context("the messages this rank has not received yet");
+  h.messages = std::move(*messages);
+  const size_t n = h.messages.size();
+  if (Status s = write_app_handover(rank_dir, h); !s.ok()) {
+    eng.replay(std::move(h.messages));  // this process goes on: its messages back, in order
+    return s;
+  }
+  log::debug("handed over at safe point %llu (%zu message(s) not received yet); this process ends",
+             static_cast<unsigned long long>(calls_), n);
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+Status AppService::join() {
+  const std::string rank_dir = restart_dir_ + "/rank." + std::to_string(rt_.rank());
+  auto h = read_app_handover(rank_dir, rt_.bootstrap().job().job_id, rt_.rank());
+  if (!h.ok()) return h.status().with_context("taking over rank " + std::to_string(rt_.rank()));
+  if (line_ != nullptr) LZ_RETURN_IF_ERROR(line_->import_counters(h->counters).with_context("crcp " + rt_.crcp_name()));
+  rt_.engine().set_next_context(h->next_context);
+  LZ_RETURN_IF_ERROR(rt_.engine().add_message_counts(h->sent, h->received).with_context(rank_dir + "/handover"));
+  // Before the program receives anything: the messages the old process had
+  // not received (a peer may already be sending new ones).
+  rt_.engine().replay(std::move(h->messages));
+  restart_info_.nranks = rt_.size();
+  restart_info_.safe_point = h->safe_point;
+  restarting_ = true;
+  protocol_loaded_ = true;
+  calls_ = h->safe_point - 1;
+  resume_point_ = h->safe_point;
+  joined_ = h->migration;
+  log::debug("took over rank %d at safe point %llu", rt_.rank(), static_cast<unsigned long long>(h->safe_point));
   return Status::Ok();
 }
 

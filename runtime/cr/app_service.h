@@ -26,7 +26,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,7 @@
 #include "lazarus/frameworks/crcp.h"
 #include "lazarus/status.h"
 #include "oob/frame.h"
+#include "oob/messages.h"
 
 namespace lz::rt {
 
@@ -60,7 +63,10 @@ class AppService {
   bool restarting() const { return restarting_; }
   // Loads every registered variable not loaded yet; the first call also
   // loads the protocol's log and replays it. kFailedPrecondition-like
-  // kInvalidArgument when the process is not restarting.
+  // kInvalidArgument when the process is not restarting. In a process that
+  // took a moved rank's place (LZ_CR_APP_JOIN) the first call also ends the
+  // migration's round for it: CHECKPOINT_DONE (restarted), or FAILED with
+  // the reason; the launcher then drops the hand-over.
   Status restore();
   // MPI_Finalize, before the CR thread stops: a snapshot whose line this
   // rank crossed is finished here (its APP_EXPECT and the late messages the
@@ -78,6 +84,20 @@ class AppService {
   // APP_* messages (entry lock held).
   static bool handles(uint16_t type);
   void handle(uint16_t type, const std::string& payload);
+
+  // ---- migration (cr=app, oob/frame.h) --------------------------------------------
+  // The CR thread got the round of a migration (kCrAtSafePoint): kept until
+  // this rank reaches the negotiated safe point, where safe_point() runs it.
+  void defer_round(const oob::CrRequestMsg& req);
+  // CHECKPOINT_ABORT (payload as sent): a migration given up; a rank waiting
+  // at its safe point for the round goes on.
+  void drop_round(const std::string& payload);
+  // A moving rank, after GO of the round, transports released: writes its
+  // registered variables and its hand-over (cr/app_handover.h) into
+  // `rank_dir` and ends the process (exit 0). Returns only on failure.
+  Status hand_over(const std::string& rank_dir, uint64_t seq);
+  // The runner of a migration's round (CrService::run_at_safe_point).
+  void set_cr_runner(std::function<void(uint64_t, uint32_t, const std::string&)> run) { run_round_ = std::move(run); }
   // Readable when the protocol completed a line's log: call finish_line().
   int wake_fd() const { return wake_fd_; }
   void finish_line();
@@ -92,6 +112,13 @@ class AppService {
   bool line_finishable() const { return !pending_ || line_ == nullptr || line_->line_complete(); }
   bool have_dir() const { return dir_for_ == line_point_; }
   bool have_target() const { return !negotiating_ || target_ != 0; }
+  bool have_round() const { return round_.has_value() || !migrating_; }
+  // At the migration's safe point: waits for the round and runs it.
+  Status migration_point();
+  // MPI_Init of a joining process: the hand-over of the rank it replaces.
+  Status join();
+  // Control messages met in wait_for that are not APP_*: a deferred round, an ABORT.
+  void handle_other(uint16_t type, const std::string& payload);
   void send(oob::MsgType type, const std::string& payload);
   void fail_pending(const std::string& reason);
 
@@ -115,6 +142,11 @@ class AppService {
   std::string dir_;
   uint64_t bytes_ = 0;
   bool pending_ = false;     // written, waiting for the protocol's log
+  // Migration: the negotiated safe point is a migration's (APP_TARGET "migrate").
+  bool migrating_ = false;
+  std::optional<oob::CrRequestMsg> round_;
+  std::function<void(uint64_t, uint32_t, const std::string&)> run_round_;
+  uint64_t joined_ = 0;  // the migration this process joined in (DONE not sent yet); 0: none
   // Restart.
   bool restarting_ = false;
   bool protocol_loaded_ = false;

@@ -18,6 +18,7 @@
 #include "cr/entry_lock.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
+#include "p2p/comm.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -73,14 +74,22 @@ uint64_t seq_of(uint16_t type, const std::string& payload, uint32_t size) {
 }  // namespace
 
 // The crcp module's view of the runtime: bookmarks from the engine, the
-// exchange through the launcher (READY -> DRAIN | ABORT).
+// exchange through the launcher (READY -> DRAIN | ABORT). At a cr=app
+// migration's safe point (`messages_only`) the bookmarks count messages, not
+// frames, and sends are not held: the program sends nothing new there, but
+// the replies of rendezvous under way must flow for the drain to end.
 class CrService::Coordinator final : public crcp::Coordinator {
  public:
-  Coordinator(CrService& svc, uint64_t seq) : svc_(svc), seq_(seq) {}
+  Coordinator(CrService& svc, uint64_t seq, bool messages_only)
+      : svc_(svc), seq_(seq), messages_only_(messages_only) {}
   int rank() const override { return svc_.rt_.rank(); }
   int size() const override { return svc_.rt_.size(); }
-  crcp::Bookmark sent_to(int p) const override { return svc_.rt_.engine().sent_to(p); }
-  crcp::Bookmark received_from(int p) const override { return svc_.rt_.engine().received_from(p); }
+  crcp::Bookmark sent_to(int p) const override {
+    return messages_only_ ? svc_.rt_.engine().messages_sent_to(p) : svc_.rt_.engine().sent_to(p);
+  }
+  crcp::Bookmark received_from(int p) const override {
+    return messages_only_ ? svc_.rt_.engine().messages_received_from(p) : svc_.rt_.engine().received_from(p);
+  }
   StatusOr<std::vector<crcp::Bookmark>> exchange(const std::vector<crcp::Bookmark>& mine) override {
     oob::CrBookmarksMsg m{seq_, {}};
     for (const auto& b : mine) m.peers.push_back({b.messages, b.bytes});
@@ -105,13 +114,16 @@ class CrService::Coordinator final : public crcp::Coordinator {
     svc_.rt_.engine().progress_wait(static_cast<int>(budget.count()));
     return Status::Ok();
   }
-  void hold_sends(bool hold) override { svc_.rt_.engine().hold_sends(hold); }
+  void hold_sends(bool hold) override {
+    if (!messages_only_) svc_.rt_.engine().hold_sends(hold);
+  }
 
   bool aborted = false;
 
  private:
   CrService& svc_;
   uint64_t seq_;
+  bool messages_only_;
 };
 
 CrService::CrService(Runtime& rt) : rt_(rt) {
@@ -208,6 +220,11 @@ void CrService::handle(uint16_t type, const std::string& payload) {
     if (AppService* app = app_service(); app != nullptr) app->handle(type, payload);
     return;
   }
+  AppService* app = app_service();
+  if (type == static_cast<uint16_t>(MsgType::kCheckpointAbort) && app != nullptr) {
+    app->drop_round(payload);  // a migration given up before this rank reached its safe point
+    return;
+  }
   if (type != static_cast<uint16_t>(MsgType::kCheckpointRequest)) {
     // A late ABORT/GO of a checkpoint that already ended here.
     log::debug("CR service: ignoring %s outside a checkpoint", oob::msg_type_name(type).c_str());
@@ -216,6 +233,10 @@ void CrService::handle(uint16_t type, const std::string& payload) {
   oob::CrRequestMsg req;
   if (Status s = oob::decode_cr_request(payload, &req); !s.ok()) {
     log::error("checkpoint request: %s", s.message().c_str());
+    return;
+  }
+  if ((req.flags & oob::kCrAtSafePoint) && app != nullptr) {
+    app->defer_round(req);  // run by the application thread at the safe point
     return;
   }
   checkpoint(req.seq, req.flags, req.dir);
@@ -248,7 +269,8 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   Engine& eng = rt_.engine();
   Bootstrap& boot = rt_.bootstrap();
   crcp::Module& crcp = rt_.crcp_module();
-  Coordinator coord(*this, seq);
+  const bool at_safe_point = (flags & oob::kCrAtSafePoint) != 0;
+  Coordinator coord(*this, seq, at_safe_point);
   log::debug("checkpoint %llu requested into %s", static_cast<unsigned long long>(seq), dir.c_str());
 
   // ---- before GO: nothing released; a failure resumes without dumping -----------
@@ -256,9 +278,14 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     send_failed(seq, "transport(s) " + missing + " cannot be checkpointed (no checkpoint hooks)");
     return;
   }
-  Status s = crcp.quiesce(coord);
+  // At a safe point the held sends are this round's, not the crcp module's.
+  auto resume = [&](bool restarted) {
+    if (at_safe_point) eng.hold_sends(false);
+    else crcp.resume(coord, restarted).ignore();
+  };
+  Status s = at_safe_point ? quiesce_at_safe_point(coord, flags) : crcp.quiesce(coord);
   if (!s.ok()) {
-    crcp.resume(coord, false).ignore();
+    resume(false);
     if (coord.aborted) log::debug("%s", s.message().c_str());
     else if (s.code() != Code::kAborted || boot.connected()) send_failed(seq, "drain: " + s.message());
     return;
@@ -268,7 +295,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   std::string payload;
   s = await(seq, MsgType::kCheckpointGo, MsgType::kCheckpointAbort, &type, &payload);
   if (!s.ok() || type == static_cast<uint16_t>(MsgType::kCheckpointAbort)) {
-    crcp.resume(coord, false).ignore();
+    resume(false);
     return;
   }
 
@@ -293,7 +320,10 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     failure = boot.disconnect();
     disconnected = failure.ok();
   }
-  if (failure.ok() && !no_image) {
+  if (failure.ok() && (flags & oob::kCrHandover)) {
+    // Ends this process once the state is written; back here only on failure.
+    failure = app_service()->hand_over(dir, seq);
+  } else if (failure.ok() && !no_image) {
     cr::LocalSnapshot snap;
     snap.dir = dir;
     snap.seq = seq;
@@ -328,9 +358,40 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     send_failed(seq, failure.message());
   }
   if (Status r = eng.reconnect_transports(); !r.ok()) die(r.message());
-  crcp.resume(coord, restarted).ignore();
+  resume(restarted);
   log::debug("checkpoint %llu: %s", static_cast<unsigned long long>(seq),
              restarted ? "restarted" : (failure.ok() ? "continued" : "failed, continued"));
+}
+
+Status CrService::quiesce_at_safe_point(Coordinator& coord, uint32_t flags) {
+  Engine& eng = rt_.engine();
+  // The process that takes a moving rank's place runs the program's code
+  // before LZ_Restore alone: a communicator made there would wait for ranks
+  // that never call again. Refused before anything moves.
+  if (const int comms = Comm::created_alive(); (flags & oob::kCrHandover) && comms > 0)
+    return Unavailable(
+        "rank " + std::to_string(rt_.rank()) + " holds " + std::to_string(comms) +
+        " communicator(s) besides MPI_COMM_WORLD and MPI_COMM_SELF; a cr=app migration starts a new process "
+        "that would have to create them again alone (only the predefined communicators are supported yet; "
+        "cr=criu moves any rank)");
+  const auto budget = std::chrono::milliseconds(static_cast<int64_t>(drain_timeout_ * 1000));
+  // Every message sent before the peers stopped has arrived.
+  LZ_RETURN_IF_ERROR(crcp::drain_to_bookmarks(coord, budget));
+  // Then the rendezvous they began end here: payloads no receive took are
+  // pulled in, so no message needs its sender's memory any more (a moving
+  // rank's process ends after GO), and every reply has reached its peer.
+  Status s = eng.absorb_unexpected(drain_timeout_);
+  const auto until = std::chrono::steady_clock::now() + budget;
+  std::string busy;
+  while (s.ok() && !(busy = eng.transfers_in_flight()).empty()) {
+    if (std::chrono::steady_clock::now() >= until)
+      s = Timeout("transfers still under way after " + std::to_string(static_cast<int>(drain_timeout_)) +
+                  " s at the safe point: " + busy);
+    else
+      eng.progress_wait(10);
+  }
+  eng.hold_sends(true);
+  return s;
 }
 
 }  // namespace lz::rt

@@ -51,12 +51,23 @@ class CrService {
   Status start();
   // From MPI_Finalize, inside MPI: CR_FINALIZING, then stop and join.
   void stop_for_finalize();
+  // The round of a cr=app migration (kCrAtSafePoint), run by the
+  // application thread at the negotiated safe point (AppService), with the
+  // entry lock held as a checkpoint's: see checkpoint() below.
+  void run_at_safe_point(uint64_t seq, uint32_t flags, const std::string& dir) { checkpoint(seq, flags, dir); }
 
  private:
   class Coordinator;
   void run();
   void handle(uint16_t type, const std::string& payload);
+  // One round of oob/frame.h. Under kCrAtSafePoint every rank is at the same
+  // safe point, sending nothing new: the drain waits for the frames already
+  // sent, then pulls in every unexpected rendezvous payload and lets every
+  // transfer end (quiesce_at_safe_point), so that a moving rank's process
+  // can end without a message needing it; a kCrHandover rank then writes
+  // its state and ends (AppService::hand_over) instead of dumping an image.
   void checkpoint(uint64_t seq, uint32_t flags, const std::string& dir);
+  Status quiesce_at_safe_point(Coordinator& coord, uint32_t flags);
   // Waits (progressing the engine, sends held) for one of two message types
   // for `seq`; other messages are logged and dropped.
   Status await(uint64_t seq, oob::MsgType a, oob::MsgType b, uint16_t* type, std::string* payload);

@@ -213,7 +213,7 @@ Status CheckpointCoordinator::begin() {
 }
 
 void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
-  if (app_mode()) return app_on_frame(rank, f);
+  if (app_mode() && !migration_round_frame(f)) return app_on_frame(rank, f);
   const RankProcess& r = host_.rank(rank);
   using oob::MsgType;
   RankState& c = states_[static_cast<size_t>(r.rank)];
@@ -313,7 +313,8 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
 }
 
 void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
-  if (app_mode()) return app_on_rank_lost(why);
+  // A cr=app migration's round goes as a core-image one's from REQUEST on.
+  if (app_mode() && !(migration_ && phase_ != Phase::kIdle)) return app_on_rank_lost(why);
   if (!in_progress()) return;
   RankState& c = states_[static_cast<size_t>(rank)];
   switch (phase_) {

@@ -36,6 +36,12 @@
 // fence after GO hands out the moved ranks' new addresses. The request to
 // that DONE is the evacuation time, printed and answered. No snapshot is
 // committed; the images go once the ranks run again.
+// Under cr=app a forward negotiation first picks the safe point, and the
+// same round then runs there, inside every rank's LZ_Checkpoint
+// (kCrAtSafePoint): the moving ranks write their variables and hand-over
+// instead of an image (kCrHandover) and end, and the Host's mover starts a
+// new process in each one's place, which joins the job and answers DONE
+// (restarted) as a restored rank does.
 //
 // Single-threaded: everything runs on the job's event loop.
 #pragma once
@@ -186,6 +192,9 @@ class CheckpointCoordinator {
     std::vector<double> ended;    // when a moving rank ended (monotonic s; 0: not yet)
     std::string what;             // "rank 1 to host h" for messages
     bool evacuate = false;
+    // cr=app: the round waits for the safe point negotiated first; moving
+    // ranks hand over their state and new processes take their place.
+    bool app = false;
     // Where the time goes (monotonic s): GO sent, the last moving rank
     // ended (its image written), restores (summed), the last DONE.
     double go_at = 0, last_end = 0, restore_secs = 0;
@@ -195,6 +204,12 @@ class CheckpointCoordinator {
   Status plan_migration(const std::vector<int>& ranks, const std::string& to, const std::string& host,
                         Migration* m) const;
   Status begin_migration();
+  // cr=app: the negotiation's target reached; the round of the migration
+  // runs there (or everything is given up, naming why).
+  void app_migration_at(uint64_t safe_point);
+  // A CR frame of the migration round under way (cr=app jobs route the
+  // others to app_on_frame).
+  bool migration_round_frame(const oob::Frame& f) const;
   bool moving(int rank) const;
   void restore_moving(int rank);
   void finish_migration();

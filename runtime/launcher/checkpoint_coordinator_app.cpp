@@ -28,6 +28,14 @@ void CheckpointCoordinator::reply(const std::vector<Waiter>& waiters, const std:
 
 void CheckpointCoordinator::app_request(Waiter w) {
   const size_t n = static_cast<size_t>(host_.size());
+  if (migration_) {
+    const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
+    if (w.conn != 0 && control_)
+      control_->reply(w.conn, nlohmann::json({{"event", "failed"}, {"reason", why}}).dump(), true);
+    else
+      host_.say("checkpoint refused: " + why);
+    return;
+  }
   for (size_t i = 0; i < n; ++i)
     if (!states_[i].cr_ready || !host_.rank(static_cast<int>(i)).connected) {
       const std::string why = "rank " + std::to_string(i) +
@@ -57,6 +65,12 @@ void CheckpointCoordinator::app_position(int rank, const oob::AppPointMsg& m) {
   }
   // Forward negotiation (CPPC): one past the farthest rank, so nobody goes back.
   const uint64_t target = most + 1;
+  if (migration_ && migration_->app && phase_ == Phase::kIdle) {
+    host_.broadcast(oob::MsgType::kAppTarget, oob::encode_app_point({target, negotiation_, oob::kAppTargetMigrate}));
+    negotiation_ = 0;
+    app_migration_at(target);
+    return;
+  }
   host_.broadcast(oob::MsgType::kAppTarget, oob::encode_app_point({target, negotiation_, ""}));
   log::debug("negotiation %llu: snapshot at safe point %llu", static_cast<unsigned long long>(negotiation_),
              static_cast<unsigned long long>(target));
@@ -219,7 +233,9 @@ void CheckpointCoordinator::app_on_frame(int rank, oob::Frame& f) {
       oob::SeqMsg m;
       if (Status s = oob::decode_seq(f.payload, &m); !s.ok()) return broke(s);
       c.finalizing = true;
-      app_cancel_negotiation("rank " + std::to_string(rank) + " began MPI_Finalize; no checkpoint any more");
+      const std::string why = "rank " + std::to_string(rank) + " began MPI_Finalize; no checkpoint any more";
+      app_cancel_negotiation(why);
+      if (migration_ && phase_ != Phase::kGo) abort_checkpoint(why);  // before GO nothing moved
       return;
     }
     case MsgType::kAppPosition: {
@@ -246,6 +262,10 @@ void CheckpointCoordinator::app_on_frame(int rank, oob::Frame& f) {
       app_abort_line(m.seq, "rank " + std::to_string(rank) + ": " + m.reason);  // m.seq: the safe point
       return;
     }
+    case MsgType::kCheckpointReady:
+    case MsgType::kCheckpointDrained:  // of a migration's round that ended (aborted) meanwhile
+      log::debug("%s: stale %s ignored", r.describe().c_str(), oob::msg_type_name(f.type).c_str());
+      return;
     default:
       log::warn("%s sent %s, which a launcher of a cr=app job does not expect; ignored", r.describe().c_str(),
                 oob::msg_type_name(f.type).c_str());
@@ -255,6 +275,7 @@ void CheckpointCoordinator::app_on_frame(int rank, oob::Frame& f) {
 
 void CheckpointCoordinator::app_on_rank_lost(const std::string& why) {
   app_cancel_negotiation(why);
+  if (migration_) abort_checkpoint(why);
   while (!lines_.empty()) app_abort_line(lines_.begin()->first, why);
 }
 

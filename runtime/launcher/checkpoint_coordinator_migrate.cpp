@@ -1,5 +1,6 @@
-// CheckpointCoordinator, migration of ranks (cr=criu): `lazarus migrate`
-// and `lazarus evacuate`. The sequence is the checkpoint's (oob/frame.h);
+// CheckpointCoordinator, migration of ranks: `lazarus migrate` and
+// `lazarus evacuate` (cr=criu; cr=app after a negotiation, see
+// checkpoint_coordinator.h). The sequence is the checkpoint's (oob/frame.h);
 // what differs is who writes an image (only the moving ranks), who ends
 // (only they, after their dump), and what completes it (every moving rank
 // restored on its target and DONE with outcome restarted, the others DONE
@@ -130,7 +131,6 @@ void CheckpointCoordinator::migrate_request(Waiter w, const std::vector<int>& ra
       host_.say(std::string(verb) + " refused: " + why);
   };
   if (Status s = refusal(); !s.ok()) return refuse(s.message());
-  if (app_mode()) return refuse("migration of cr=app jobs (at the next safe point) is not available yet; use cr=criu");
   if (in_progress())
     return refuse("a checkpoint or migration of job " + spec_.job_id + " is under way; try again once it ended");
   Migration m;
@@ -138,9 +138,24 @@ void CheckpointCoordinator::migrate_request(Waiter w, const std::vector<int>& ra
   m.seq = kMigrationSeqBase + ++migrations_;
   m.restored.assign(m.to.size(), false);
   m.ended.assign(m.to.size(), 0.0);
+  m.app = app_mode();
+  if (m.app) {
+    // The safe point first (forward negotiation, as for a checkpoint); the
+    // round runs there (app_migration_at). Every rank must be able to answer.
+    for (int i = 0; i < host_.size(); ++i)
+      if (!states_[static_cast<size_t>(i)].cr_ready || !host_.rank(i).connected)
+        return refuse("rank " + std::to_string(i) +
+                      " is not ready for migration yet (a rank becomes ready at the end of MPI_Init)");
+  }
   migration_.emplace(std::move(m));
   log::debug("%s of %s requested", verb, migration_->what.c_str());
   waiters_.push_back(w);
+  if (migration_->app) {
+    negotiation_ = ++next_request_;
+    positions_.assign(static_cast<size_t>(host_.size()), std::nullopt);
+    host_.broadcast(oob::MsgType::kAppNegotiate, oob::encode_app_point({0, negotiation_, ""}));
+    return;
+  }
   phase_ = Phase::kWaitReady;
   wait_timer_ = loop_.add_timer(oob::deadline_in(spec_.cr_ready_wait), [this] {
     wait_timer_ = 0;
@@ -181,11 +196,13 @@ Status CheckpointCoordinator::begin_migration() {
     host_.announce_move(static_cast<int>(i), m.to[i]);
     new_layout = true;
   }
+  const uint32_t app = m.app ? oob::kCrAtSafePoint : 0;
   for (size_t i = 0; i < m.to.size(); ++i) {
     const bool moves = !m.to[i].empty();
-    const uint32_t stay = oob::kCrNoImage | (new_layout ? oob::kCrNewLayout : 0);
+    const uint32_t stay = oob::kCrNoImage | (new_layout ? oob::kCrNewLayout : 0) | app;
+    const uint32_t go = oob::kCrTerminate | (m.app ? oob::kCrHandover | app : 0);
     host_.send(static_cast<int>(i), oob::MsgType::kCheckpointRequest,
-               oob::encode_cr_request({m.seq, moves ? oob::kCrTerminate : stay,
+               oob::encode_cr_request({m.seq, moves ? go : stay,
                                        moves ? m.dir + "/rank." + std::to_string(i) : std::string()}));
   }
   std::vector<Waiter> keep;
@@ -199,6 +216,51 @@ Status CheckpointCoordinator::begin_migration() {
   }
   waiters_ = std::move(keep);
   return Status::Ok();
+}
+
+void CheckpointCoordinator::app_migration_at(uint64_t safe_point) {
+  log::debug("%s of %s at safe point %llu", migration_->evacuate ? "evacuation" : "migration",
+             migration_->what.c_str(), static_cast<unsigned long long>(safe_point));
+  if (Status s = begin_migration(); !s.ok()) {
+    // The ranks stop at the safe point for a round that never comes: ABORT
+    // lets them go on (oob/frame.h).
+    abort_checkpoint(s.message());
+  }
+}
+
+bool CheckpointCoordinator::migration_round_frame(const oob::Frame& f) const {
+  if (!migration_ || phase_ == Phase::kIdle || phase_ == Phase::kWaitReady) return false;
+  uint64_t seq = 0;
+  bool decoded = false;
+  switch (static_cast<oob::MsgType>(f.type)) {
+    case oob::MsgType::kCheckpointReady: {
+      oob::CrBookmarksMsg m;
+      decoded = oob::decode_cr_bookmarks(f.payload, static_cast<uint32_t>(host_.size()), &m).ok();
+      seq = m.seq;
+      break;
+    }
+    case oob::MsgType::kCheckpointDrained: {
+      oob::SeqMsg m;
+      decoded = oob::decode_seq(f.payload, &m).ok();
+      seq = m.seq;
+      break;
+    }
+    case oob::MsgType::kCheckpointDone: {
+      oob::CrDoneMsg m;
+      decoded = oob::decode_cr_done(f.payload, &m).ok();
+      seq = m.seq;
+      break;
+    }
+    case oob::MsgType::kCheckpointFailed: {
+      oob::CrReasonMsg m;
+      decoded = oob::decode_cr_reason(f.payload, &m).ok();
+      seq = m.seq;
+      break;
+    }
+    default:
+      return false;
+  }
+  return decoded && seq == migration_->seq;
 }
 
 void CheckpointCoordinator::restore_moving(int rank) {
@@ -239,10 +301,13 @@ void CheckpointCoordinator::finish_migration() {
   const double quiesce = m.go_at - started_, dump = m.last_end - m.go_at;
   const double rest = end - m.last_end - m.restore_secs;
   char text[512];
+  // cr=app: quiesce includes reaching the negotiated safe point, "save"
+  // is writing the variables and hand-over, "start" the new processes.
   std::snprintf(text, sizeof text,
                 "%s of %s done: evacuation time %.3f s (request to the moved ranks running again: quiesce %.3f s, "
-                "dump %.3f s, restore %.3f s, reconnect %.3f s)",
-                m.evacuate ? "evacuation" : "migration", m.what.c_str(), secs, quiesce, dump, m.restore_secs, rest);
+                "%s %.3f s, %s %.3f s, reconnect %.3f s)",
+                m.evacuate ? "evacuation" : "migration", m.what.c_str(), secs, quiesce, m.app ? "save" : "dump", dump,
+                m.app ? "start" : "restore", m.restore_secs, rest);
   host_.say(text);
   drop_migration_images();
   host_.job_file_changed();

@@ -145,7 +145,7 @@ void Job::close_output(RankProcess& r) {
 Status Job::can_restore_on(const std::string& host) const {
   if (mover_ == nullptr)
     return Unavailable("job " + spec_.job_id + " cannot move ranks: its cr component (" + spec_.cr_component +
-                       ") does not restore process images; migration needs cr=criu");
+                       ") can move no rank; migration needs cr=criu or cr=app");
   return mover_->can_restore_on(host);
 }
 
@@ -542,7 +542,9 @@ void Job::answer_round(RankProcess& r, const StatusOr<std::optional<std::string>
       fail(1, done.status().message());
     return;
   }
-  if (*done) server_->broadcast(answer, **done);
+  if (!*done) return;
+  server_->broadcast(answer, **done);
+  server_->set_rounds(modex_->fences_done(), modex_->barriers_done());
 }
 
 void Job::on_oob_closed(int rank, const Status& why) {

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "cr/runtime_params.h"
+#include "launcher/app_rank_mover.h"
 #include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
@@ -409,9 +410,10 @@ int run_launcher(const RunOptions& o) {
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
   // Hosts left without a rank wait for ranks that move, where moved ranks
-  // can be restored: a back end that restores process images (cr=app jobs
-  // do not move yet) and helpers in PID namespaces.
-  if (!spec.cr_app_level && spec.cr_component != "none" && reg.params().get_bool(oob::kParamHelperPidNamespace))
+  // can come back: a cr=app job's anywhere (a new process takes the rank's
+  // place), a process image only where helpers run in PID namespaces.
+  const bool app_level = spec.cr_app_level || spec.cr_component == "app";
+  if (app_level || (spec.cr_component != "none" && reg.params().get_bool(oob::kParamHelperPidNamespace)))
     spec.spare_hosts = hosts_without_ranks(hosts, spec.placement);
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
     error(s.message());
@@ -448,7 +450,11 @@ int run_launcher(const RunOptions& o) {
     // instance of the job's cr module.
     std::optional<std::vector<QueryResult>> cr_sel;
     std::unique_ptr<RankMover> mover;
-    if (!spec.cr_app_level && spec.cr_component != "none") {
+    // An application-level job moves a rank by starting a new process in
+    // its place, which loads what the rank wrote at the safe point.
+    if (app_level) {
+      mover = std::make_unique<AppRankMover>(**starter);
+    } else if (spec.cr_component != "none") {
       if (Framework* fw = reg.framework("cr"); fw != nullptr) {
         auto sel = fw->select(reg.query_context());
         if (sel.ok() && !sel->empty() && sel->front().module &&

@@ -39,6 +39,9 @@ class ModexServer {
   StatusOr<std::optional<std::string>> on_fence(int rank, bool restored_rank, std::string_view payload);
   // A BARRIER message; the BARRIER_DONE payload when the round completes.
   StatusOr<std::optional<std::string>> on_barrier(int rank, bool restored_rank, std::string_view payload);
+  // Rounds completed so far (a joining rank's WELCOME: it numbers from there).
+  uint64_t fences_done() const { return fences_.current - 1; }
+  uint64_t barriers_done() const { return barriers_.current - 1; }
 
  private:
   // One kind of round (fence or barrier): its number, who arrived, and the

@@ -66,6 +66,11 @@ class OobServer {
   // Where `rank` lives from now on, in the WELCOME of every later connection
   // (a rank moved to another host; ranks read the layout when they reconnect).
   void set_place(int rank, uint64_t node_id, const std::string& host);
+  // The modex rounds completed so far, in the WELCOME of later connections.
+  void set_rounds(uint64_t fences_done, uint64_t barriers_done) {
+    welcome_.fences_done = fences_done;
+    welcome_.barriers_done = barriers_done;
+  }
   // Queues a frame to every connected rank.
   void broadcast(oob::MsgType type, std::string_view payload);
   // Closes the rank's connection once its queued frames are written; no

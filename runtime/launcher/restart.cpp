@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cr/runtime_params.h"
+#include "launcher/app_rank_mover.h"
 #include "launcher/binding.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
@@ -276,7 +277,9 @@ int restart_here(const RestartOptions& o) {
       note(who, "cannot change to the job's directory " + rec.cwd + "; starting the program from here");
     LocalStarter local;
     RankStarter& starter = remote ? *remote_starter_owner : static_cast<RankStarter&>(local);
+    AppRankMover mover(starter);
     Job job(std::move(spec), starter);
+    job.set_mover(&mover);
     rc = job.run();
     death = job.rank_death();
     lost = job.lost_hosts();

@@ -74,6 +74,11 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     if (g_thread_level < MPI_THREAD_SERIALIZED) g_thread_level = MPI_THREAD_SERIALIZED;
     lz::log::debug("checkpoint/restart on: cr=%s, crcp=%s", r.cr_name().c_str(), r.crcp_name().c_str());
     g_cr_service = std::make_unique<lz::rt::CrService>(r);
+    // A cr=app migration's round runs in LZ_Checkpoint, on this thread.
+    lz::rt::app_service()->set_cr_runner([svc = g_cr_service.get()](uint64_t seq, uint32_t flags,
+                                                                      const std::string& dir) {
+      svc->run_at_safe_point(seq, flags, dir);
+    });
     // Counted inside MPI while the service starts: it may take requests at once.
     lz::rt::g_mpi_depth.store(1, std::memory_order_relaxed);
     g_mpi_state.store(static_cast<int>(multiple ? MpiState::kRunningCrMt : MpiState::kRunningCr));

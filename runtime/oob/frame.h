@@ -114,6 +114,24 @@ enum class MsgType : uint16_t {
   // A rank waits only at its own line, for APP_DIR, and, when it reported
   // its count and reaches the next call before APP_TARGET arrives, for that
   // answer: never for another rank's progress.
+  //
+  // Migration (`lazarus migrate`, `lazarus evacuate`) of a cr=app job: the
+  // negotiation as above, then APP_TARGET{req, T, "migrate"} and at once the
+  // migration's CHECKPOINT_REQUEST with kCrAtSafePoint (moving ranks:
+  // kCrTerminate | kCrHandover and a dir; the others kCrNoImage). The CR
+  // thread keeps the request; every rank stops at call T and runs the
+  // checkpoint sequence above there, in LZ_Checkpoint, with two changes:
+  // READY/DRAIN count messages, not frames, and sends are not held while
+  // the drain waits (the program sends nothing past T; rendezvous replies
+  // must flow); before DRAINED each rank pulls in every unexpected
+  // rendezvous payload and waits until no transfer is under way, so that
+  // nothing needs a moving rank's memory. After GO a moving rank writes its
+  // variables and hand-over into dir and exits; the launcher starts a new
+  // process per moving rank (LZ_CR_APP_RESTART, LZ_CR_APP_JOIN), which
+  // authenticates as the rank reconnecting, numbers its fences from the
+  // WELCOME's count, fences with the staying ranks (their fence after GO),
+  // and answers CHECKPOINT_DONE{seq, restarted} once its CR service runs.
+  // CHECKPOINT_ABORT before GO lets ranks waiting at T go on.
   kAppLine = 76,       // rank -> launcher: CrBookmarksMsg{safe point, messages sent to each rank}
   kAppDir = 77,        // launcher -> rank: AppPointMsg{safe point, seq, dir}
   kAppExpect = 78,     // launcher -> rank: CrBookmarksMsg{safe point, messages each rank sent this one}

@@ -58,6 +58,8 @@ std::string encode_welcome(const WelcomeMsg& m) {
     w.u64(m.node_of_rank[i]);
     w.str(m.hostname_of_rank[i]);
   }
+  w.u64(m.fences_done);
+  w.u64(m.barriers_done);
   return w.take();
 }
 
@@ -71,6 +73,7 @@ Status decode_welcome(std::string_view p, WelcomeMsg* out) {
   m.hostname_of_rank.resize(m.size);
   for (uint32_t i = 0; i < m.size; ++i)
     if (!r.u64(&m.node_of_rank[i]) || !r.str(&m.hostname_of_rank[i], kMaxHostnameBytes)) return malformed("WELCOME");
+  if (!r.u64(&m.fences_done) || !r.u64(&m.barriers_done)) return malformed("WELCOME");
   if (!r.at_end()) return malformed("WELCOME");
   *out = std::move(m);
   return Status::Ok();

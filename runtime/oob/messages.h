@@ -53,6 +53,11 @@ struct WelcomeMsg {
   uint32_t size = 0;
   std::vector<uint64_t> node_of_rank;
   std::vector<std::string> hostname_of_rank;
+  // Modex fences and barriers the job has completed: a process that joins
+  // the running job as one of its ranks (cr=app migration, LZ_CR_APP_JOIN)
+  // numbers its rounds from there. Every other rank counts its own.
+  uint64_t fences_done = 0;
+  uint64_t barriers_done = 0;
 };
 
 // ERROR: why the launcher refuses or ends the connection.
@@ -102,6 +107,14 @@ inline constexpr uint32_t kCrNoImage = 1u << 1;
 // to the launcher after GO anyway, and takes the WELCOME's layout (where
 // every rank lives now) before it re-creates its transports.
 inline constexpr uint32_t kCrNewLayout = 1u << 2;
+// A migration of a cr=app job: the round runs at the negotiated safe point
+// (APP_TARGET with dir "migrate"), in the application thread inside
+// LZ_Checkpoint, not when the CR thread reads the request. Every rank gets it.
+inline constexpr uint32_t kCrAtSafePoint = 1u << 3;
+// With kCrAtSafePoint, for a moving rank: after GO it writes its registered
+// variables and its hand-over (cr/app_handover.h) into `dir` and ends; a
+// new process started on the target takes its place (LZ_CR_APP_JOIN).
+inline constexpr uint32_t kCrHandover = 1u << 4;
 struct CrRequestMsg {
   uint64_t seq = 0;        // snapshot sequence number in the job's store
   uint32_t flags = 0;      // kCr*
@@ -135,6 +148,9 @@ struct CrReasonMsg {
 };
 
 // APP_DIR, APP_NEGOTIATE, APP_POSITION, APP_TARGET (oob/frame.h).
+// APP_TARGET's dir for a migration's safe point: every rank stops there for
+// the migration round (kCrAtSafePoint) instead of taking a snapshot.
+inline constexpr const char* kAppTargetMigrate = "migrate";
 struct AppPointMsg {
   uint64_t safe_point = 0;  // an LZ_Checkpoint call count
   uint64_t seq = 0;         // snapshot sequence number, or negotiation request number

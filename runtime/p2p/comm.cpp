@@ -46,7 +46,12 @@ lz_mpi_request_s* make(lz_mpi_comm_s* c, lz_mpi_request_s::Kind kind, const void
   return r;
 }
 
+// One application thread at a time sets communicators up (the MPI entry).
+int g_created_alive = 0;
+
 }  // namespace
+
+int lz_mpi_comm_s::created_alive() { return g_created_alive; }
 
 void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t context, bool predefined) {
   world_ranks_ = std::move(world_ranks);
@@ -54,6 +59,7 @@ void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t co
   rank_ = my_rank;
   context_ = context;
   predefined_ = predefined;
+  if (!predefined) ++g_created_alive;
   inter_ = false;
   remote_world_ranks_.clear();
   magic_ = kMagic;
@@ -71,6 +77,7 @@ void lz_mpi_comm_s::setup_inter(std::vector<int> local, int my_rank, std::vector
 }
 
 void lz_mpi_comm_s::teardown() {
+  if (valid() && !predefined_) --g_created_alive;
   // Modules first: they may look at the communicator while releasing their
   // per-communicator state.
   for (auto it = coll_enabled.rbegin(); it != coll_enabled.rend(); ++it) (*it)->disable(*this);

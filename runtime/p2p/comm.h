@@ -85,6 +85,8 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
 
   bool valid() const { return magic_ == kMagic; }
   bool predefined() const { return predefined_; }
+  // Communicators set up and not torn down, the predefined ones aside.
+  static int created_alive();
   uint32_t p2p_context() const { return context_; }
   uint32_t coll_context() const { return context_ + 1; }
   // The world rank of rank `r` as point-to-point names it: a rank of the

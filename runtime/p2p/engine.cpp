@@ -16,11 +16,6 @@ namespace lz::rt {
 
 using namespace engine_detail;
 
-namespace {
-// Each rank's CPU list (cpu_sharing.h), read by the ranks of its host.
-constexpr const char* kCpusKey = "p2p.cpus";
-}  // namespace
-
 Engine::Engine() = default;
 
 Engine::~Engine() = default;

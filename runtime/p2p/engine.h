@@ -33,6 +33,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -190,6 +191,16 @@ class Engine final : public transport::Host {
   // ---- checkpoint support ---------------------------------------------------------------
   crcp::Bookmark sent_to(int peer) const { return peers_[static_cast<size_t>(peer)].sent; }
   crcp::Bookmark received_from(int peer) const { return peers_[static_cast<size_t>(peer)].received; }
+  // Messages only (peer.h: messages_sent/received), as bookmarks without bytes.
+  crcp::Bookmark messages_sent_to(int peer) const { return {peers_[static_cast<size_t>(peer)].messages_sent, 0}; }
+  crcp::Bookmark messages_received_from(int peer) const {
+    return {peers_[static_cast<size_t>(peer)].messages_received, 0};
+  }
+  // "" when nothing is under way: no frame waits for room in the engine or
+  // a transport, no request waits for a peer's reply (rendezvous, sync
+  // send, stream), no get and no non-blocking collective runs. Otherwise
+  // what is, for messages ("rank 2: a reply awaited; ...").
+  std::string transfers_in_flight() const;
   // While held, new outgoing frames are queued instead of sent.
   void hold_sends(bool hold);
   // Set from any thread (the CR thread): every wait turn calls the handler.
@@ -231,8 +242,32 @@ class Engine final : public transport::Host {
   // receiving): a safe point allows none.
   size_t open_receives() const { return open_recvs_; }
   // Delivers logged messages again after a restart, before anything new:
-  // each waits in its context's unexpected queue like one just arrived.
+  // each waits in its context's unexpected queue like one just arrived,
+  // ahead of every message already there, in the order given.
   void replay(std::vector<crcp::Replayed> messages);
+
+  // ---- migration of a rank (cr=app): engine_handover.cpp ------------------------------
+  // Every rank stopped at the same safe point, every message sent before it
+  // arrived: pulls the payload of every unexpected rendezvous message (an
+  // RTS no receive matched) into this process, leaving it in its queue
+  // position as a message whose data is here; the senders' transfers end
+  // (FIN, or their stream) as for any receive. Progresses until every pull
+  // ended: kAborted naming the peer that died, kTimeout after `timeout_s`.
+  // Nothing to pull: Ok at once.
+  Status absorb_unexpected(double timeout_s);
+  // Takes every unexpected message out of the engine (each context's queue
+  // in its order), as the replay() of a new process takes them back.
+  // kUnavailable when a rendezvous message is still unexpected (call
+  // absorb_unexpected() first) or a receive is open.
+  StatusOr<std::vector<crcp::Replayed>> take_all_unexpected();
+  // A new process that took a moved rank's place: context ids below `next`
+  // were taken by the rank's old process (next_context() there).
+  void set_next_context(uint32_t next) { next_context_ = std::max(next_context_, next); }
+  // ... and continues its per-peer message counts (messages_sent_to /
+  // messages_received_from), which the peers' own counts include: the old
+  // process's are added to what this one counted so far. kInvalidArgument
+  // unless both have one entry per rank of the job.
+  Status add_message_counts(const std::vector<uint64_t>& sent, const std::vector<uint64_t>& received);
 
  private:
   struct GetOp;  // below: a get_async() in flight

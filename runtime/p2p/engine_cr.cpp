@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "lazarus/cpu_list.h"
 #include "lazarus/log.h"
 #include "p2p/engine_detail.h"
 
@@ -99,7 +100,27 @@ Status Engine::resume_transports(bool restarted) {
   return first;
 }
 
+std::string Engine::transfers_in_flight() const {
+  std::string out;
+  for (int r = 0; r < size_; ++r) {
+    const Peer& p = peers_[static_cast<size_t>(r)];
+    if (p.failed) continue;
+    const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(r) : 0;
+    std::string what;
+    if (!p.pending.empty()) what = std::to_string(p.pending.size()) + " frame(s) waiting for room";
+    if (in_transport != 0) what += (what.empty() ? "" : ", ") + std::to_string(in_transport) + " bytes in the transport";
+    if (p.waiting != nullptr) what += (what.empty() ? "" : ", ") + std::string("a transfer waiting for its reply");
+    if (!what.empty()) out += (out.empty() ? "rank " : "; rank ") + std::to_string(r) + ": " + what;
+  }
+  if (!gets_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(gets_.size()) + " get(s) running";
+  if (!nbc_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(nbc_.size()) + " non-blocking collective(s) running";
+  return out;
+}
+
 Status Engine::reconnect_transports() {
+  // This rank's CPUs again: it may have moved, and a process that joined the
+  // job in a moved rank's place knows only this fence's entries.
+  LZ_RETURN_IF_ERROR(boot_->put(kCpusKey, format_cpu_list(own_cpus())).with_context("modex put p2p.cpus"));
   LZ_RETURN_IF_ERROR(boot_->fence().with_context("modex fence after the checkpoint"));
   Status first;
   for (size_t i = 0; i < modules_.size(); ++i) {

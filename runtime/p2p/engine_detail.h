@@ -23,6 +23,9 @@ inline double now_seconds() {
 
 constexpr uint32_t kMaxContext = 1u << 24;
 
+// Each rank's CPU list (cpu_sharing.h) in the modex, read by the ranks of its host.
+constexpr const char* kCpusKey = "p2p.cpus";
+
 inline bool contiguous(const dt::Datatype* dt) { return dt == nullptr || dt->is_contiguous(); }
 inline uint64_t packed_bytes(const dt::Datatype* dt, int count) {
   return dt ? static_cast<uint64_t>(dt->size()) * static_cast<uint64_t>(count) : static_cast<uint64_t>(count);

@@ -281,6 +281,7 @@ void Engine::deliver(int src, const void* data, size_t len) {
 }
 
 void Engine::deliver_eager(int world, const wire::Header& h, const char* payload) {
+  ++peers_[static_cast<size_t>(world)].messages_received;
   MatchQueue* q = queue(h.context);
   Request* r = q->match_posted(h.src, h.tag);
   if (r != nullptr) {
@@ -292,6 +293,7 @@ void Engine::deliver_eager(int world, const wire::Header& h, const char* payload
 }
 
 void Engine::deliver_rts(int world, const wire::Header& h, const char* key, size_t key_len) {
+  ++peers_[static_cast<size_t>(world)].messages_received;
   MatchQueue* q = queue(h.context);
   Request* r = q->match_posted(h.src, h.tag);
   if (r != nullptr) {
@@ -319,7 +321,12 @@ void Engine::park_unexpected(MatchQueue* q, int world, const wire::Header& h, co
 }
 
 void Engine::replay(std::vector<crcp::Replayed> messages) {
-  for (auto& m : messages) {
+  // Before anything that arrived already (a peer may send as soon as this
+  // process's transports connect): the replayed messages are older, and
+  // receives from one source must match them first (non-overtaking). Put at
+  // the front in reverse, they keep their own order.
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+    crcp::Replayed& m = *it;
     MatchQueue* q = queue(m.m.context);
     Unexpected* u = q->new_unexpected();
     u->src = m.m.src;
@@ -332,7 +339,7 @@ void Engine::replay(std::vector<crcp::Replayed> messages) {
     u->addr = 0;
     u->stamp = m.m.stamp;
     u->data.assign(m.payload.begin(), m.payload.end());
-    q->append(u);
+    q->prepend(u);
   }
 }
 

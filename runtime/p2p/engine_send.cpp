@@ -17,6 +17,7 @@ using namespace engine_detail;
 
 Status Engine::send_frame(int world, const wire::Header& h, const void* payload, size_t len) {
   Peer& p = peers_[static_cast<size_t>(world)];
+  if (h.type == wire::kEager || h.type == wire::kRts) ++p.messages_sent;
   if (__builtin_expect(p.pending.empty() && !hold_, 1)) {
     struct iovec iov[2];
     iov[0].iov_base = const_cast<wire::Header*>(&h);

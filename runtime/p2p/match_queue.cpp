@@ -63,6 +63,14 @@ void MatchQueue::append(Unexpected* u) {
   unexp_tail_ = u;
 }
 
+void MatchQueue::prepend(Unexpected* u) {
+  u->prev = nullptr;
+  u->next = unexp_head_;
+  if (unexp_head_) unexp_head_->prev = u;
+  else unexp_tail_ = u;
+  unexp_head_ = u;
+}
+
 void MatchQueue::unlink_unexpected(Unexpected* u) {
   if (u->prev) u->prev->next = u->next;
   else unexp_head_ = u->next;

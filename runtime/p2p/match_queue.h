@@ -51,6 +51,8 @@ class MatchQueue {
   // Unexpected messages.
   Unexpected* new_unexpected();  // from the free list; caller fills and append()s
   void append(Unexpected* u);
+  // Puts `u` before every unexpected message (replayed ones, older than any arrival).
+  void prepend(Unexpected* u);
   // The first unexpected message matching (src, tag); `remove` takes it out.
   Unexpected* find_unexpected(int src, int tag, bool remove);
   // The unexpected message `sreq` of world rank `world_src`, taken out of
@@ -60,6 +62,10 @@ class MatchQueue {
   void recycle(Unexpected* u);
 
   bool empty() const { return posted_head_ == nullptr && unexp_head_ == nullptr; }
+  // The oldest unexpected message (follow `next`), or null.
+  Unexpected* unexpected_head() const { return unexp_head_; }
+  // Takes `u` out of the unexpected messages (its links cleared); recycle() it after.
+  void remove_unexpected(Unexpected* u) { unlink_unexpected(u); }
   Request* posted_head() const { return posted_head_; }
 
  private:

@@ -30,6 +30,12 @@ struct Peer {
   bool failed = false;
   crcp::Bookmark sent;
   crcp::Bookmark received;
+  // Messages (eager and RTS frames, not the protocols' replies) handed to
+  // send_frame for this peer and delivered from it: unlike the bookmarks
+  // they do not move once the program stops sending (a migration's safe
+  // point), while rendezvous replies still flow.
+  uint64_t messages_sent = 0;
+  uint64_t messages_received = 0;
   std::deque<PendingFrame> pending;
   // Requests waiting for a reply from this peer (rendezvous, sync sends,
   // rendezvous receives streaming in), failed together if the peer dies.

@@ -37,6 +37,24 @@ TEST(ModexServer, FenceCompletesWithEveryRanksEntriesWhenTheLastArrives) {
   EXPECT_TRUE(msg.entries.empty());
 }
 
+TEST(ModexServer, CountsCompletedRoundsForAJoiningRank) {
+  ModexServer m(2, false);
+  EXPECT_EQ(m.fences_done(), 0u);
+  ASSERT_TRUE(m.on_fence(0, false, fence(1)).ok());
+  EXPECT_EQ(m.fences_done(), 0u);  // round 1 is not complete yet
+  ASSERT_TRUE(m.on_fence(1, false, fence(1)).ok());
+  EXPECT_EQ(m.fences_done(), 1u);
+  ASSERT_TRUE(m.on_barrier(1, false, barrier(1)).ok());
+  ASSERT_TRUE(m.on_barrier(0, false, barrier(1)).ok());
+  EXPECT_EQ(m.barriers_done(), 1u);
+  EXPECT_EQ(m.fences_done(), 1u);
+  // A process that takes rank 1's place numbers its next fence fences_done() + 1.
+  ASSERT_TRUE(m.on_fence(0, false, fence(m.fences_done() + 1)).ok());
+  auto done = m.on_fence(1, false, fence(m.fences_done() + 1));
+  ASSERT_TRUE(done.ok() && done->has_value()) << done.status().to_string();
+  EXPECT_EQ(m.fences_done(), 2u);
+}
+
 TEST(ModexServer, OutOfSequenceIsAProtocolErrorNamingTheRound) {
   ModexServer m(2, false);
   auto skip = m.on_fence(0, false, fence(2));

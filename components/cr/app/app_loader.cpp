@@ -19,6 +19,12 @@ std::string shape_text(const std::vector<int64_t>& s) {
 }  // namespace
 
 Status Loader::open() {
+  // This rank's own part first: a migration's directory holds only the
+  // moving ranks' parts (rank 0's may not be there).
+  if (auto own = file(rank_); own.ok() && (*own)->header().nranks == nranks_ && (*own)->header().rank == rank_) {
+    old_nranks_ = nranks_;
+    return Status::Ok();
+  }
   LZ_ASSIGN_OR_RETURN(const appfmt::Reader* r0, file(0));
   old_nranks_ = r0->header().nranks;
   if (old_nranks_ <= 0) return DataLoss(r0->path() + ": records " + std::to_string(old_nranks_) + " ranks");

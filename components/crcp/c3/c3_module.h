@@ -106,6 +106,8 @@ class C3Module final : public Module, public MessageLog, public LineProtocol {
   void set_on_complete(std::function<void()> f) override { on_complete_ = std::move(f); }
   StatusOr<uint64_t> save_line(const LineFile& where) override;
   Status load_line(const std::string& snapshot_dir, int rank, int nranks, int old_nranks) override;
+  StatusOr<std::string> export_counters() const override;  // c3_counters.cpp
+  Status import_counters(const std::string& blob) override;
 
  private:
   struct Line {

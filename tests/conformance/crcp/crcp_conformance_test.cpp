@@ -322,6 +322,50 @@ TEST_P(CrcpConformance, MessageLogCarriesALineAcrossARestart) {
   EXPECT_NE(s3.message().find("rank"), std::string::npos) << s3.to_string();
 }
 
+// A rank moved to a new process at a safe point (cr=app migration): the
+// counters carry over, so its stamps go on where the old process stopped
+// and its peers' late/early bookkeeping stays right.
+TEST_P(CrcpConformance, MessageLogCountersContinueInANewProcess) {
+  if (!(module_->capabilities() & crcp::kCapMessageLog))
+    GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
+  std::unique_ptr<crcp::Module> old = std::move(module_), fresh = Another(), other = Another();
+  ASSERT_TRUE(fresh && other);
+  ASSERT_TRUE(old->attach(0, 2).ok());
+  ASSERT_TRUE(fresh->attach(0, 2).ok());
+  ASSERT_TRUE(other->attach(0, 3).ok());
+  crcp::MessageLog* log = old->message_log();
+  crcp::LineProtocol* line = old->line_protocol();
+  ASSERT_TRUE(log && line);
+  uint64_t stamp = 0, last = 0;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(log->stamp_send(1, &stamp));
+  EXPECT_FALSE(log->on_match({1, 7, 1, 0, 0})) << "an intra-epoch message is not late";
+
+  // A line under way: its log would be lost with the old process.
+  line->begin_line();
+  auto refused = line->export_counters();
+  EXPECT_FALSE(refused.ok()) << "counters exported while a line is incomplete";
+  line->expect({0, 0});
+  ASSERT_TRUE(line->line_complete());
+  ASSERT_TRUE(log->stamp_send(1, &last));
+
+  auto blob = line->export_counters();
+  ASSERT_TRUE(blob.ok()) << blob.status().to_string();
+  ASSERT_TRUE(fresh->line_protocol()->import_counters(*blob).ok());
+  uint64_t next = 0, again = 0;
+  ASSERT_TRUE(fresh->message_log()->stamp_send(1, &next));
+  ASSERT_TRUE(log->stamp_send(1, &again));
+  EXPECT_EQ(next, again) << "the new process's next stamp must be the one the old process would have given";
+  EXPECT_EQ(crcp::stamp_epoch(next), crcp::stamp_epoch(last));
+  EXPECT_EQ(crcp::stamp_index(next), crcp::stamp_index(last) + 1);
+  const std::vector<uint64_t> sent = fresh->line_protocol()->begin_line();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[1], 5u) << "cumulative sends to rank 1 go on across the move";
+
+  Status wrong = other->line_protocol()->import_counters(*blob);
+  EXPECT_FALSE(wrong.ok()) << "counters of a 2-rank job taken by a 3-rank one";
+  EXPECT_FALSE(fresh->line_protocol()->import_counters(blob->substr(0, blob->size() / 2)).ok()) << "a truncated blob";
+}
+
 INSTANTIATE_TEST_SUITE_P(All, CrcpConformance, ::testing::ValuesIn(registered_crcp()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

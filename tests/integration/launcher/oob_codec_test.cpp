@@ -60,10 +60,14 @@ TEST(OobMessages, RoundTrip) {
   ASSERT_TRUE(decode_fence(encode_fence(f), &f2).ok());
   EXPECT_EQ(f2.seq, 3u);
   EXPECT_EQ(f2.entries, f.entries);
-  WelcomeMsg w{"job", 2, {0, 0}, {"h0", "h1"}};
+  WelcomeMsg w{"job", 2, {0, 0}, {"h0", "h1"}, 7, 3};
   WelcomeMsg w2;
   ASSERT_TRUE(decode_welcome(encode_welcome(w), &w2).ok());
   EXPECT_EQ(w2.hostname_of_rank, w.hostname_of_rank);
+  EXPECT_EQ(w2.fences_done, 7u);  // a joining rank numbers its rounds from these
+  EXPECT_EQ(w2.barriers_done, 3u);
+  const std::string wp = encode_welcome(w);
+  for (size_t n = 0; n < wp.size(); ++n) EXPECT_EQ(decode_welcome(wp.substr(0, n), &w2).code(), Code::kProtocol) << n;
   FenceDoneMsg d{1, {{1, "k", "v"}}};
   FenceDoneMsg d2;
   ASSERT_TRUE(decode_fence_done(encode_fence_done(d), 2, &d2).ok());

@@ -13,21 +13,32 @@
 #   refuse:  only the refusals: an unknown rank, an unknown host and the
 #            evacuation of the only host are refused with a message naming
 #            them; the job is untouched (same result, no move).
+#   app:     cr=app (PROGRAM: app_ring.c, messages crossing every safe
+#            point, small ones and buffered rendezvous): the refusals, then
+#            rank 1 moved to this host, then ranks 2 and 3 together; each
+#            move gives the rank a new process (a new pid in `lazarus ps`),
+#            the others keep theirs; no hand-over or snapshot is left behind.
+#            Needs neither root nor CRIU.
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
 set -u
 SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4 NP=${5:-4} MODE=${6:-}
 LZ=$BIN/lazarus
 ITERS=${MIGRATE_TEST_ITERS:-300}
+[ "$SCEN" = app ] && ITERS=${MIGRATE_TEST_ITERS:-1500}
 T=$(mktemp -d /tmp/lz-migtest.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
-MCA=(--mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store")
+CR=criu
+[ "$SCEN" = app ] && CR=app
+MCA=(--mca transport "$TRANSPORT" --mca cr $CR --mca snapshot_root "$T/store")
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
 
-[ "$(id -u)" = 0 ] || skip "CRIU needs root (or CAP_CHECKPOINT_RESTORE); running as uid $(id -u)"
-info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
+if [ "$CR" = criu ]; then
+  [ "$(id -u)" = 0 ] || skip "CRIU needs root (or CAP_CHECKPOINT_RESTORE); running as uid $(id -u)"
+  info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
+fi
 
 result_of() { grep -o 'result [0-9]*' "$1" | tail -1; }
 job_id_of_pid() { "$LZ" ps | awk -v p="$1" '$2 == p { print $1 }'; }
@@ -102,6 +113,35 @@ criu)
   wait $JOB_PID || fail "job failed after the migrations (status $?)"
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
   ls -d "$T"/store/.migrate.* 2>/dev/null && fail "migration images left behind"
+  ls -d "$T"/store/*/[0-9]* 2>/dev/null && fail "a migration wrote a snapshot"
+  ;;
+app)
+  reference
+  start_job -x LZ_LOG_LEVEL=debug  # the ranks say what they hand over
+  refusals
+  "$LZ" ps --ranks > "$T/ps0.out" 2>&1
+  pid_of_rank() { awk -v r="$2" '$1 == "rank" && $2 == r { for (i = 3; i <= NF; ++i) if ($i == "pid") { print $(i + 1); exit } }' "$1"; }
+  P0=$(pid_of_rank "$T/ps0.out" 0) P1=$(pid_of_rank "$T/ps0.out" 1)
+  [ -n "$P1" ] || fail "no pid for rank 1 in lazarus ps --ranks: $(cat "$T/ps0.out")"
+  migrate m1 --rank 1 --to localhost
+  grep -q "save [0-9.]* s, start" "$T/m1.out" || fail "the evacuation time does not break down save/start: $(cat "$T/m1.out")"
+  "$LZ" ps --ranks > "$T/ps.out" 2>&1
+  grep -q "rank 1 .*moved 1x" "$T/ps.out" || fail "lazarus ps --ranks does not show rank 1 moved: $(cat "$T/ps.out")"
+  grep -q "rank 0 .*moved" "$T/ps.out" && fail "lazarus ps --ranks shows rank 0 moved: $(cat "$T/ps.out")"
+  [ "$(pid_of_rank "$T/ps.out" 1)" != "$P1" ] || fail "rank 1 moved but kept its process $P1"
+  [ "$(pid_of_rank "$T/ps.out" 0)" = "$P0" ] || fail "rank 0 stayed but its process changed"
+  kill -0 "$P1" 2>/dev/null && fail "rank 1's old process $P1 is still running"
+  # Messages cross every safe point: rank 1 left some it had not received.
+  grep -q "^rank 1: debug: handed over at safe point [0-9]* ([1-9][0-9]* message(s) not received yet)" "$T/job.err" ||
+    fail "rank 1 handed over no unreceived message: $(grep 'handed over' "$T/job.err")"
+  migrate m2 --rank 2,3 --to "$(hostname)"
+  "$LZ" ps --ranks > "$T/ps2.out" 2>&1
+  for r in 2 3; do
+    grep -q "rank $r .*moved 1x" "$T/ps2.out" || fail "rank $r not shown moved: $(cat "$T/ps2.out")"
+  done
+  wait $JOB_PID || fail "job failed after the migrations (status $?)"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  ls -d "$T"/store/.migrate.* 2>/dev/null && fail "hand-over files left behind"
   ls -d "$T"/store/*/[0-9]* 2>/dev/null && fail "a migration wrote a snapshot"
   ;;
 refuse)

@@ -26,7 +26,8 @@ namespace lz::crcp {
 
 // 2: capabilities (kCapDrain).
 // 3: the application-level side: message_log() (kCapMessageLog).
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: LineProtocol::export_counters / import_counters (cr=app migration).
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 enum Capability : uint64_t {
   kCapDrain = 1ull << 0,       // quiesce() drains a job of any size (else it refuses more than one rank)
@@ -58,6 +59,15 @@ class Coordinator {
   // While held, the engine queues new outgoing frames instead of sending them.
   virtual void hold_sends(bool hold) = 0;
 };
+
+// The bookmark drain (LAM/MPI's, crcp/bkmrk's quiesce; also the runtime's
+// round at a cr=app migration's safe point): c.hold_sends(true), exchange
+// c.sent_to(p) for every peer, then progress receives until every
+// c.received_from(p) equals what p said it sent. Errors as
+// Module::quiesce's: kTimeout after `timeout` naming every peer behind
+// ("rank 2 (received 3 of 5 frames, ...)"), kInternal when a peer is ahead,
+// the exchange's own error as is. Sends stay held on return.
+Status drain_to_bookmarks(Coordinator& c, std::chrono::milliseconds timeout);
 
 // ---- application-level checkpoints (kCapMessageLog) ----------------------------
 //
@@ -138,6 +148,17 @@ class LineProtocol {
   // suppress. On another rank count only a snapshot with nothing in flight
   // at its line can be used (else kFailedPrecondition naming the rank).
   virtual Status load_line(const std::string& snapshot_dir, int rank, int nranks, int old_nranks) = 0;
+  // Migration of this rank to a new process (cr=app, `lazarus migrate`) at
+  // a safe point where every rank stopped: the protocol's per-peer state
+  // (epoch, send indexes and totals, matched counts, was-early registry,
+  // pending suppressions) as an opaque, versioned blob. import_counters()
+  // in the new process, after attach() with the same rank and size and
+  // before any message, continues exactly where the old one stopped: the
+  // next stamp to each peer is the one the old process would have given.
+  // kUnavailable while a line is not complete (its log would be lost);
+  // import: kInvalidArgument for a blob of another version or job size.
+  virtual StatusOr<std::string> export_counters() const = 0;
+  virtual Status import_counters(const std::string& blob) = 0;
 };
 
 class Module : public lz::Module {
