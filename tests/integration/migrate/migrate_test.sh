@@ -80,6 +80,21 @@ refused() {
   grep -q -- "$want" "$T/$name.out" || fail "'lazarus $*' refused without naming '$want': $(cat "$T/$name.out")"
 }
 
+# The second move of both scenarios (ranks 2 and 3 together, to this host
+# by its name), then the end of the job: the uninterrupted run's result,
+# nothing left of the moves, no snapshot.
+ranks_2_and_3_then_end() {
+  migrate m2 --rank 2,3 --to "$(hostname)"
+  "$LZ" ps --ranks > "$T/ps2.out" 2>&1
+  for r in 2 3; do
+    grep -q "rank $r .*moved 1x" "$T/ps2.out" || fail "rank $r not shown moved: $(cat "$T/ps2.out")"
+  done
+  wait $JOB_PID || fail "job failed after the migrations (status $?)"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  ls -d "$T"/store/.migrate.* 2>/dev/null && fail "migration images or hand-overs left behind"
+  ls -d "$T"/store/*/[0-9]* 2>/dev/null && fail "a migration wrote a snapshot"
+}
+
 refusals() {
   refused rank "rank $NP is not a rank" migrate "$JOB_ID" --rank $NP --to localhost
   refused host "nosuchhost" migrate "$JOB_ID" --rank 1 --to nosuchhost
@@ -105,15 +120,7 @@ criu)
   "$LZ" ps --ranks > "$T/ps.out" 2>&1
   grep -q "rank 1 .*moved 1x" "$T/ps.out" || fail "lazarus ps --ranks does not show rank 1 moved: $(cat "$T/ps.out")"
   grep -q "rank 0 .*moved" "$T/ps.out" && fail "lazarus ps --ranks shows rank 0 moved: $(cat "$T/ps.out")"
-  migrate m2 --rank 2,3 --to "$(hostname)"
-  "$LZ" ps --ranks > "$T/ps2.out" 2>&1
-  for r in 2 3; do
-    grep -q "rank $r .*moved 1x" "$T/ps2.out" || fail "rank $r not shown moved: $(cat "$T/ps2.out")"
-  done
-  wait $JOB_PID || fail "job failed after the migrations (status $?)"
-  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
-  ls -d "$T"/store/.migrate.* 2>/dev/null && fail "migration images left behind"
-  ls -d "$T"/store/*/[0-9]* 2>/dev/null && fail "a migration wrote a snapshot"
+  ranks_2_and_3_then_end
   ;;
 app)
   reference
@@ -134,15 +141,7 @@ app)
   # Messages cross every safe point: rank 1 left some it had not received.
   grep -q "^rank 1: debug: handed over at safe point [0-9]* ([1-9][0-9]* message(s) not received yet)" "$T/job.err" ||
     fail "rank 1 handed over no unreceived message: $(grep 'handed over' "$T/job.err")"
-  migrate m2 --rank 2,3 --to "$(hostname)"
-  "$LZ" ps --ranks > "$T/ps2.out" 2>&1
-  for r in 2 3; do
-    grep -q "rank $r .*moved 1x" "$T/ps2.out" || fail "rank $r not shown moved: $(cat "$T/ps2.out")"
-  done
-  wait $JOB_PID || fail "job failed after the migrations (status $?)"
-  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
-  ls -d "$T"/store/.migrate.* 2>/dev/null && fail "hand-over files left behind"
-  ls -d "$T"/store/*/[0-9]* 2>/dev/null && fail "a migration wrote a snapshot"
+  ranks_2_and_3_then_end
   ;;
 refuse)
   reference
