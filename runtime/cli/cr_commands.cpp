@@ -207,7 +207,8 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
       "cr=app: every rank stops at the next LZ_Checkpoint safe point they agree on (forward negotiation);\n"
       "the moving ranks write their registered variables and the messages they have not received yet,\n"
       "and end; new processes of the program start on HOST in their place (LZ_Restarting gives 1 there; the\n"
-      "code before LZ_Restore runs alone, so it may not communicate) and the others go on from that point.\n"
+      "code before LZ_Restore runs alone: communicators it makes are those the rank made before its first\n"
+      "LZ_Checkpoint, taken from its record; nothing else may communicate) and the others go on from that point.\n"
       "Waits until the moved ranks run again and prints the evacuation time (request to running again).\n"
       "Exit status: 0 moved, 1 refused or failed (the reason is printed; an unknown rank or host is named).");
   mg->callback([mo, &exit_code] { exit_code = run_migrate(*mo, false); });

@@ -49,6 +49,14 @@ Status write_app_handover(const std::string& rank_dir, const AppHandover& h) {
     w.u64(m.payload.size());
     w.raw(m.payload.data(), m.payload.size());
   }
+  w.u64(h.comms.size());
+  for (const auto& c : h.comms) {
+    w.str(c.call);
+    w.u32(c.context);
+    w.u8(c.member ? 1 : 0);
+    w.u32(static_cast<uint32_t>(c.world_ranks.size()));
+    for (int r : c.world_ranks) w.u32(static_cast<uint32_t>(r));
+  }
   w.u64(fnv1a(w.data()));
   const std::string path = path_of(rank_dir), tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -115,7 +123,23 @@ StatusOr<AppHandover> read_app_handover(const std::string& rank_dir, const std::
     m.payload.resize(n);
     if (!r.raw(m.payload.data(), n)) return damaged("truncated message payload");
   }
-  if (!r.at_end()) return damaged("trailing bytes after the message list");
+  uint64_t comms = 0;
+  if (!r.u64(&comms) || comms > r.remaining() / 13) return damaged("truncated communicator record");
+  h.comms.resize(comms);
+  for (auto& c : h.comms) {
+    uint8_t member = 0;
+    uint32_t n = 0;
+    if (!r.str(&c.call, 64) || !r.u32(&c.context) || !r.u8(&member) || !r.u32(&n) || n > r.remaining() / 4)
+      return damaged("truncated communicator record");
+    c.member = member != 0;
+    c.world_ranks.resize(n);
+    for (int& w : c.world_ranks) {
+      uint32_t v = 0;
+      r.u32(&v);
+      w = static_cast<int>(v);
+    }
+  }
+  if (!r.at_end()) return damaged("trailing bytes after the communicator record");
   return h;
 }
 

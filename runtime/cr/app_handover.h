@@ -20,6 +20,7 @@
 
 #include "lazarus/frameworks/crcp.h"
 #include "lazarus/status.h"
+#include "p2p/comm_record.h"
 
 namespace lz::rt {
 
@@ -35,6 +36,8 @@ struct AppHandover {
   // next migration's drain compares with the peers' own counts.
   std::vector<uint64_t> sent, received;
   std::vector<crcp::Replayed> messages;
+  // The communicators it made before its first safe point (p2p/comm_record.h).
+  std::vector<CommRecord::Entry> comms;
 };
 
 Status write_app_handover(const std::string& rank_dir, const AppHandover& h);

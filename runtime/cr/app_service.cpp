@@ -11,6 +11,7 @@
 #include "cr/app_handover.h"
 #include "lazarus/log.h"
 #include "oob/messages.h"
+#include "p2p/comm_record.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -55,6 +56,9 @@ Status AppService::start() {
       (void)n;
     });
   }
+  // Until the first safe point: what a process taking this rank's place
+  // would have to make again alone.
+  CommRecord::instance().set_recording(true);
   const char* dir = std::getenv("LZ_CR_APP_RESTART");
   const char* joining = std::getenv("LZ_CR_APP_JOIN");
   if (joining != nullptr && *joining != '\0') {
@@ -86,8 +90,10 @@ Status AppService::restore() {
     protocol_loaded_ = true;
   }
   std::vector<cr::AppVariable> todo = vars_.unloaded();
-  Status s;
-  if (!todo.empty()) {
+  // A process that took a moved rank's place has made the rank's
+  // communicators again (or not: then it cannot go on as that rank).
+  Status s = CommRecord::instance().finish_replay();
+  if (s.ok() && !todo.empty()) {
     cr::AppLoad load{restart_dir_, rt_.rank(), rt_.size(), &todo};
     s = rt_.cr_module().load_variables(load);
     if (s.ok()) vars_.mark_loaded();
@@ -102,6 +108,7 @@ Status AppService::restore() {
 
 StatusOr<bool> AppService::safe_point() {
   ++calls_;
+  if (calls_ == 1) CommRecord::instance().set_recording(false);  // the setup's communicators are recorded
   if (!active_) return false;
   if (const size_t open = rt_.engine().open_receives(); open != 0)
     return InvalidArgument(std::to_string(open) + " receive" + (open == 1 ? " is" : "s are") +
@@ -333,6 +340,7 @@ Status AppService::hand_over(const std::string& rank_dir, uint64_t seq) {
   h.safe_point = calls_;
   h.migration = seq;
   h.next_context = eng.next_context();
+  h.comms = CommRecord::instance().entries();
   for (int p = 0; p < rt_.size(); ++p) {
     h.sent.push_back(eng.messages_sent_to(p).messages);
     h.received.push_back(eng.messages_received_from(p).messages);
@@ -362,6 +370,7 @@ Status AppService::join() {
   if (!h.ok()) return h.status().with_context("taking over rank " + std::to_string(rt_.rank()));
   if (line_ != nullptr) LZ_RETURN_IF_ERROR(line_->import_counters(h->counters).with_context("crcp " + rt_.crcp_name()));
   rt_.engine().set_next_context(h->next_context);
+  CommRecord::instance().start_replay(std::move(h->comms));
   LZ_RETURN_IF_ERROR(rt_.engine().add_message_counts(h->sent, h->received).with_context(rank_dir + "/handover"));
   // Before the program receives anything: the messages the old process had
   // not received (a peer may already be sending new ones).

@@ -19,6 +19,7 @@
 #include "oob/messages.h"
 #include "oob/restart_info.h"
 #include "p2p/comm.h"
+#include "p2p/comm_record.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -366,14 +367,20 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
 Status CrService::quiesce_at_safe_point(Coordinator& coord, uint32_t flags) {
   Engine& eng = rt_.engine();
   // The process that takes a moving rank's place runs the program's code
-  // before LZ_Restore alone: a communicator made there would wait for ranks
-  // that never call again. Refused before anything moves.
-  if (const int comms = Comm::created_alive(); (flags & oob::kCrHandover) && comms > 0)
-    return Unavailable(
-        "rank " + std::to_string(rt_.rank()) + " holds " + std::to_string(comms) +
-        " communicator(s) besides MPI_COMM_WORLD and MPI_COMM_SELF; a cr=app migration starts a new process "
-        "that would have to create them again alone (only the predefined communicators are supported yet; "
-        "cr=criu moves any rank)");
+  // before LZ_Restore alone: it makes the communicators recorded before the
+  // first safe point again from the record (p2p/comm_record.h), not others.
+  // Refused before anything moves.
+  if (flags & oob::kCrHandover) {
+    if (const int setup = CommRecord::instance().unrecorded(); setup > 0)
+      return Unavailable("rank " + std::to_string(rt_.rank()) + " made " + std::to_string(setup) +
+                         " intercommunicator(s) or MPI_Comm_idup result(s) before its first safe point, which the "
+                         "new process taking its place could not make again alone (cr=criu moves any rank)");
+    if (const int later = Comm::unreplayable_alive(); later > 0)
+      return Unavailable("rank " + std::to_string(rt_.rank()) + " holds " + std::to_string(later) +
+                         " communicator(s) made after its first safe point (or intercommunicators); the new "
+                         "process taking its place makes again only those made before the first LZ_Checkpoint "
+                         "(cr=criu moves any rank)");
+  }
   const auto budget = std::chrono::milliseconds(static_cast<int64_t>(drain_timeout_ * 1000));
   // Every message sent before the peers stopped has arrived.
   LZ_RETURN_IF_ERROR(crcp::drain_to_bookmarks(coord, budget));

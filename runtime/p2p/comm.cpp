@@ -1,6 +1,7 @@
 #include "p2p/comm.h"
 
 #include "lazarus/datatype/datatype.h"
+#include "p2p/comm_record.h"
 #include "p2p/engine.h"
 #include "p2p/request.h"
 #include "p2p/runtime.h"
@@ -47,11 +48,18 @@ lz_mpi_request_s* make(lz_mpi_comm_s* c, lz_mpi_request_s::Kind kind, const void
 }
 
 // One application thread at a time sets communicators up (the MPI entry).
-int g_created_alive = 0;
+int g_unreplayable_alive = 0;
 
 }  // namespace
 
-int lz_mpi_comm_s::created_alive() { return g_created_alive; }
+int lz_mpi_comm_s::unreplayable_alive() { return g_unreplayable_alive; }
+
+void lz_mpi_comm_s::mark_replayable() {
+  if (replayable_ || predefined_) return;
+  replayable_ = true;
+  --g_unreplayable_alive;
+  if (lz::rt::CommRecord::instance().recording()) lz::rt::CommRecord::instance().count_unrecorded(-1);
+}
 
 void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t context, bool predefined) {
   world_ranks_ = std::move(world_ranks);
@@ -59,7 +67,11 @@ void lz_mpi_comm_s::setup(std::vector<int> world_ranks, int my_rank, uint32_t co
   rank_ = my_rank;
   context_ = context;
   predefined_ = predefined;
-  if (!predefined) ++g_created_alive;
+  replayable_ = false;
+  if (!predefined) {
+    ++g_unreplayable_alive;
+    if (lz::rt::CommRecord::instance().recording()) lz::rt::CommRecord::instance().count_unrecorded(1);
+  }
   inter_ = false;
   remote_world_ranks_.clear();
   magic_ = kMagic;
@@ -77,7 +89,8 @@ void lz_mpi_comm_s::setup_inter(std::vector<int> local, int my_rank, std::vector
 }
 
 void lz_mpi_comm_s::teardown() {
-  if (valid() && !predefined_) --g_created_alive;
+  if (valid() && !predefined_ && !replayable_) --g_unreplayable_alive;
+  replayable_ = false;
   // Modules first: they may look at the communicator while releasing their
   // per-communicator state.
   for (auto it = coll_enabled.rbegin(); it != coll_enabled.rend(); ++it) (*it)->disable(*this);

@@ -85,8 +85,12 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
 
   bool valid() const { return magic_ == kMagic; }
   bool predefined() const { return predefined_; }
-  // Communicators set up and not torn down, the predefined ones aside.
-  static int created_alive();
+  // Communicators set up and not torn down that a process taking this
+  // rank's place could not make again alone (p2p/comm_record.h): every one
+  // but the predefined and those marked replayable.
+  static int unreplayable_alive();
+  // Made by a recorded agreement (CommRecord) before the first safe point.
+  void mark_replayable();
   uint32_t p2p_context() const { return context_; }
   uint32_t coll_context() const { return context_ + 1; }
   // The world rank of rank `r` as point-to-point names it: a rank of the
@@ -130,6 +134,7 @@ struct lz_mpi_comm_s final : public lz::coll::Comm {
   int size_ = 0;
   uint32_t context_ = 0;
   bool predefined_ = false;
+  bool replayable_ = false;
   bool inter_ = false;
   std::vector<int> world_ranks_;
   std::vector<int> remote_world_ranks_;

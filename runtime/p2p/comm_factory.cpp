@@ -7,6 +7,7 @@
 
 #include "lazarus/datatype/datatype.h"
 #include "p2p/coll_select.h"
+#include "p2p/comm_record.h"
 #include "p2p/engine.h"
 #include "p2p/intercomm_factory.h"
 #include "p2p/runtime.h"
@@ -76,6 +77,28 @@ uint32_t agreed_context(const std::vector<Record>& all) {
   return ctx;
 }
 
+// The agreement of `call` in a process that took a moved rank's place,
+// before its LZ_Restore: the recorded context and members, no communication.
+StatusOr<Comm*> replayed(Comm& parent, const char* call) {
+  LZ_ASSIGN_OR_RETURN(CommRecord::Entry e, CommRecord::instance().next(call));
+  runtime().engine().take_context(e.context);
+  if (!e.member) return static_cast<Comm*>(nullptr);
+  LZ_ASSIGN_OR_RETURN(Comm * c, make_comm(parent, std::move(e.world_ranks), e.context));
+  c->mark_replayable();  // and so again if this process moves in turn (the record stays)
+  return c;
+}
+
+// An agreement's result, recorded while the rank has not reached its first
+// safe point (cr=app).
+StatusOr<Comm*> recorded(const char* call, uint32_t ctx, StatusOr<Comm*> made) {
+  CommRecord& record = CommRecord::instance();
+  if (!made.ok() || !record.recording()) return made;
+  Comm* c = *made;
+  record.add({call, ctx, c != nullptr, c != nullptr ? c->world_ranks() : std::vector<int>()});
+  if (c != nullptr) c->mark_replayable();
+  return made;
+}
+
 }  // namespace
 
 StatusOr<Comm*> make_comm(Comm& parent, std::vector<int> world_ranks, uint32_t ctx, Comm* holder) {
@@ -117,24 +140,32 @@ void teardown_predefined_comms() {
 
 StatusOr<Comm*> comm_dup(Comm& parent) {
   if (parent.is_inter()) return intercomm_split(parent, 0, parent.rank());
-  Engine& eng = runtime().engine();
-  Record mine{0, 0, eng.next_context(), runtime().rank()};
-  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
-  uint32_t ctx = agreed_context(all);
-  eng.take_context(ctx);
-  LZ_ASSIGN_OR_RETURN(Comm * c, make_comm(parent, parent.world_ranks(), ctx));
+  static constexpr const char* kCall = "MPI_Comm_dup";
+  Comm* c = nullptr;
+  if (CommRecord::instance().replaying()) {
+    LZ_ASSIGN_OR_RETURN(c, replayed(parent, kCall));
+  } else {
+    Engine& eng = runtime().engine();
+    Record mine{0, 0, eng.next_context(), runtime().rank()};
+    LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
+    uint32_t ctx = agreed_context(all);
+    eng.take_context(ctx);
+    LZ_ASSIGN_OR_RETURN(c, recorded(kCall, ctx, make_comm(parent, parent.world_ranks(), ctx)));
+  }
   c->topology = parent.topology;  // MPI_Comm_dup keeps the topology
   return c;
 }
 
 StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
   if (parent.is_inter()) return intercomm_split(parent, color, key);
+  static constexpr const char* kCall = "MPI_Comm_split";
+  if (CommRecord::instance().replaying()) return replayed(parent, kCall);
   Engine& eng = runtime().engine();
   Record mine{color, key, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);
   eng.take_context(ctx);
-  if (color == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
+  if (color == MPI_UNDEFINED) return recorded(kCall, ctx, static_cast<Comm*>(nullptr));
   // Members of my color, ordered by (key, parent rank). Different colors
   // share the context id: their memberships are disjoint.
   std::vector<std::tuple<int, int, int>> members;  // key, parent rank, world
@@ -144,7 +175,7 @@ StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
   std::vector<int> world;
   world.reserve(members.size());
   for (auto& m : members) world.push_back(std::get<2>(m));
-  return make_comm(parent, std::move(world), ctx);
+  return recorded(kCall, ctx, make_comm(parent, std::move(world), ctx));
 }
 
 StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
@@ -157,12 +188,14 @@ StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
     const int in = group.rank_of_world(runtime().rank());
     return intercomm_split(parent, in == MPI_UNDEFINED ? MPI_UNDEFINED : 0, in);
   }
+  static constexpr const char* kCall = "MPI_Comm_create";
+  if (CommRecord::instance().replaying()) return replayed(parent, kCall);
   Record mine{0, 0, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
   uint32_t ctx = agreed_context(all);
   eng.take_context(ctx);
-  if (group.rank_of_world(runtime().rank()) == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
-  return make_comm(parent, group.world_ranks, ctx);
+  if (group.rank_of_world(runtime().rank()) == MPI_UNDEFINED) return recorded(kCall, ctx, static_cast<Comm*>(nullptr));
+  return recorded(kCall, ctx, make_comm(parent, group.world_ranks, ctx));
 }
 
 StatusOr<Comm*> comm_create_group(Comm& parent, const Group& group, int tag) {
@@ -180,13 +213,15 @@ StatusOr<Comm*> comm_create_group(Comm& parent, const Group& group, int tag) {
   const int me = group.rank_of_world(runtime().rank());
   if (me == MPI_UNDEFINED) return InvalidArgument("the calling process is not in the group");
   if (tag < 0) return InvalidArgument("invalid tag " + std::to_string(tag));
+  static constexpr const char* kCall = "MPI_Comm_create_group";
+  if (CommRecord::instance().replaying()) return replayed(parent, kCall);
   // Only the members agree: each proposes its next free id, as for
   // MPI_Comm_create, and the maximum is free at every one of them.
   Record mine{0, 0, eng.next_context(), runtime().rank()};
   LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, members, me, kTagGroupBase - tag % kTagGroupSpan, mine));
   uint32_t ctx = agreed_context(all);
   eng.take_context(ctx);
-  return make_comm(parent, group.world_ranks, ctx);
+  return recorded(kCall, ctx, make_comm(parent, group.world_ranks, ctx));
 }
 
 void comm_free(Comm* comm) {

@@ -10,8 +10,9 @@
  * machinery, no request of the program's) sent to it and not yet received:
  * a migration must hand them over to the moving rank's new process, and
  * pull in the payloads of rendezvous whose sender is the one moving.
- * Communicator: MPI_COMM_WORLD only (the code before LZ_Restore runs alone
- * in a process that takes a moved rank's place).
+ * Communicators: a Cartesian ring and a split, made before the first safe
+ * point (the code before LZ_Restore runs alone in a process that takes a
+ * moved rank's place: it makes them again from the moved rank's record).
  *
  * Usage: app_ring ITERATIONS [SLEEP_US]; prints "result N" on rank 0, the
  * same for any number of migrations.
@@ -33,7 +34,15 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int iters = argc > 1 ? atoi(argv[1]) : 300;
   const int sleep_us = argc > 2 ? atoi(argv[2]) : 2000;
-  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  /* Communicators made before the first safe point, as a setup does: a
+   * periodic 1-d Cartesian ring (the ring's traffic goes over it) and the
+   * halves of it (an allreduce every 10 iterations). */
+  MPI_Comm ring, half;
+  const int dims[1] = {size}, periods[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  int left, right;
+  MPI_Cart_shift(ring, 0, 1, &left, &right);
 
   static long long big[BIG], in[BIG];
   int it = 0;
@@ -52,22 +61,27 @@ int main(int argc, char** argv) {
     LZ_Restore();
   } else {
     for (int j = 0; j < BIG; ++j) big[j] = (long long)rank * BIG + j;
-    MPI_Send(&acc, 1, MPI_LONG_LONG, right, 1, MPI_COMM_WORLD);
-    MPI_Bsend(big, BIG, MPI_LONG_LONG, right, 2, MPI_COMM_WORLD);
+    MPI_Send(&acc, 1, MPI_LONG_LONG, right, 1, ring);
+    MPI_Bsend(big, BIG, MPI_LONG_LONG, right, 2, ring);
   }
   for (; it < iters; ++it) {
     LZ_Checkpoint(NULL);
-    MPI_Recv(&small, 1, MPI_LONG_LONG, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Recv(in, BIG, MPI_LONG_LONG, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&small, 1, MPI_LONG_LONG, left, 1, ring, MPI_STATUS_IGNORE);
+    MPI_Recv(in, BIG, MPI_LONG_LONG, left, 2, ring, MPI_STATUS_IGNORE);
     acc = mix(acc, small);
     for (int j = 0; j < BIG; j += 1024) acc = mix(acc, in[j]);
+    if (it % 10 == 0) {
+      long long sum = 0;
+      MPI_Allreduce(&acc, &sum, 1, MPI_LONG_LONG, MPI_SUM, half);
+      acc = mix(acc, sum);
+    }
     for (int j = 0; j < BIG; ++j) big[j] = (in[j] + it + rank) % 1000000007LL;
-    MPI_Send(&acc, 1, MPI_LONG_LONG, right, 1, MPI_COMM_WORLD);
-    MPI_Bsend(big, BIG, MPI_LONG_LONG, right, 2, MPI_COMM_WORLD);
+    MPI_Send(&acc, 1, MPI_LONG_LONG, right, 1, ring);
+    MPI_Bsend(big, BIG, MPI_LONG_LONG, right, 2, ring);
     if (sleep_us > 0) usleep((useconds_t)sleep_us);
   }
-  MPI_Recv(&small, 1, MPI_LONG_LONG, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  MPI_Recv(in, BIG, MPI_LONG_LONG, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Recv(&small, 1, MPI_LONG_LONG, left, 1, ring, MPI_STATUS_IGNORE);
+  MPI_Recv(in, BIG, MPI_LONG_LONG, left, 2, ring, MPI_STATUS_IGNORE);
   acc = mix(acc, small);
   long long total = 0;
   MPI_Reduce(&acc, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -75,6 +89,8 @@ int main(int argc, char** argv) {
   int bsize;
   MPI_Buffer_detach(&buf, &bsize);
   free(buf);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&ring);
   MPI_Finalize();
   return 0;
 }

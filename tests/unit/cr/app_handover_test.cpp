@@ -44,6 +44,7 @@ class AppHandoverTest : public ::testing::Test {
     crcp::Replayed empty{{3, 4, 0, -5, 1}, ""};
     crcp::Replayed big{{0, 2, 0, 1, 2}, std::string(300000, 'x')};
     h.messages = {small, empty, big};
+    h.comms = {{"MPI_Comm_split", 4, true, {0, 2}}, {"MPI_Comm_split", 6, false, {}}};
     return h;
   }
   std::string dir_;
@@ -61,6 +62,11 @@ TEST_F(AppHandoverTest, WhatIsWrittenIsRead) {
   EXPECT_EQ(r->counters, h.counters);
   EXPECT_EQ(r->sent, h.sent);
   EXPECT_EQ(r->received, h.received);
+  ASSERT_EQ(r->comms.size(), 2u);
+  EXPECT_EQ(r->comms[0].call, "MPI_Comm_split");
+  EXPECT_EQ(r->comms[0].context, 4u);
+  EXPECT_EQ(r->comms[0].world_ranks, (std::vector<int>{0, 2}));
+  EXPECT_FALSE(r->comms[1].member);
   ASSERT_EQ(r->messages.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     SCOPED_TRACE(i);
