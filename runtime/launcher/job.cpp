@@ -458,7 +458,12 @@ Status Job::admit(int rank, uint32_t flags) {
   if (stopping_) return Status(Code::kAborted, "the job is stopping");
   RankProcess& r = ranks_[static_cast<size_t>(rank)];
   if (!r.running() && !r.starting) return Unavailable("rank " + std::to_string(rank) + " is not running");
-  if (r.connected) return PermissionDenied("rank " + std::to_string(rank) + " is already connected");
+  // A rank that disconnect()ed and reconnects at once (after a checkpoint's
+  // GO) may be back before the end of its old connection reached this loop:
+  // that connection is done with (the OOB server then forgets it silently).
+  const bool back_from_detach = r.detached && (flags & oob::kAuthReconnect);
+  if (r.connected && !back_from_detach)
+    return PermissionDenied("rank " + std::to_string(rank) + " is already connected");
   if (flags & oob::kAuthReconnect) {
     if (!r.detached && !(r.restored && !r.ever_connected))
       return PermissionDenied("rank " + std::to_string(rank) + " did not disconnect(), so it cannot reconnect");

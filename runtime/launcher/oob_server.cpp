@@ -196,7 +196,15 @@ void OobServer::handle_handshake(Conn& c) {
       log::warn("the helper of host %d: %s; a host that stops answering will not be noticed", rank,
                 s.message().c_str());
   }
-  (helper ? by_helper_ : by_rank_)[rank] = c.id;
+  // A rank back from disconnect() before its old connection's end was read
+  // (Job::admit): the old one goes without a word, this one is the rank's.
+  auto& index = helper ? by_helper_ : by_rank_;
+  if (auto old = index.find(rank); old != index.end() && old->second != c.id) {
+    const uint64_t gone = old->second;
+    index.erase(old);
+    drop(gone, Status::Ok(), false);
+  }
+  index[rank] = c.id;
   const uint64_t id = c.id;
   queue(c, oob::MsgType::kWelcome, oob::encode_welcome(welcome_));
   if (conns_.count(id) == 0) return;

@@ -233,6 +233,15 @@ TEST_F(LauncherTest, RanksCanDisconnectAndReconnect) {
   EXPECT_EQ(count(r.out, "modex ok"), 3) << r.out;
 }
 
+// A rank back from disconnect() before the launcher read the end of its
+// old connection (a staying rank right after a migration's GO) is admitted.
+TEST_F(LauncherTest, ARankReconnectingBeforeItsOldConnectionEndedIsAdmitted) {
+  JobResult r = run({kLazarus, "run", "-np", "3", kProg, "--reconnect-early", "--rounds", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count(r.out, "modex ok"), 3) << r.out;
+  EXPECT_EQ(r.err.find("already connected"), std::string::npos) << r.err;
+}
+
 TEST_F(LauncherTest, JobRegistryFileIsPrivateAndRemovedAtExit) {
   std::string go = home_.path() + "/go";
   JobRunner job({kLazarus, "run", "-np", "2", kProg, "--wait-file", go}, env());

@@ -12,6 +12,9 @@
 //   --secret-check        check the secret is in no cmdline/environ of the rank and launcher
 //   --wait-file PATH      rank 0 waits for PATH to exist before the final barrier
 //   --reconnect           disconnect() and reconnect() between two fences
+//   --reconnect-early     the same, holding the old connection open (a dup of
+//                         its fd) until reconnect() returned: the launcher sees
+//                         the new connection before the old one's end
 //   --partial             write a last line without a newline
 //   --stderr              every rank also writes a line to stderr
 #include <signal.h>
@@ -62,6 +65,7 @@ std::string expected_value(int rank, int round) {
 int main(int argc, char** argv) {
   int rounds = 2, exit_rank = -1, exit_code = 0, kill_rank = -1, abort_rank = -1, abort_code = 0, early_rank = -1;
   bool sleep_forever = false, secret_check = false, reconnect = false, partial = false, to_stderr = false;
+  bool reconnect_early = false;
   const char* print_env = nullptr;
   const char* wait_file = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -77,6 +81,7 @@ int main(int argc, char** argv) {
     else if (a == "--secret-check") secret_check = true;
     else if (a == "--wait-file") wait_file = next();
     else if (a == "--reconnect") reconnect = true;
+    else if (a == "--reconnect-early") reconnect = reconnect_early = true;
     else if (a == "--partial") partial = true;
     else if (a == "--stderr") to_stderr = true;
     else {
@@ -112,9 +117,11 @@ int main(int argc, char** argv) {
 
   for (int round = 0; round < rounds; ++round) {
     if (reconnect && round == 1) {
+      const int old = reconnect_early ? dup(boot->control_fd()) : -1;
       if (auto s = boot->disconnect(); !s.ok()) return die("disconnect", s);
       if (boot->control_fd() != -1 || boot->connected()) return die("disconnect", lz::Internal("still connected"));
       if (auto s = boot->reconnect(); !s.ok()) return die("reconnect", s);
+      if (old >= 0) close(old);
     }
     if (auto s = boot->put("test.value", expected_value(rank, round)); !s.ok()) return die("put", s);
     if (auto s = boot->fence(); !s.ok()) return die("fence", s);
