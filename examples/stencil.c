@@ -50,7 +50,10 @@ int main(int argc, char **argv) {
   LZ_Restarting(&restarting);
   if (restarting) {
     LZ_Restore();
-    if (rank == 0) printf("stencil: restarted at iteration %d on %d ranks\n", it, size);
+    if (rank == 0) {
+      printf("stencil: restarted at iteration %d on %d ranks\n", it, size);
+      fflush(stdout); /* seen now, not at exit: it says the job runs again */
+    }
   } else {
     /* A hot top edge and deterministic noise inside (a hash of the cell's
      * global position: the same on any rank count, and not so regular that a

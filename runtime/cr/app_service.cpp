@@ -331,7 +331,7 @@ Status AppService::migration_point() {
 Status AppService::hand_over(const std::string& rank_dir, uint64_t seq) {
   Engine& eng = rt_.engine();
   const std::string& job_id = rt_.bootstrap().job().job_id;
-  cr::AppSave save{rank_dir, job_id, seq, calls_, rt_.rank(), rt_.size(), &vars_.all()};
+  cr::AppSave save{rank_dir, job_id, seq, calls_, rt_.rank(), rt_.size(), &vars_.all(), /*whole_allocation=*/true};
   auto bytes = rt_.cr_module().save_variables(save);
   if (!bytes.ok()) return bytes.status().with_context("writing the registered variables");
   AppHandover h;

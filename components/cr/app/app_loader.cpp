@@ -99,7 +99,12 @@ Status Loader::load_decomposed(const AppVariable& v) {
   const Box want = allocation_box(v);
   std::vector<char> packed;
   int64_t filled = 0;
-  for (int o = 0; o < old_nranks_ && filled < want.elements(); ++o) {
+  // This rank's own part first: it covers the whole allocation when a
+  // moved rank wrote it (AppSave::whole_allocation), and a migration's
+  // directory holds no other rank's part.
+  const int own = rank_ < old_nranks_ ? rank_ : 0;
+  for (int i = 0; i < old_nranks_ && filled < want.elements(); ++i) {
+    const int o = i == 0 ? own : (i <= own ? i - 1 : i);
     LZ_ASSIGN_OR_RETURN(const appfmt::Reader* r, file(o));
     const appfmt::VariableInfo* info = r->find(v.name);
     if (info == nullptr) return NotFound("variable '" + v.name + "' is not in " + r->path());

@@ -42,11 +42,11 @@ StatusOr<uint64_t> AppModule::save_variables(const AppSave& save) {
     LZ_ASSIGN_OR_RETURN(rec.signature, signature_of(*v.type, v.name));
     const uint64_t size = v.type->size();
     if (v.decomposed()) {
-      const Box owned = owned_box(v);
-      rec.count = static_cast<uint64_t>(owned.elements());
-      rec.decomposition = {v.global_shape, v.owned_start, v.owned_shape};
+      const Box block = save.whole_allocation ? allocation_box(v) : owned_box(v);
+      rec.count = static_cast<uint64_t>(block.elements());
+      rec.decomposition = {v.global_shape, block.start, block.shape};
       packed.resize(rec.count * size);
-      pack_box(v, owned, packed.data());
+      pack_box(v, block, packed.data());
     } else {
       rec.count = static_cast<uint64_t>(v.count);
       packed.resize(rec.count * size);

@@ -19,6 +19,8 @@
 #            move gives the rank a new process (a new pid in `lazarus ps`),
 #            the others keep theirs; no hand-over or snapshot is left behind.
 #            Needs neither root nor CRIU.
+#   stencil: cr=app, PROGRAM examples/stencil.c: rank 1 moved mid-run, the
+#            grid's sum and hash equal to an uninterrupted run's.
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
 set -u
@@ -29,7 +31,7 @@ ITERS=${MIGRATE_TEST_ITERS:-300}
 T=$(mktemp -d /tmp/lz-migtest.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
 CR=criu
-[ "$SCEN" = app ] && CR=app
+[ "$SCEN" = app ] || [ "$SCEN" = stencil ] && CR=app
 MCA=(--mca transport "$TRANSPORT" --mca cr $CR --mca snapshot_root "$T/store")
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -147,6 +149,22 @@ app)
   grep -q "^rank 1: debug: handed over at safe point [0-9]* ([1-9][0-9]* message(s) not received yet)" "$T/job.err" ||
     fail "rank 1 handed over no unreceived message: $(grep 'handed over' "$T/job.err")"
   ranks_2_and_3_then_end
+  ;;
+stencil)
+  # examples/stencil.c (PROGRAM): a grid decomposed by rows with a halo row
+  # on each side. Rank 1 moves; its new process must get the halo back as it
+  # was (the hand-over saves the whole allocation), or the sum differs.
+  args=(96 600 5000)  # N, iterations, microseconds each: 3 s and more
+  "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "${args[@]}" > "$T/ref.out" 2> "$T/ref.err" ||
+    fail "reference run failed"
+  REF=$(grep "stencil: N=" "$T/ref.out")
+  [ -n "$REF" ] || fail "reference run printed no result"
+  "$LZ" run -np $NP "${MCA[@]}" --timeout 300 "$PROG" "${args[@]}" > "$T/job.out" 2> "$T/job.err" &
+  JOB_PID=$!
+  JOB_ID=$(wait_for_job $JOB_PID) || fail "job did not appear in lazarus ps"
+  migrate m1 --rank 1 --to localhost
+  wait $JOB_PID || fail "job failed after the migration (status $?)"
+  [ "$(grep "stencil: N=" "$T/job.out")" = "$REF" ] || fail "$(grep "stencil: N=" "$T/job.out") != reference $REF"
   ;;
 refuse)
   reference

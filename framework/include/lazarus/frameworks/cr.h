@@ -130,6 +130,12 @@ struct AppSave {
   uint64_t safe_point = 0;  // the LZ_Checkpoint call count it was taken at
   int rank = 0, nranks = 1;
   const std::vector<AppVariable>* vars = nullptr;
+  // A migration's hand-over (cr=app, `lazarus migrate`): a decomposed
+  // variable is saved over its whole allocation (owned part and halo), and
+  // that is the block recorded, so the process taking the rank's place gets
+  // its halo back as it was from this rank's part alone (the others write
+  // nothing). A snapshot saves the owned part only.
+  bool whole_allocation = false;
 };
 
 // What a restart needs to know of a snapshot before loading from it.
