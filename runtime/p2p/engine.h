@@ -325,8 +325,11 @@ class Engine final : public transport::Host {
   // rendezvous: the CTS goes out) and recycles it.
   void receive_unexpected(Request* r, Unexpected* u);
   void recv_eager_into(Request* r, int world, int src, int tag, uint64_t stamp, const char* payload, uint64_t len);
-  void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
-                       const RndvSource& from);
+  // Rendezvous receive `r` takes a message of `length` bytes announced by
+  // RTS `sreq` from `world`: a copy and FIN when it is this rank's own, else
+  // a single-copy get or a CTS. The caller notes the match in the message
+  // log first, if any (absorb_unexpected's receives are not the program's).
+  void start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq, const RndvSource& from);
   // Rendezvous receive by single copy: starts get_async(); false if the
   // transport did not take it (the caller streams instead).
   bool start_get(Request* r, int world, const RndvSource& from, uint64_t n);

@@ -2,7 +2,6 @@
 // take_all_unexpected): at the safe point every rank stopped at, the
 // messages a moving rank has not received leave with its state, and no
 // message may need the memory of a process about to end.
-#include <cstring>
 #include <memory>
 
 #include "p2p/engine.h"
@@ -41,24 +40,9 @@ Status Engine::absorb_unexpected(double timeout_s) {
       r->context = 0;
       r->bytes = u->length;
       r->dest = pull.data.get();
-      r->world_peer = world;
-      r->st_source = u->src;
-      r->st_tag = u->tag;
-      r->st_bytes = u->length;
-      r->remote_req = u->sreq;
-      r->rndv_total = u->length;
-      r->rndv_done = 0;
       pulls.push_back(std::move(pull));
-      if (world == rank_) {
-        std::memcpy(r->dest, reinterpret_cast<const void*>(static_cast<uintptr_t>(u->addr)), u->length);
-        send_ctl(world, wire::kFin, u->sreq, 0);
-        finish_recv(r);
-        continue;
-      }
       const RndvSource from{u->addr, (u->flags & wire::kFlagGet) != 0, std::string_view(u->data.data(), u->data.size())};
-      if (from.get_offered && p.has_get && start_get(r, world, from, u->length)) continue;
-      add_waiting(world, r);
-      send_ctl(world, wire::kCts, u->sreq, reinterpret_cast<uintptr_t>(r));
+      start_rndv_recv(r, world, u->src, u->tag, u->length, u->sreq, from);
     }
   }
   if (pulls.empty()) return Status::Ok();

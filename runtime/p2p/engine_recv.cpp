@@ -46,7 +46,8 @@ void Engine::receive_unexpected(Request* r, Unexpected* u) {
     if (u->flags & wire::kFlagSync) send_ctl(u->world_src, wire::kAck, u->sreq, 0);
   } else {
     RndvSource from{u->addr, (u->flags & wire::kFlagGet) != 0, std::string_view(u->data.data(), u->data.size())};
-    start_rndv_recv(r, u->world_src, u->src, u->tag, u->stamp, u->length, u->sreq, from);
+    if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, u->world_src, u->src, u->tag, u->stamp);
+    start_rndv_recv(r, u->world_src, u->src, u->tag, u->length, u->sreq, from);
   }
   queue(r->context)->recycle(u);
 }
@@ -137,9 +138,8 @@ void Engine::recv_eager_into(Request* r, int world, int src, int tag, uint64_t s
   complete(r);
 }
 
-void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t stamp, uint64_t length, uint64_t sreq,
+void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t length, uint64_t sreq,
                              const RndvSource& from) {
-  if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, world, src, tag, stamp);
   const uint64_t n = accept(r, src, tag, length);
   r->world_peer = world;
   r->st_bytes = n;
@@ -352,7 +352,8 @@ void Engine::run_deferred() {
         send_ctl(d.world, d.type, d.sreq, d.addr);  // addr: the reply's rreq (kCancelAck's verdict)
         break;
       case Deferred::kRndvStart:
-        start_rndv_recv(d.req, d.world, d.src, d.tag, d.stamp, d.length, d.sreq,
+        if (__builtin_expect(mlog_ != nullptr, 0)) note_match(d.req, d.world, d.src, d.tag, d.stamp);
+        start_rndv_recv(d.req, d.world, d.src, d.tag, d.length, d.sreq,
                         RndvSource{d.addr, (d.type & wire::kFlagGet) != 0, d.key});
         break;
       case Deferred::kGetDone:
