@@ -45,27 +45,6 @@ uint64_t directory_bytes(const std::string& dir) {
   return total;
 }
 
-// The sequence number a CR message is about (~0 when it does not decode:
-// such a message is dropped like any other stray one).
-uint64_t seq_of(uint16_t type, const std::string& payload, uint32_t size) {
-  switch (static_cast<MsgType>(type)) {
-    case MsgType::kCheckpointDrain: {
-      oob::CrBookmarksMsg m;
-      return oob::decode_cr_bookmarks(payload, size, &m).ok() ? m.seq : ~uint64_t{0};
-    }
-    case MsgType::kCheckpointAbort: {
-      oob::CrReasonMsg m;
-      return oob::decode_cr_reason(payload, &m).ok() ? m.seq : ~uint64_t{0};
-    }
-    case MsgType::kCheckpointGo: {
-      oob::SeqMsg m;
-      return oob::decode_seq(payload, &m).ok() ? m.seq : ~uint64_t{0};
-    }
-    default:
-      return ~uint64_t{0};
-  }
-}
-
 // The launcher hears of a fatal CR problem through the rank's exit: a rank
 // without a channel to its launcher cannot go on.
 [[noreturn]] void die(const std::string& what) {
@@ -250,7 +229,9 @@ Status CrService::await(uint64_t seq, MsgType a, MsgType b, uint16_t* type, std:
     LZ_ASSIGN_OR_RETURN(auto m, boot.next_control());
     if (m.has_value()) {
       const bool wanted = m->type == static_cast<uint16_t>(a) || m->type == static_cast<uint16_t>(b);
-      uint64_t got = seq_of(m->type, m->payload, static_cast<uint32_t>(rt_.size()));
+      // A message that does not decode is dropped like any other stray one.
+      const uint64_t got =
+          oob::cr_seq_of(m->type, m->payload, static_cast<uint32_t>(rt_.size())).value_or(~uint64_t{0});
       if (wanted && got == seq) {
         *type = m->type;
         *payload = std::move(m->payload);

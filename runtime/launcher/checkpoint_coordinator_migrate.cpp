@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -230,37 +231,19 @@ void CheckpointCoordinator::app_migration_at(uint64_t safe_point) {
 
 bool CheckpointCoordinator::migration_round_frame(const oob::Frame& f) const {
   if (!migration_ || phase_ == Phase::kIdle || phase_ == Phase::kWaitReady) return false;
-  uint64_t seq = 0;
-  bool decoded = false;
+  // Only the types a rank sends in a round: anything else of a rank's is
+  // the cr/app module's (app_on_frame).
   switch (static_cast<oob::MsgType>(f.type)) {
-    case oob::MsgType::kCheckpointReady: {
-      oob::CrBookmarksMsg m;
-      decoded = oob::decode_cr_bookmarks(f.payload, static_cast<uint32_t>(host_.size()), &m).ok();
-      seq = m.seq;
+    case oob::MsgType::kCheckpointReady:
+    case oob::MsgType::kCheckpointDrained:
+    case oob::MsgType::kCheckpointDone:
+    case oob::MsgType::kCheckpointFailed:
       break;
-    }
-    case oob::MsgType::kCheckpointDrained: {
-      oob::SeqMsg m;
-      decoded = oob::decode_seq(f.payload, &m).ok();
-      seq = m.seq;
-      break;
-    }
-    case oob::MsgType::kCheckpointDone: {
-      oob::CrDoneMsg m;
-      decoded = oob::decode_cr_done(f.payload, &m).ok();
-      seq = m.seq;
-      break;
-    }
-    case oob::MsgType::kCheckpointFailed: {
-      oob::CrReasonMsg m;
-      decoded = oob::decode_cr_reason(f.payload, &m).ok();
-      seq = m.seq;
-      break;
-    }
     default:
       return false;
   }
-  return decoded && seq == migration_->seq;
+  const std::optional<uint64_t> seq = oob::cr_seq_of(f.type, f.payload, static_cast<uint32_t>(host_.size()));
+  return seq.has_value() && *seq == migration_->seq;
 }
 
 void CheckpointCoordinator::restore_moving(int rank) {

@@ -269,6 +269,36 @@ Status decode_cr_reason(std::string_view p, CrReasonMsg* out) {
   return Status::Ok();
 }
 
+std::optional<uint64_t> cr_seq_of(uint16_t type, std::string_view payload, uint32_t size) {
+  switch (static_cast<MsgType>(type)) {
+    case MsgType::kCheckpointReady:
+    case MsgType::kCheckpointDrain: {
+      CrBookmarksMsg m;
+      if (!decode_cr_bookmarks(payload, size, &m).ok()) return std::nullopt;
+      return m.seq;
+    }
+    case MsgType::kCheckpointDrained:
+    case MsgType::kCheckpointGo: {
+      SeqMsg m;
+      if (!decode_seq(payload, &m).ok()) return std::nullopt;
+      return m.seq;
+    }
+    case MsgType::kCheckpointDone: {
+      CrDoneMsg m;
+      if (!decode_cr_done(payload, &m).ok()) return std::nullopt;
+      return m.seq;
+    }
+    case MsgType::kCheckpointFailed:
+    case MsgType::kCheckpointAbort: {
+      CrReasonMsg m;
+      if (!decode_cr_reason(payload, &m).ok()) return std::nullopt;
+      return m.seq;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 Status decode_empty(std::string_view p, const char* what) {
   if (!p.empty()) return malformed(what);
   return Status::Ok();

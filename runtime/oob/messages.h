@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -168,6 +169,11 @@ std::string encode_cr_done(const CrDoneMsg& m);
 Status decode_cr_done(std::string_view p, CrDoneMsg* out);
 std::string encode_cr_reason(const CrReasonMsg& m);
 Status decode_cr_reason(std::string_view p, CrReasonMsg* out);
+// The round (snapshot or migration) a checkpoint exchange message is about:
+// the seq of CHECKPOINT_READY, _DRAIN (`size`: ranks in the job),
+// _DRAINED, _GO, _DONE, _FAILED and _ABORT. Nothing for any other type or
+// a payload that does not decode (the caller drops it as a stray message).
+std::optional<uint64_t> cr_seq_of(uint16_t type, std::string_view payload, uint32_t size);
 
 std::string encode_hello(const HelloMsg& m);
 Status decode_hello(std::string_view p, HelloMsg* out);

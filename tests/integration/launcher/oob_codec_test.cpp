@@ -2,6 +2,7 @@
 // input must produce kProtocol errors, never a crash or an oversized buffer.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 
@@ -72,6 +73,35 @@ TEST(OobMessages, RoundTrip) {
   FenceDoneMsg d2;
   ASSERT_TRUE(decode_fence_done(encode_fence_done(d), 2, &d2).ok());
   EXPECT_FALSE(decode_fence_done(encode_fence_done(d), 1, &d2).ok());  // rank 1 outside a job of 1
+}
+
+// cr_seq_of: one decoder of a round's seq for both ends of the exchange.
+TEST(OobMessages, CrSeqOfEveryCheckpointMessage) {
+  constexpr uint32_t kSize = 3;
+  CrBookmarksMsg bookmarks;
+  bookmarks.seq = 11;
+  bookmarks.peers.resize(kSize);
+  const std::pair<MsgType, std::string> cases[] = {
+      {MsgType::kCheckpointReady, encode_cr_bookmarks(bookmarks)},
+      {MsgType::kCheckpointDrain, encode_cr_bookmarks(bookmarks)},
+      {MsgType::kCheckpointDrained, encode_seq({11})},
+      {MsgType::kCheckpointGo, encode_seq({11})},
+      {MsgType::kCheckpointDone, encode_cr_done({11, kCrOutcomeRestarted, 4096})},
+      {MsgType::kCheckpointFailed, encode_cr_reason({11, "disk full"})},
+      {MsgType::kCheckpointAbort, encode_cr_reason({11, "rank 2 died"})},
+  };
+  for (const auto& [type, payload] : cases) {
+    SCOPED_TRACE(msg_type_name(static_cast<uint16_t>(type)));
+    EXPECT_EQ(cr_seq_of(static_cast<uint16_t>(type), payload, kSize), std::optional<uint64_t>(11));
+    // A payload that does not decode gives nothing.
+    EXPECT_EQ(cr_seq_of(static_cast<uint16_t>(type), payload + "x", kSize), std::nullopt);
+  }
+  // READY/DRAIN hold exactly `size` entries.
+  EXPECT_EQ(cr_seq_of(static_cast<uint16_t>(MsgType::kCheckpointReady), encode_cr_bookmarks(bookmarks), kSize + 1),
+            std::nullopt);
+  // Another type, even with a payload that decodes as a seq, is no round's.
+  EXPECT_EQ(cr_seq_of(static_cast<uint16_t>(MsgType::kBarrier), encode_seq({11}), kSize), std::nullopt);
+  EXPECT_EQ(cr_seq_of(static_cast<uint16_t>(MsgType::kCrReady), encode_seq({11}), kSize), std::nullopt);
 }
 
 TEST(OobMessages, TruncationsAndLiesAreProtocolErrors) {
