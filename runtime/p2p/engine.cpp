@@ -173,18 +173,23 @@ Status Engine::choose_transports() {
   return Status::Ok();
 }
 
+std::string Engine::unsent_to(int r) const {
+  const Peer& p = peers_[static_cast<size_t>(r)];
+  if (p.failed) return "";  // its frames are gone; peer_failed said so
+  const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(r) : 0;
+  std::string out;
+  if (!p.pending.empty()) out = std::to_string(p.pending.size()) + " frame(s) waiting for transport room";
+  if (in_transport != 0)
+    out += (out.empty() ? "" : ", ") + std::to_string(in_transport) + " bytes queued in the transport";
+  return out;
+}
+
 std::string Engine::unsent_summary(std::vector<int>* owed) const {
   std::string out;
   for (int r = 0; r < size_; ++r) {
-    const Peer& p = peers_[static_cast<size_t>(r)];
-    if (p.failed) continue;  // its frames are gone; peer_failed said so
-    const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(r) : 0;
-    if (p.pending.empty() && in_transport == 0) continue;
-    out += (out.empty() ? "rank " : ", rank ") + std::to_string(r) + " (";
-    if (!p.pending.empty()) out += std::to_string(p.pending.size()) + " frame(s) waiting for transport room";
-    if (!p.pending.empty() && in_transport != 0) out += ", ";
-    if (in_transport != 0) out += std::to_string(in_transport) + " bytes queued in the transport";
-    out += ")";
+    const std::string what = unsent_to(r);
+    if (what.empty()) continue;
+    out += (out.empty() ? "rank " : ", rank ") + std::to_string(r) + " (" + what + ")";
     owed->push_back(r);
   }
   return out;

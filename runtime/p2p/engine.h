@@ -288,6 +288,10 @@ class Engine final : public transport::Host {
   // ("rank 3 (40 bytes queued in the transport)"); "" when none. Appends
   // their ranks to `owed`.
   std::string unsent_summary(std::vector<int>* owed) const;
+  // What of live peer `r`'s frames has not left this process ("2 frame(s)
+  // waiting for transport room, 40 bytes queued in the transport"); "" when
+  // nothing or the peer failed. unsent_summary and transfers_in_flight.
+  std::string unsent_to(int r) const;
   // Arms every selected transport's wait fd; false when one has work now.
   bool arm_waits();
   // The selected transports' wait fds, leaving 3 of kMaxWaitFds entries free

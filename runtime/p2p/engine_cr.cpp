@@ -105,10 +105,7 @@ std::string Engine::transfers_in_flight() const {
   for (int r = 0; r < size_; ++r) {
     const Peer& p = peers_[static_cast<size_t>(r)];
     if (p.failed) continue;
-    const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(r) : 0;
-    std::string what;
-    if (!p.pending.empty()) what = std::to_string(p.pending.size()) + " frame(s) waiting for room";
-    if (in_transport != 0) what += (what.empty() ? "" : ", ") + std::to_string(in_transport) + " bytes in the transport";
+    std::string what = unsent_to(r);
     if (p.waiting != nullptr) what += (what.empty() ? "" : ", ") + std::string("a transfer waiting for its reply");
     if (!what.empty()) out += (out.empty() ? "rank " : "; rank ") + std::to_string(r) + ": " + what;
   }
