@@ -10,6 +10,7 @@
 
 #include "cr/app_handover.h"
 #include "lazarus/log.h"
+#include "lazarus/snapshot_layout.h"
 #include "oob/messages.h"
 #include "p2p/comm_record.h"
 #include "p2p/engine.h"
@@ -365,7 +366,7 @@ Status AppService::hand_over(const std::string& rank_dir, uint64_t seq) {
 }
 
 Status AppService::join() {
-  const std::string rank_dir = restart_dir_ + "/rank." + std::to_string(rt_.rank());
+  const std::string rank_dir = snapshot_rank_dir(restart_dir_, rt_.rank());
   auto h = read_app_handover(rank_dir, rt_.bootstrap().job().job_id, rt_.rank());
   if (!h.ok()) return h.status().with_context("taking over rank " + std::to_string(rt_.rank()));
   if (line_ != nullptr) LZ_RETURN_IF_ERROR(line_->import_counters(h->counters).with_context("crcp " + rt_.crcp_name()));

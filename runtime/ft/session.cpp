@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lazarus/log.h"
+#include "lazarus/snapshot_layout.h"
 #include "recovery_line.h"
 #include "snapshot/snapshot_params.h"
 
@@ -213,7 +214,7 @@ StatusOr<bool> Session::take_line() {
     return false;
   }
   const uint64_t seq = std::stoull(lines[1]);
-  const std::string dir = lines[2] + "/rank." + std::to_string(coord_.rank());
+  const std::string dir = snapshot_rank_dir(lines[2], coord_.rank());
   cr::AppSave save{dir, job_id_, seq, calls_, coord_.rank(), coord_.size(), &vars_.all()};
   auto bytes = cr_->save_variables(save);
   if (!bytes.ok())

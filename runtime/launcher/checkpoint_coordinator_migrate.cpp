@@ -20,6 +20,7 @@
 #include "launcher/checkpoint_coordinator.h"
 #include "launcher/host_list.h"
 #include "lazarus/log.h"
+#include "lazarus/snapshot_layout.h"
 #include "lazarus/strings.h"
 
 namespace lz::launcher {
@@ -182,7 +183,7 @@ Status CheckpointCoordinator::begin_migration() {
   ::chmod(m.dir.c_str(), 0700);
   for (size_t i = 0; i < m.to.size(); ++i) {
     if (m.to[i].empty()) continue;
-    const std::string d = m.dir + "/rank." + std::to_string(i);
+    const std::string d = snapshot_rank_dir(m.dir, static_cast<int>(i));
     std::filesystem::create_directories(d, ec);
     if (ec) return IoError("cannot create " + d + ": " + ec.message());
     ::chmod(d.c_str(), 0700);
@@ -203,8 +204,8 @@ Status CheckpointCoordinator::begin_migration() {
     const uint32_t stay = oob::kCrNoImage | (new_layout ? oob::kCrNewLayout : 0) | app;
     const uint32_t go = oob::kCrTerminate | (m.app ? oob::kCrHandover | app : 0);
     host_.send(static_cast<int>(i), oob::MsgType::kCheckpointRequest,
-               oob::encode_cr_request({m.seq, moves ? go : stay,
-                                       moves ? m.dir + "/rank." + std::to_string(i) : std::string()}));
+               oob::encode_cr_request(
+                   {m.seq, moves ? go : stay, moves ? snapshot_rank_dir(m.dir, static_cast<int>(i)) : std::string()}));
   }
   std::vector<Waiter> keep;
   for (const auto& w : waiters_) {

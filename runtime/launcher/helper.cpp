@@ -26,6 +26,7 @@
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/log.h"
 #include "lazarus/registry.h"
+#include "lazarus/snapshot_layout.h"
 #include "lazarus/strings.h"
 #include "oob/helper_messages.h"
 #include "oob/oob_client.h"
@@ -306,7 +307,7 @@ void Helper::restore_rank(const oob::HelperRestoreMsg& m) {
   // directory, so its parent is the snapshot.
   const size_t slash = m.dir.find_last_of('/');
   const std::string snapshot = slash == std::string::npos ? "." : m.dir.substr(0, slash);
-  if (m.dir.substr(slash + 1) != "rank." + std::to_string(rank))
+  if (m.dir.substr(slash + 1) != snapshot_rank_entry(rank))
     return started(rank, InvalidArgument("HELPER_RESTORE of rank " + std::to_string(rank) + " from " + m.dir +
                                          ", which is not a rank." + std::to_string(rank) + " directory"));
   RestoreStarter restorer(**cr, snapshot, m.seq);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lazarus/snapshot_layout.h"
+
 namespace lz::launcher {
 
 Status RemoteRankMover::can_restore_on(const std::string& host) const {
@@ -16,7 +18,7 @@ StatusOr<StartedRank> RemoteRankMover::restore(const RankSpec& spec, const std::
   if (!starter_.is_remote(spec.host)) return local_.restore(spec, images_dir);
   LZ_RETURN_IF_ERROR(can_restore_on(spec.host));
   // seq 0: the images are no snapshot of the store.
-  return starter_.restore(spec, images_dir + "/rank." + std::to_string(spec.rank), 0, params_);
+  return starter_.restore(spec, snapshot_rank_dir(images_dir, spec.rank), 0, params_);
 }
 
 }  // namespace lz::launcher

@@ -16,6 +16,7 @@
 #include "launcher/host_list.h"
 #include "lazarus/log.h"
 #include "lazarus/pidfd.h"
+#include "lazarus/snapshot_layout.h"
 #include "lazarus/strings.h"
 #include "oob/messages.h"
 
@@ -262,8 +263,7 @@ void RemoteStarter::restore_from(std::string snapshot_dir, uint64_t seq, std::ve
 }
 
 StatusOr<StartedRank> RemoteStarter::start(const RankSpec& spec) {
-  if (restoring_)
-    return restore(spec, restore_dir_ + "/rank." + std::to_string(spec.rank), restore_seq_, restore_params_);
+  if (restoring_) return restore(spec, snapshot_rank_dir(restore_dir_, spec.rank), restore_seq_, restore_params_);
   if (!is_remote(spec.host)) return local_.start(spec);
   oob::HelperStartMsg m;
   m.rank = static_cast<uint32_t>(spec.rank);

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "launcher/host_list.h"
+#include "lazarus/snapshot_layout.h"
 #include "oob/restart_info.h"
 
 namespace lz::launcher {
@@ -66,7 +67,7 @@ StatusOr<StartedRank> RestoreStarter::start(const RankSpec& spec) {
 
   park_pid_counter();
   cr::RestoreRequest req;
-  req.dir = dir_ + "/rank." + std::to_string(spec.rank);
+  req.dir = snapshot_rank_dir(dir_, spec.rank);
   req.rank = spec.rank;
   req.stdout_fd = out_w.get();
   req.stderr_fd = err_w.get();

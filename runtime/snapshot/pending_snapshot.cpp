@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "lazarus/log.h"
+#include "lazarus/snapshot_layout.h"
 #include "snapshot/durable_io.h"
 
 namespace lz::snapshot {
@@ -37,7 +38,7 @@ void PendingSnapshot::discard() noexcept {
 StatusOr<std::string> PendingSnapshot::rank_dir(int rank) const {
   if (!pending_) return InvalidArgument("snapshot " + std::to_string(seq_) + " is no longer pending");
   if (rank < 0) return InvalidArgument("rank " + std::to_string(rank) + " is negative");
-  std::string d = dir_ + "/rank." + std::to_string(rank);
+  std::string d = snapshot_rank_dir(dir_, rank);
   LZ_RETURN_IF_ERROR(make_dir(d, 0700));
   return d;
 }

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "lazarus/log.h"
+#include "lazarus/snapshot_layout.h"
 #include "lazarus/strings.h"
 #include "snapshot/durable_io.h"
 #include "snapshot/file_hasher.h"
@@ -281,7 +282,7 @@ StatusOr<SnapshotInfo> SnapshotStore::commit(PendingSnapshot& snap, const Snapsh
   if (meta.np > 0) {
     std::set<std::string> top(tree.dirs.begin(), tree.dirs.end());
     for (int r = 0; r < meta.np; ++r)
-      if (!top.count("rank." + std::to_string(r)))
+      if (!top.count(snapshot_rank_entry(r)))
         return InvalidArgument("snapshot " + root + " has no rank." + std::to_string(r) + " directory (np " +
                                std::to_string(meta.np) + ")");
   }

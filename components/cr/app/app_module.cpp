@@ -8,12 +8,19 @@
 #include "lazarus/appfmt/reader.h"
 #include "lazarus/appfmt/writer.h"
 #include "lazarus/datatype/datatype.h"
+#include "lazarus/snapshot_layout.h"
 
 namespace lz::cr::app {
 
+namespace {
+
+// A rank's file in its directory of the snapshot.
+std::string file_name(int rank) { return "rank." + std::to_string(rank) + ".lzck"; }
+
+}  // namespace
+
 std::string rank_file(const std::string& snapshot_dir, int rank) {
-  const std::string r = std::to_string(rank);
-  return snapshot_dir + "/rank." + r + "/rank." + r + ".lzck";
+  return snapshot_rank_dir(snapshot_dir, rank) + "/" + file_name(rank);
 }
 
 StatusOr<Outcome> AppModule::checkpoint(const LocalSnapshot& snap) {
@@ -32,7 +39,7 @@ StatusOr<uint64_t> AppModule::save_variables(const AppSave& save) {
   h.safe_point = save.safe_point;
   appfmt::WriterOptions o;
   o.compress = config_.compress ? appfmt::Compress::kZstd : appfmt::Compress::kNone;
-  const std::string path = save.dir + "/rank." + std::to_string(save.rank) + ".lzck";
+  const std::string path = save.dir + "/" + file_name(save.rank);
   LZ_ASSIGN_OR_RETURN(appfmt::Writer w, appfmt::Writer::create(path, h, o));
   uint64_t total = 0;
   std::vector<char> packed;

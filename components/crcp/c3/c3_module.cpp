@@ -3,6 +3,7 @@
 #include "c3_line_file.h"
 #include "lazarus/appfmt/writer.h"
 #include "lazarus/log.h"
+#include "lazarus/snapshot_layout.h"
 
 namespace lz::crcp::c3 {
 
@@ -157,9 +158,7 @@ StatusOr<uint64_t> C3Module::save_line(const LineFile& where) {
 }
 
 Status C3Module::load_line(const std::string& snapshot_dir, int rank, int nranks, int old_nranks) {
-  auto path = [&](int r) {
-    return snapshot_dir + "/rank." + std::to_string(r) + "/rank." + std::to_string(r) + ".c3";
-  };
+  auto path = [&](int r) { return snapshot_rank_dir(snapshot_dir, r) + "/rank." + std::to_string(r) + ".c3"; };
   if (nranks != old_nranks) {
     for (int r = 0; r < old_nranks; ++r) {
       LZ_ASSIGN_OR_RETURN(LineState s, read_line_file(path(r)));
