@@ -103,6 +103,7 @@ Status ShmTransport::recreate(bool restarted) {
     rank_ = host_->rank();
     build_topology();
     setup_single_copy();
+    setup_membarrier();
     last_check_ms_ = 0;
     tick_ = 0;
     sweep_stale(cfg_.backing_dir);

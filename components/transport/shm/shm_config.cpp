@@ -14,6 +14,7 @@ StatusOr<ShmConfig> ShmConfig::from_params(const QueryContext& ctx) {
   c.max_frame = static_cast<uint64_t>(p.get_int("max_frame"));
   c.get_threshold = static_cast<uint64_t>(p.get_int("get_threshold"));
   c.single_copy = p.get_bool("single_copy");
+  c.membarrier = p.get_bool("membarrier");
   c.backing_dir = p.get_string("backing_dir");
   c.liveness_ms = p.get_int("liveness_ms");
   c.checkpoint_wait_ms = p.get_int("checkpoint_wait_ms");

@@ -34,6 +34,10 @@ inline constexpr ParamSpec kParams[] = {
      "Directory (normally a tmpfs) holding the shared segments and doorbell FIFOs", 6},
     {"liveness_ms", ParamType::kInt, "100",
      "Milliseconds between checks that local peers are still alive while this rank is busy", 7},
+    {"membarrier", ParamType::kBool, "true",
+     "Let a send publish its record without a full fence: a rank about to sleep runs "
+     "membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) instead. Used where the kernel allows it; false fences every send",
+     7},
     {"checkpoint_wait_ms", ParamType::kInt, "10000",
      "Milliseconds the checkpoint hook waits for local peers to consume the frames this rank sent them "
      "(they are draining too) before it refuses the checkpoint",
@@ -48,6 +52,7 @@ struct ShmConfig {
   uint64_t max_frame{};           // largest frame through a ring
   uint64_t get_threshold{};       // eager limit advised to the engine while get works
   bool single_copy{};             // offer get() through process_vm_readv
+  bool membarrier{};              // unfenced sends, membarrier before sleeping (shm_membarrier.h)
   std::string backing_dir;        // where segments and doorbells live
   int64_t liveness_ms{};          // how often a busy rank checks its peers are alive
   int64_t checkpoint_wait_ms{};   // on_checkpoint: bound on waiting for peers to consume our frames

@@ -10,7 +10,9 @@
 #include <string>
 #include <utility>
 
+#include "lazarus/log.h"
 #include "shm_clock.h"
+#include "shm_membarrier.h"
 
 namespace lz::transport::shm {
 namespace {
@@ -55,7 +57,10 @@ Status ShmTransport::send(int peer, const struct iovec* iov, int iovcnt) {
     std::memcpy(dst, iov[i].iov_base, iov[i].iov_len);
     dst += iov[i].iov_len;
   }
-  p.tx.commit();  // seq_cst: ordered before the flag load below
+  p.tx.commit();
+  // The doorbell's Dekker pairing (arm_wait): the record before the flag
+  // load. Without a fence here, the receiver's membarrier provides it.
+  if (p.fence_sends) std::atomic_thread_fence(std::memory_order_seq_cst);
   if (p.header->sleeping.load(std::memory_order_seq_cst) != 0 &&
       p.header->sleeping.exchange(0, std::memory_order_acq_rel) != 0)
     p.bell.ring();
@@ -111,10 +116,25 @@ int ShmTransport::drain(size_t slot) {
   return n;
 }
 
+void ShmTransport::setup_membarrier() {
+  membarrier_ok_ = cfg_.membarrier && membarrier::register_process();
+  if (cfg_.membarrier && !membarrier_ok_)
+    log::debug("shm: membarrier(GLOBAL_EXPEDITED) unavailable (%s): every send fences", std::strerror(errno));
+}
+
 bool ShmTransport::arm_wait() {
   if (local_hdr_ == nullptr) return true;
   local_hdr_->sleeping.store(1, std::memory_order_seq_cst);
   armed_ = true;
+  // Senders that skip their fence rely on this barrier to see the flag, or
+  // to have made their record visible to the loads below.
+  if (membarrier_ok_ && !membarrier::run_global()) {
+    // Not seen: registration ran a barrier. Stay awake rather than risk a
+    // lost wake-up.
+    if (!std::exchange(membarrier_warned_, true))
+      log::warn("shm: membarrier failed (%s); rank %d polls instead of sleeping", std::strerror(errno), rank_);
+    return false;
+  }
   for (const Inbound& in : inbound_)
     if (!in.closed && in.ring.pending()) return false;
   // A ring we found full may have drained since: its consumer cleared our

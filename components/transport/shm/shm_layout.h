@@ -24,7 +24,13 @@ namespace lz::transport::shm {
 
 inline constexpr size_t kCacheLine = 64;
 inline constexpr uint64_t kSegmentMagic = 0x4745534d48535a4cull;  // "LZSHMSEG" little-endian
-inline constexpr uint32_t kLayoutVersion = 1;
+inline constexpr uint32_t kLayoutVersion = 2;
+
+// SegmentHeader::flags.
+// The owner runs membarrier::run_global() between setting `sleeping` and
+// re-reading its rings (shm_membarrier.h): a registered sender may publish
+// without a fence.
+inline constexpr uint32_t kSegmentSleepBarrier = 1;
 
 // Owner state, for peers to tell a clean exit from a crash.
 // kOwnerCheckpointed: the owner released this segment in on_checkpoint() (it
@@ -40,6 +46,7 @@ struct SegmentHeader {
   uint64_t total_bytes;
   int32_t owner_rank;
   int32_t owner_pid;
+  uint32_t flags;  // kSegment* bits
   // Line 1: the doorbell's "sleeping" flag. The owner sets it (seq_cst) before
   // a blocking wait; a sender that finds it set after publishing a record
   // clears it and rings the doorbell. Alone on its line: senders read it on

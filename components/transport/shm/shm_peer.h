@@ -31,6 +31,7 @@ struct ShmPeer {
   bool gone = false;         // exited (cleanly or not): sends fail
   bool reported = false;     // peer_failed() already called
   bool tx_blocked = false;   // our last send found its ring full (wake-up requested)
+  bool fence_sends = true;   // false: it runs membarrier before sleeping and we are registered
 
   // Mapped resources.
   Segment segment;                  // the peer's receive segment

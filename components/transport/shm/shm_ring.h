@@ -99,20 +99,19 @@ class RingProducer {
   // been taken by the consumer (it clears the flag when it frees space).
   bool wakeup_requested() const { return ctl_->producer_waiting.load(std::memory_order_seq_cst) != 0; }
 
-  // Publishes the reserved record. The last store is seq_cst: a sender checks
-  // the receiver's "sleeping" flag right after, and the receiver sets that
-  // flag then re-reads the header (Dekker), so one of them sees the other.
+  // Publishes the reserved record (release: the payload is visible before
+  // the header word that validates it). Not a full fence: a sender that must
+  // order the publication before a later load (the doorbell's Dekker
+  // pairing, ShmTransport::send) fences itself or relies on the receiver's
+  // membarrier (shm_membarrier.h).
   void commit() {
     const uint64_t start = tail_ + pending_pad_;
     const uint64_t rec = record_bytes(pending_len_);
     detail::header_at(data_, (start + rec) & mask_)->store(0, std::memory_order_relaxed);  // sentinel
-    if (pending_pad_ != 0) {
-      detail::header_at(data_, start & mask_)->store(kRecordValid | pending_len_, std::memory_order_release);
+    detail::header_at(data_, start & mask_)->store(kRecordValid | pending_len_, std::memory_order_release);
+    if (pending_pad_ != 0)
       detail::header_at(data_, tail_ & mask_)->store(kRecordValid | kRecordPad | pending_pad_,
-                                                     std::memory_order_seq_cst);
-    } else {
-      detail::header_at(data_, start & mask_)->store(kRecordValid | pending_len_, std::memory_order_seq_cst);
-    }
+                                                     std::memory_order_release);
     tail_ = start + rec;
   }
 
@@ -186,7 +185,8 @@ class RingConsumer {
   // A record (or padding) is waiting: the cheap test of a poll that usually
   // finds the ring empty (peek() reads the same word again).
   bool ready() const { return detail::header_at(data_, head_ & mask_)->load(std::memory_order_relaxed) & kRecordValid; }
-  // A record is waiting. seq_cst: the other half of commit()'s Dekker pairing.
+  // A record is waiting. seq_cst: the receiver's half of the doorbell's
+  // Dekker pairing (ShmTransport::arm_wait).
   bool pending() const {
     return detail::header_at(data_, head_ & mask_)->load(std::memory_order_seq_cst) & kRecordValid;
   }

@@ -50,6 +50,7 @@ Status ShmTransport::init(Host& host) {
   rank_ = host.rank();
   build_topology();
   setup_single_copy();
+  setup_membarrier();
   sweep_stale(cfg_.backing_dir);
   LZ_RETURN_IF_ERROR(create_local());
   return publish();
@@ -91,6 +92,7 @@ Status ShmTransport::create_local() {
   hdr->total_bytes = layout.total_bytes();
   hdr->owner_rank = rank_;
   hdr->owner_pid = static_cast<int32_t>(::getpid());
+  hdr->flags = membarrier_ok_ ? kSegmentSleepBarrier : 0;
   hdr->sleeping.store(0, std::memory_order_relaxed);
   hdr->attached.store(0, std::memory_order_relaxed);
   hdr->state.store(kOwnerAlive, std::memory_order_relaxed);
@@ -205,6 +207,7 @@ Status ShmTransport::attach_peer(ShmPeer& p) {
   LZ_ASSIGN_OR_RETURN(DoorbellWriter bell, DoorbellWriter::open(a.doorbell_path));
   p.tx = RingProducer(ctl, seg.base() + layout.data_offset(my_local_index_), a.ring_bytes);
   p.header = hdr;
+  p.fence_sends = !(membarrier_ok_ && (hdr->flags & kSegmentSleepBarrier));
   p.bell = std::move(bell);
   p.segment = std::move(seg);
   watch_exit(p);

@@ -10,8 +10,11 @@
 //
 // Blocking waits: arm_wait() sets the "sleeping" flag of our segment and
 // re-checks the rings; a sender that finds the flag set after publishing
-// clears it and writes one byte to our doorbell (both sides seq_cst, so no
-// wake-up is lost). A sender that finds a ring full raises the ring's
+// clears it and writes one byte to our doorbell. Each side needs a full
+// fence between its store and its load, or a wake-up can be lost: the
+// receiver's is a seq_cst store plus, where the kernel allows it, a
+// membarrier that stands in for the sender's (shm_membarrier.h), so a send
+// is a plain store then a load; without membarrier every send fences. A sender that finds a ring full raises the ring's
 // producer_waiting flag; the receiver, after freeing space, clears it and
 // rings the sender's doorbell, so a rank waiting for room sleeps too.
 // wait_fd() is an epoll set of the doorbell and a pidfd per peer, so a
@@ -34,8 +37,9 @@
 //   on_continue(): a new segment and doorbell (next generation in the name),
 //     published in the modex. on_restart(): the same in a restored process
 //     set: the topology is re-read from the Host (ranks may have moved),
-//     gone/reported flags are reset, the Yama ptracer permission and the
-//     process_vm_readv probe are redone (new pids).
+//     gone/reported flags are reset, the Yama ptracer permission, the
+//     process_vm_readv probe and the membarrier registration are redone
+//     (new pids; CRIU may not restore the registration).
 //   The engine then fences the modex and calls connect(), which maps every
 //   peer's new segment, opens its new doorbell and pidfd.
 // Rings restart empty in the new segments; no sequence state lives in them
@@ -96,6 +100,8 @@ class ShmTransport final : public lz::transport::Module {
   // longer local_ranks_.
   bool local_ranks_moved() const;
   void setup_single_copy();
+  // Registers for membarrier (init and restart; shm_membarrier.h).
+  void setup_membarrier();
   Status read_peer_memory(int peer, void* local, uint64_t remote, size_t len);
   // Frames from peers still in our rings: "" or what is pending, from whom.
   std::string inbound_pending() const;
@@ -150,6 +156,8 @@ class ShmTransport final : public lz::transport::Module {
   bool checkpointed_ = false;  // resources released; connect() ends it
 
   bool get_ok_ = false;
+  bool membarrier_ok_ = false;  // registered: we run the barrier before sleeping, peers may skip fences
+  bool membarrier_warned_ = false;
   bool armed_ = false;
   bool in_progress_ = false;
   int blocked_senders_ = 0;  // peers with tx_blocked set

@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include "lazarus/registry.h"
+#include "shm_membarrier.h"
 #include "temp_dir.h"
 #include "transport_job.h"
 
@@ -280,10 +281,15 @@ TEST(ShmTransport, GetReads16MiBInOneCopy) {
 }
 
 // Both ranks block in poll(wait_fd, no timeout) whenever they have nothing to
-// do: every lost wake-up is a deadlock (caught by the watchdog).
-TEST(ShmTransport, DoorbellWakesPollSleepingReceiver) {
+// do: every lost wake-up is a deadlock (caught by the watchdog). With
+// `membarrier` the sender publishes without a fence and the sleeper's
+// membarrier stands in for it (shm_membarrier.h); without, every send fences.
+void ping_pong_through_sleeps(bool membarrier) {
   constexpr int kRounds = 3000;
-  expect_passed(run_job(shm_job(2), [](Child& c) {
+  // The transport's own condition (shm_membarrier.cpp).
+  if (membarrier && !::lz::transport::shm::membarrier::register_process())
+    GTEST_SKIP() << "membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) is not available here: every send fences";
+  expect_passed(run_job(shm_job(2, {{"transport_shm_membarrier", membarrier ? "true" : "false"}}), [&](Child& c) {
     // The job ran init, fence, connect; one more fence: every peer mapped our segment.
     ASSERT_TRUE(c.sync(/*progress_module=*/false));
     int got = 0;
@@ -310,6 +316,9 @@ TEST(ShmTransport, DoorbellWakesPollSleepingReceiver) {
     EXPECT_TRUE(c.module().finalize().ok());
   }));
 }
+
+TEST(ShmTransport, DoorbellWakesPollSleepingReceiverUnfencedSendsWithMembarrier) { ping_pong_through_sleeps(true); }
+TEST(ShmTransport, DoorbellWakesPollSleepingReceiverFencedSends) { ping_pong_through_sleeps(false); }
 
 TEST(ShmTransport, PeerDeathIsReportedOnceAfterItsFrames) {
   expect_passed(run_job(shm_job(3), [](Child& c) {
