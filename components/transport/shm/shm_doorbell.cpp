@@ -65,7 +65,7 @@ void Doorbell::reset() {
 
 StatusOr<DoorbellWriter> DoorbellWriter::open(const std::string& path) {
   DoorbellWriter w;
-  w.fd_ = UniqueFd(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW));
+  w.fd_ = UniqueFd(::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW));
   if (!w.fd_.valid()) return ErrnoError("shm: cannot open peer doorbell " + path, errno);
   struct stat st;
   if (::fstat(w.fd_.get(), &st) != 0) return ErrnoError("shm: cannot stat " + path, errno);

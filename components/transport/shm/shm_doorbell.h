@@ -4,8 +4,10 @@
 // file name (no Unix socket to pass an eventfd over, no ptrace permission as
 // pidfd_getfd would need), and any number of senders can open it. The owner
 // holds it O_RDWR, so it never reads EOF or POLLHUP when senders come and go;
-// senders hold it O_WRONLY|O_NONBLOCK, so ringing never blocks (a full FIFO
-// already wakes the owner). The protocol around it (the "sleeping" flag that
+// senders hold it O_RDWR|O_NONBLOCK too: ringing never blocks (a full FIFO
+// already wakes the owner), and ringing a dead owner's bell is not EPIPE and
+// its SIGPIPE, which would kill the survivor (a sender never reads it; the
+// owner's death is learnt from its pidfd). The protocol around it (the "sleeping" flag that
 // keeps senders from writing on every frame) is in shm_transport.cpp.
 //
 //   LZ_ASSIGN_OR_RETURN(Doorbell bell, Doorbell::create(path));   // owner
