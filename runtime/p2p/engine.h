@@ -84,6 +84,11 @@ class Engine final : public transport::Host {
   const std::string& job_secret() const override { return boot_->secret(); }
   void deliver(int src, const void* data, size_t len) override;
   void peer_failed(int rank, const Status& why) override;
+  // Placement (transport.h): a streamed rendezvous piece (kFrag) whose
+  // receive takes all of it goes straight to the receive's buffer.
+  size_t placement_head() const override { return sizeof(wire::Header); }
+  void* place(int src, const void* head, size_t len) override;
+  void deliver_placed(int src, const void* head, size_t len) override;
 
   // ---- operations -------------------------------------------------------------------
   // `r` is filled (kind, mode, buf, count, dt, comm, peer, tag, context).
@@ -326,6 +331,8 @@ class Engine final : public transport::Host {
 
   // Matching and protocols.
   void deliver_eager(int world, const wire::Header& h, const char* payload);
+  // `bytes` more of a streamed rendezvous arrived at `r`; it finishes with the last.
+  void frag_arrived(Request* r, uint64_t bytes);
   void deliver_rts(int world, const wire::Header& h, const char* key, size_t key_len);
   // Keeps an eager or RTS frame no posted receive matched (payload: the eager
   // data, or the RTS's remote key).

@@ -69,6 +69,10 @@ void Engine::peer_failed(int world, const Status& why) {
   if (p.failed) return;
   p.failed = true;
   log::error("p2p: rank %d is unreachable: %s", world, why.message().c_str());
+  if (p.placing != nullptr) {  // the transport writes no more into its buffer, failed below
+    p.transport->drop_placement(world);
+    p.placing = nullptr;
+  }
   if (!p.pending.empty()) {
     for (auto& f : p.pending)
       if (f.stream != nullptr) {

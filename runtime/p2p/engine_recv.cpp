@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "lazarus/log.h"
 #include "p2p/comm.h"
@@ -253,11 +254,7 @@ void Engine::deliver(int src, const void* data, size_t len) {
         uint64_t n = std::min<uint64_t>(plen, r->st_bytes - h.addr);
         std::memcpy(r->dest + h.addr, payload, n);
       }
-      r->rndv_done += plen;
-      if (r->rndv_done >= r->rndv_total) {
-        remove_waiting(r);
-        finish_recv(r);
-      }
+      frag_arrived(r, plen);
       return;
     }
     case wire::kFin:
@@ -278,6 +275,45 @@ void Engine::deliver(int src, const void* data, size_t len) {
       break;
   }
   log::error("p2p: dropped a malformed frame from rank %d (type %u, %zu bytes)", src, h.type, len);
+}
+
+void Engine::frag_arrived(Request* r, uint64_t bytes) {
+  r->rndv_done += bytes;
+  if (r->rndv_done >= r->rndv_total) {
+    remove_waiting(r);
+    finish_recv(r);
+  }
+}
+
+void* Engine::place(int src, const void* head, size_t len) {
+  if (src < 0 || src >= size_) return nullptr;
+  Peer& p = peers_[static_cast<size_t>(src)];
+  if (p.failed || p.placing != nullptr || len < sizeof(wire::Header)) return nullptr;
+  wire::Header h;
+  std::memcpy(&h, head, sizeof h);
+  if (h.version != wire::kVersion || h.type != wire::kFrag || h.length != len - sizeof h) return nullptr;
+  Request* r = as_request(h.rreq);
+  // Only a piece the receive takes whole (a truncated one is clipped by deliver()).
+  if (r == nullptr || r->kind != Request::Kind::kRecv || r->dest == nullptr || h.addr > r->st_bytes ||
+      h.length > r->st_bytes - h.addr)
+    return nullptr;
+  p.placing = r;
+  return r->dest + h.addr;
+}
+
+void Engine::deliver_placed(int src, const void* head, size_t len) {
+  if (src < 0 || src >= size_) return;
+  Peer& p = peers_[static_cast<size_t>(src)];
+  Request* r = std::exchange(p.placing, nullptr);
+  ++p.received.messages;
+  p.received.bytes += len;
+  wire::Header h;
+  std::memcpy(&h, head, sizeof h);
+  if (r == nullptr || as_request(h.rreq) != r) {
+    log::error("p2p: rank %d delivered a placed frame of %zu bytes that no placement is waiting for", src, len);
+    return;
+  }
+  frag_arrived(r, h.length);
 }
 
 void Engine::deliver_eager(int world, const wire::Header& h, const char* payload) {

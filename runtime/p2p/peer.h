@@ -40,6 +40,9 @@ struct Peer {
   // Requests waiting for a reply from this peer (rendezvous, sync sends,
   // rendezvous receives streaming in), failed together if the peer dies.
   Request* waiting = nullptr;
+  // The rendezvous receive whose buffer the transport is writing a frame
+  // into (Engine::place), until deliver_placed or drop_placement.
+  Request* placing = nullptr;
 };
 
 }  // namespace lz::rt

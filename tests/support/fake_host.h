@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,14 +37,24 @@ class FakeHost final : public transport::Host {
   const std::string& job_secret() const override { return secret_; }
   void deliver(int src, const void* data, size_t len) override;
   void peer_failed(int rank, const Status& why) override;
+  // Placement (transport.h): off unless the test sets placement_head_bytes
+  // (before the module's init). Then place() lends a buffer of its own and
+  // deliver_placed() hands head + that buffer to on_deliver like any frame,
+  // so every check made on frames holds for placed ones too.
+  size_t placement_head() const override { return placement_head_bytes; }
+  void* place(int src, const void* head, size_t len) override;
+  void deliver_placed(int src, const void* head, size_t len) override;
 
   // Default: deliveries are counted, failures recorded (below).
   std::function<void(int src, const void* data, size_t len)> on_deliver;
   std::function<void(int rank, const Status& why)> on_failed;
   std::function<void(const std::string& what)> on_misuse;
 
+  size_t placement_head_bytes = 0;
+
   // Kept whatever the callbacks do.
   size_t delivered = 0;
+  size_t placed = 0;  // of them, frames that came through place()
   std::vector<std::pair<int, Status>> failures;
 
  private:
@@ -51,6 +62,7 @@ class FakeHost final : public transport::Host {
   Modex& modex_;
   std::string secret_;
   std::vector<transport::PeerInfo> peers_;
+  std::map<int, std::string> lent_;  // per source: the frame being placed (head, then the lent bytes)
 };
 
 }  // namespace lz::test

@@ -187,6 +187,7 @@ Child::Child(const JobSpec& spec, int rank, int channel_fd, int report_fd, std::
   host_->on_deliver = [this](int src, const void* data, size_t len) { on_deliver(src, data, len); };
   host_->on_failed = [this](int rank, const Status& why) { on_peer_failed(rank, why); };
   host_->on_misuse = [this](const std::string& what) { fail(what); };
+  host_->placement_head_bytes = spec.placement_head;
 }
 
 Child::~Child() = default;
@@ -213,6 +214,8 @@ void Child::fail(const std::string& message) {
     report('F', "(further failures not reported)");
 }
 void Child::note(const std::string& message) { report('N', message); }
+
+size_t Child::placed_frames() const { return host_->placed; }
 void Child::skip(const std::string& reason) {
   skipped_ = true;
   report('S', reason);

@@ -89,6 +89,9 @@ struct JobSpec {
   // Emulated hosts: node id per rank (ranks with equal ids share a host);
   // empty: every rank on one host.
   std::vector<uint64_t> node_of_rank;
+  // Host::placement_head() of every child's host (FakeHost): 0, frames are
+  // never placed.
+  size_t placement_head = 0;
 };
 
 // What one child reported and how it ended.
@@ -251,6 +254,8 @@ class Child {
 
   void fail(const std::string& message);
   void note(const std::string& message);
+  // Frames delivered through Host::place (JobSpec::placement_head).
+  size_t placed_frames() const;
   void skip(const std::string& reason);
   // What the child is doing now; the parent shows the last phase on timeout.
   void phase(const std::string& what);

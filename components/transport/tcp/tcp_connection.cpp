@@ -15,7 +15,9 @@ TcpConnection::TcpConnection(UniqueFd fd, Role role, const SockAddr& remote, con
       remote_(remote),
       ctx_(ctx),
       deadline_(deadline),
-      reader_(ctx.max_frame) {}
+      reader_(ctx.max_frame) {
+  if (ctx.placement_head != 0) reader_.set_placement(ctx.placement_head, kPlaceFrom);
+}
 
 StatusOr<std::unique_ptr<TcpConnection>> TcpConnection::connect_to(const SockAddr& to, int peer,
                                                                    const ConnectionContext& ctx, double deadline) {

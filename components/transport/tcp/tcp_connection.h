@@ -26,6 +26,7 @@ struct ConnectionContext {
   int my_rank = -1;
   int size = 0;
   size_t max_frame = 0;
+  size_t placement_head = 0;  // Host::placement_head(); 0: frames are never placed
   int64_t sndbuf = 0, rcvbuf = 0;
 };
 

@@ -131,7 +131,7 @@ void TcpTransport::read_endpoint(TcpEndpoint& ep, int* work) {
     }
     for (;;) {
       Status why;
-      const TcpFrameReader::Item it = c->reader().next(&why);
+      const TcpFrameReader::Item it = c->reader().next(&why, !stashing_);
       if (it.kind == TcpFrameReader::Item::kNone) break;
       if (it.kind == TcpFrameReader::Item::kBad) {
         log::error("tcp: protocol error on the connection with rank %d (%s): %s; closing it", ep.rank(),
@@ -146,6 +146,21 @@ void TcpTransport::read_endpoint(TcpEndpoint& ep, int* work) {
           ep.bye_received = true;  // kBye, the only other control code next() lets through
         continue;
       }
+      if (it.kind == TcpFrameReader::Item::kHead) {
+        // A large frame whose head is in: read the rest where the host wants
+        // it (transport.h, placement), or buffer it whole.
+        if (void* dst = host_->place(ep.rank(), it.data, it.len)) c->reader().place(static_cast<char*>(dst));
+        else c->reader().decline();
+        if (ep.conn() != c) return;
+        continue;
+      }
+      if (it.kind == TcpFrameReader::Item::kPlaced) {
+        ++ep.frames_received;
+        ++*work;
+        host_->deliver_placed(ep.rank(), it.data, it.len);
+        if (ep.conn() != c) return;
+        continue;
+      }
       if (stashing_) {  // inside on_checkpoint(): keep it for the next progress()
         ep.stash.emplace_back(it.data, it.len);
         ++stashed_;
@@ -158,6 +173,11 @@ void TcpTransport::read_endpoint(TcpEndpoint& ep, int* work) {
     }
     if (drained) return;
   }
+}
+
+void TcpTransport::drop_placement(int src) {
+  TcpEndpoint* ep = endpoint(src);
+  if (ep != nullptr && ep->conn() != nullptr) ep->conn()->reader().drop();
 }
 
 }  // namespace lz::transport::tcp

@@ -38,6 +38,7 @@ Status TcpTransport::init(Host& host) {
   cctx_.my_rank = host.rank();
   cctx_.size = host.size();
   cctx_.max_frame = config_.max_frame;
+  cctx_.placement_head = host.placement_head() <= TcpFrameReader::kMaxHead ? host.placement_head() : 0;
   cctx_.sndbuf = config_.sndbuf;
   cctx_.rcvbuf = config_.rcvbuf;
 

@@ -92,6 +92,9 @@ class TcpTransport final : public Module {
   // Bytes queued to `peer`: behind a full socket, a handshake under way, or a
   // connection to be made again after a checkpoint.
   size_t unsent_bytes(int peer) const override;
+  // A frame being placed for the host from `src` (tcp_frame_reader.h): the
+  // rest of it is read and discarded.
+  void drop_placement(int src) override;
 
   // Observability for tests and `lazarus` diagnostics.
   struct Stats {

@@ -59,7 +59,9 @@ namespace lz::transport {
 // 3: attributes(), register_memory()/deregister_memory(), get_async() with a
 //    packed remote key (replaces the synchronous get()), send_zcopy(), the
 //    re-entry rule above.
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: placement (Host::placement_head()/place()/deliver_placed(),
+//    Module::drop_placement()).
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
@@ -134,6 +136,26 @@ class Host {
   // Called from progress() when a peer's connection is lost for good (peer
   // exited or died); the engine reports it and fails the requests involved.
   virtual void peer_failed(int rank, const Status& why) = 0;
+
+  // Placement, for a module that receives a large frame in pieces (tcp):
+  // once the first placement_head() bytes of a frame of `len` bytes from
+  // `src` are in, it may ask place() where the rest belongs, and so read it
+  // from the wire straight there instead of into a buffer of its own and
+  // then deliver() (which copies it again). A null answer: deliver() as
+  // usual. Otherwise the module writes the frame's remaining len -
+  // placement_head() bytes at the address returned, in order, and then calls
+  // deliver_placed(src, head, len) instead of deliver(), with the same head.
+  // Until then the buffer is lent to the module: before the host takes it
+  // back (the peer failed) it calls Module::drop_placement(src), after which
+  // the module writes nothing there. Frames from `src` stay in order: the
+  // module delivers nothing else from it while a placement is under way.
+  // placement_head() 0 (the default): the host never places.
+  virtual size_t placement_head() const { return 0; }
+  virtual void* place(int src, const void* head, size_t len) {
+    (void)src, (void)head, (void)len;
+    return nullptr;
+  }
+  virtual void deliver_placed(int src, const void* head, size_t len) { (void)src, (void)head, (void)len; }
 };
 
 class Module : public lz::Module {
@@ -211,6 +233,11 @@ class Module : public lz::Module {
     return Status::Ok();
   }
   virtual void deregister_memory(const MemoryRegion& region) { (void)region; }
+
+  // The host takes back the buffer of a placement from `src` under way (see
+  // Host::place): the module writes nothing more there and discards the rest
+  // of that frame. A module that never asks place() has nothing to do.
+  virtual void drop_placement(int src) { (void)src; }
   // Copies `len` bytes at address `remote` of `peer`'s memory, inside a region
   // the peer registered with `key`, into `local`; `done` runs when the bytes
   // are there (or the read failed). An error return means the read was not

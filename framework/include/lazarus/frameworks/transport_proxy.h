@@ -60,6 +60,9 @@ class ProxyModule : public Module {
   void deregister_memory(const MemoryRegion& region) override {
     if (real_) real_->deregister_memory(region);
   }
+  void drop_placement(int src) override {
+    if (real_) real_->drop_placement(src);
+  }
   Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key, Completion done) override {
     return real_ ? real_->get_async(peer, local, len, remote, key, done) : not_initialised("get_async()");
   }
