@@ -18,6 +18,7 @@
 #include "lazarus/param_store.h"
 #include "lazarus/strings.h"
 #include "tcp_config.h"
+#include "socket_pair.h"
 #include "tcp_frame.h"
 #include "tcp_frame_reader.h"
 #include "tcp_handshake.h"
@@ -30,20 +31,6 @@ namespace {
 
 using lz::test::FakeHost;
 using lz::test::TestModex;
-
-struct SocketPair {
-  int a = -1, b = -1;
-  SocketPair() {
-    int sv[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    a = sv[0];
-    b = sv[1];
-  }
-  ~SocketPair() {
-    ::close(a);
-    if (b >= 0) ::close(b);
-  }
-};
 
 void write_header(int fd, uint32_t h) {
   unsigned char b[4];

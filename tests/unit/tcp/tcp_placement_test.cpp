@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "socket_pair.h"
 #include "tcp_frame.h"
 #include "tcp_frame_reader.h"
 
@@ -22,20 +23,6 @@ namespace {
 
 constexpr size_t kHead = 16;
 constexpr size_t kBig = 300000;
-
-struct SocketPair {
-  int a = -1, b = -1;
-  SocketPair() {
-    int sv[2];
-    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    a = sv[0];
-    b = sv[1];
-  }
-  ~SocketPair() {
-    ::close(a);
-    ::close(b);
-  }
-};
 
 std::string frame(const std::string& body) {
   unsigned char h[kFrameHeaderBytes];
