@@ -160,8 +160,8 @@ class Engine final : public transport::Host {
     } else if (spin_time_ns_ > 0) {
       // The clock is first read after 64 turns: most waits end before that,
       // and the read (a vDSO call of ~30 ns here) delayed each wait's first
-      // look at the transports (shm 8-byte ping-pong, bound: 0.49 -> 0.38 us
-      // in pp3 runs; see the commit).
+      // look at the transports (shm 0-8 byte ping-pong, bound: 0.92-0.94x
+      // the time with it, run_bench side by side; see the commit).
       int64_t until = 0;
       for (unsigned i = 1;; ++i) {
         progress();

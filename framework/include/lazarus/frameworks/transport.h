@@ -32,14 +32,15 @@
 // Threading: every method is called by one thread at a time (the engine
 // serializes), never concurrently on the same module.
 //
-// Re-entry: Host::deliver, Host::peer_failed and Completion callbacks run
-// inside progress() (or, for a completion, inside the call that started the
-// operation when it finished at once). From there the engine may call send(),
-// send_zcopy(), get_async(), register_memory() and deregister_memory() on any
-// module, this one included; never progress(), connect(), finalize() or a CR
-// hook. A module therefore keeps its own state consistent before it calls out
-// (a frame is consumed, its buffer re-posted or copied, before deliver), and a
-// send() made from inside deliver() is ordered after every frame already sent.
+// Re-entry: Host::deliver, place, deliver_placed, peer_failed and Completion
+// callbacks run inside progress() (or, for a completion, inside the call that
+// started the operation when it finished at once). From there the engine may
+// call send(), send_zcopy(), get_async(), register_memory(),
+// deregister_memory() and drop_placement() on any module, this one included;
+// never progress(), connect(), finalize() or a CR hook. A module therefore
+// keeps its own state consistent before it calls out (a frame is consumed,
+// its buffer re-posted or copied, before deliver), and a send() made from
+// inside deliver() is ordered after every frame already sent.
 #pragma once
 
 #include <sys/uio.h>
