@@ -371,6 +371,11 @@ void CheckpointCoordinator::after_go_failure(const std::string& reason) {
 void CheckpointCoordinator::maybe_finish_go() {
   for (const auto& c : states_)
     if (!c.answered) return;
+  // A restore running the event loop holds the migration: it calls here again once done.
+  if (migration_ && migration_->restoring > 0) {
+    log::debug("every rank answered the migration round; it ends once the restore under way returns");
+    return;
+  }
   if (migration_ && failure_.empty()) {
     finish_migration();
     return;

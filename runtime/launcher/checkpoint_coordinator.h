@@ -196,8 +196,11 @@ class CheckpointCoordinator {
     // ranks hand over their state and new processes take their place.
     bool app = false;
     // Where the time goes (monotonic s): GO sent, the last moving rank
-    // ended (its image written), restores (summed), the last DONE.
-    double go_at = 0, last_end = 0, restore_secs = 0;
+    // ended (its image written), the time some restore was under way
+    // (restores nest: one through a helper runs the event loop, where the
+    // next may start), when the last one returned.
+    double go_at = 0, last_end = 0, restore_secs = 0, restores_began = 0, restores_ended = 0;
+    int restoring = 0;  // restores under way
   };
   // ranks/to for `migrate`; host (ranks empty) for `evacuate`.
   void migrate_request(Waiter w, const std::vector<int>& ranks, const std::string& to, const std::string& host);

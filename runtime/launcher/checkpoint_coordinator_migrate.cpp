@@ -252,16 +252,29 @@ void CheckpointCoordinator::restore_moving(int rank) {
   Migration& m = *migration_;
   const size_t i = static_cast<size_t>(rank);
   if (m.restored[i]) return;
-  const double t0 = now_seconds();
   // Restored from here on: a restore through another host's helper runs the
   // event loop while it waits, and the rank's DONE (or another moving rank's
-  // end) may come meanwhile.
+  // end) may come meanwhile. The round does not finish while a restore is
+  // under way (maybe_finish_go), but a lost rank may still abort it: the
+  // restore gets copies, and `m` is used again only if it still exists.
   m.restored[i] = true;
-  Status s = host_.restore_rank(rank, m.to[i], m.dir);
+  if (m.restoring++ == 0) m.restores_began = now_seconds();
+  const uint64_t seq = m.seq;
+  const std::string target = m.to[i], dir = m.dir;
+  Status s = host_.restore_rank(rank, target, dir);
+  if (!migration_ || migration_->seq != seq) {
+    if (!s.ok()) log::warn("restore of rank %d on %s failed after its migration ended: %s", rank, target.c_str(),
+                           s.message().c_str());
+    return;
+  }
+  if (--m.restoring == 0) {
+    m.restores_ended = now_seconds();
+    m.restore_secs += m.restores_ended - m.restores_began;
+  }
   m.restored[i] = s.ok();
   if (s.ok()) {
-    m.restore_secs += now_seconds() - t0;
-    log::debug("rank %d restored on %s, %.3f s after the request", rank, m.to[i].c_str(), now_seconds() - started_);
+    log::debug("rank %d restored on %s, %.3f s after the request", rank, target.c_str(), now_seconds() - started_);
+    if (phase_ == Phase::kGo) maybe_finish_go();  // its DONE may have come during the restore
     return;
   }
   if (s.code() == Code::kDataLoss && now_seconds() - m.ended[i] < kImageWait) {
@@ -279,11 +292,11 @@ void CheckpointCoordinator::finish_migration() {
   Migration& m = *migration_;
   const double end = now_seconds(), secs = end - started_;
   // quiesce: request to GO (every rank drained); dump: GO to the last moving
-  // rank's end (its image written); restore: the restores themselves; the
-  // rest is waiting for criu to finish its files and the moved ranks'
-  // reconnection (to their DONE).
+  // rank's end (its image written); restore: while a restore was under way
+  // (one rank's may overlap another's dump); reconnect: from the later of
+  // the last end and the last restore to the last DONE.
   const double quiesce = m.go_at - started_, dump = m.last_end - m.go_at;
-  const double rest = end - m.last_end - m.restore_secs;
+  const double rest = end - std::max(m.last_end, m.restores_ended);
   char text[512];
   // cr=app: quiesce includes reaching the negotiated safe point, "save"
   // is writing the variables and hand-over, "start" the new processes.
