@@ -7,8 +7,9 @@
 // senders hold it O_RDWR|O_NONBLOCK too: ringing never blocks (a full FIFO
 // already wakes the owner), and ringing a dead owner's bell is not EPIPE and
 // its SIGPIPE, which would kill the survivor (a sender never reads it; the
-// owner's death is learnt from its pidfd). The protocol around it (the "sleeping" flag that
-// keeps senders from writing on every frame) is in shm_transport.cpp.
+// owner's death is learnt from its pidfd). The protocol around it (the
+// "sleeping" flag that keeps senders from writing on every frame) is in
+// shm_transport.cpp.
 //
 //   LZ_ASSIGN_OR_RETURN(Doorbell bell, Doorbell::create(path));   // owner
 //   poll(bell.fd()) ...; bell.drain();
