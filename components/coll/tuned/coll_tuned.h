@@ -7,8 +7,10 @@
 //   reduce                binomial tree (rank-ordered tree rooted at 0   -
 //                         plus a send to the root for non-commutative ops)
 //   allreduce             recursive doubling (any op, any size) |        allreduce_rabenseifner_min (bytes)
-//                         Rabenseifner reduce-scatter + allgather
-//                         (commutative, count >= pof2)
+//                         Rabenseifner reduce-scatter + allgather        allreduce_ring_min (bytes)
+//                         (commutative, count >= pof2) |
+//                         ring reduce-scatter + allgather
+//                         (commutative, count >= size)
 //   allgather             Bruck | ring                                   allgather_bruck_max (total bytes)
 //   allgatherv            ring                                           -
 //   alltoall(v)           linear (all posted at once) | pairwise         alltoall_pairwise_min (bytes per block)
@@ -30,6 +32,7 @@ namespace lz::coll {
 
 struct TunedConfig {
   int64_t allreduce_rabenseifner_min = 64 * 1024;
+  int64_t allreduce_ring_min = 4 << 20;
   int64_t allgather_bruck_max = 16 * 1024;
   int64_t alltoall_pairwise_min = 1024;
 };
@@ -79,6 +82,8 @@ Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, con
 // Requires op.commutative() and count >= the largest power of two <= size.
 Status allreduce_rabenseifner(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm);
+// Requires op.commutative() and count >= size.
+Status allreduce_ring(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm);
 Status allgather_bruck(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                        const Datatype& rdt, Comm& comm);
 Status allgatherv_ring(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, const int* rcounts,

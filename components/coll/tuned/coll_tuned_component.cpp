@@ -12,6 +12,10 @@ constexpr lz::ParamSpec kParams[] = {
      "Allreduce message size (bytes) from which Rabenseifner's reduce-scatter + allgather is used (commutative "
      "ops, count >= largest power of two <= communicator size); below it, recursive doubling",
      5},
+    {"allreduce_ring_min", lz::ParamType::kSize, "4M",
+     "Allreduce message size (bytes) from which the ring reduce-scatter + allgather is used (commutative ops, "
+     "count >= communicator size); it takes precedence over allreduce_rabenseifner_min",
+     5},
     {"allgather_bruck_max", lz::ParamType::kSize, "16k",
      "Allgather total result size (bytes) up to which Bruck's algorithm is used; above it, the ring", 5},
     {"alltoall_pairwise_min", lz::ParamType::kSize, "1k",
@@ -28,6 +32,7 @@ lz::StatusOr<std::unique_ptr<lz::Module>> query(const lz::QueryContext& ctx) {
       return ctx.params->is_registered(full) ? ctx.params->get_int(full) : fallback;
     };
     cfg.allreduce_rabenseifner_min = get("allreduce_rabenseifner_min", cfg.allreduce_rabenseifner_min);
+    cfg.allreduce_ring_min = get("allreduce_ring_min", cfg.allreduce_ring_min);
     cfg.allgather_bruck_max = get("allgather_bruck_max", cfg.allgather_bruck_max);
     cfg.alltoall_pairwise_min = get("alltoall_pairwise_min", cfg.alltoall_pairwise_min);
   }

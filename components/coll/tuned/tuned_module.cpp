@@ -30,6 +30,8 @@ Status TunedModule::reduce(const void* sbuf, void* rbuf, int count, const Dataty
 Status TunedModule::allreduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm) {
   const int64_t bytes = static_cast<int64_t>(count) * static_cast<int64_t>(dt.size());
+  if (op.commutative() && count >= comm.size() && comm.size() > 1 && bytes >= cfg_.allreduce_ring_min)
+    return tuned::allreduce_ring(sbuf, rbuf, count, dt, op, comm);
   if (op.commutative() && count >= base::pow2_floor(comm.size()) && comm.size() > 1 &&
       bytes >= cfg_.allreduce_rabenseifner_min) {
     return tuned::allreduce_rabenseifner(sbuf, rbuf, count, dt, op, comm);

@@ -56,14 +56,18 @@ const std::vector<Variant>& variants() {
       // Every switch point at 0: Rabenseifner, ring, pairwise whenever allowed.
       {"tuned", "large",
        {{"coll_tuned_allreduce_rabenseifner_min", "0"},
+        {"coll_tuned_allreduce_ring_min", "1T"},
         {"coll_tuned_allgather_bruck_max", "0"},
         {"coll_tuned_alltoall_pairwise_min", "0"}}},
       // Every switch point far above any message here: recursive doubling,
       // Bruck, linear.
       {"tuned", "small",
        {{"coll_tuned_allreduce_rabenseifner_min", "1T"},
+        {"coll_tuned_allreduce_ring_min", "1T"},
         {"coll_tuned_allgather_bruck_max", "1T"},
         {"coll_tuned_alltoall_pairwise_min", "1T"}}},
+      // The ring allreduce whenever allowed (commutative, count >= size).
+      {"tuned", "ring", {{"coll_tuned_allreduce_ring_min", "0"}}},
   };
   return v;
 }
