@@ -1,7 +1,8 @@
 // Ring allreduce: a ring reduce-scatter (n-1 steps: each rank passes the
 // block it reduced last to its right neighbour and reduces the one coming
-// from its left into its own vector), then the ring allgather of the
-// reduced blocks (tuned_allgather_ring.cpp). It moves the same 2*(n-1)/n of
+// from its left into its own vector), then a ring allgather of the
+// reduced blocks (tuned_allgather_ring.cpp's, shifted by one: rank r ends
+// the reduce-scatter owning block r+1). It moves the same 2*(n-1)/n of
 // the vector per rank as Rabenseifner's, for any n (no power-of-two fold),
 // and every step moves one block of 1/n of the vector instead of halves of
 // it, in 2*(n-1) steps instead of 2*log2(n). Measured here (8 ranks on 2
