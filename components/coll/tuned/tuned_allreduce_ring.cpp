@@ -6,10 +6,11 @@
 // the vector per rank as Rabenseifner's, for any n (no power-of-two fold),
 // and every step moves one block of 1/n of the vector instead of halves of
 // it, in 2*(n-1) steps instead of 2*log2(n). Measured here (8 ranks on 2
-// cores, shm, MPI_SUM of doubles): 8 MiB took 18.5-20.3 ms against
-// Rabenseifner's 26.8-29.5 ms; at 2 ranks both were equal; over tcp, and at
-// 256 KiB-2 MiB over shm, the ring was no better or slower (rendezvous
-// handshakes in more steps). Hence allreduce_ring_min, 4 MiB by default.
+// cores, shm, MPI_SUM of doubles, six back-to-back pairs): 8 MiB took
+// 16.2-23.1 ms (116 ms in all) against Rabenseifner's 17.1-29.5 ms (149);
+// at 2 ranks, and over tcp, both were equal within the noise; at 256 KiB-
+// 2 MiB the ring was slower (more steps, each a rendezvous handshake).
+// Hence allreduce_ring_min, 4 MiB by default.
 // Commutative ops only (blocks are combined in ring order).
 #include <vector>
 
