@@ -1,8 +1,8 @@
 // Ring allreduce: a ring reduce-scatter (n-1 steps: each rank passes the
 // block it reduced last to its right neighbour and reduces the one coming
-// from its left into its own vector), then a ring allgather of the
-// reduced blocks (tuned_allgather_ring.cpp's, shifted by one: rank r ends
-// the reduce-scatter owning block r+1). It moves the same 2*(n-1)/n of
+// from its left into its own vector), after which rank r owns block r
+// fully reduced, then the ring allgather of those blocks in place
+// (allgatherv_ring, tuned_allgather_ring.cpp). It moves the same 2*(n-1)/n of
 // the vector per rank as Rabenseifner's, for any n (no power-of-two fold),
 // and every step moves one block of 1/n of the vector instead of halves of
 // it, in 2*(n-1) steps instead of 2*log2(n). Measured here (8 ranks on 2
@@ -35,22 +35,16 @@ Status allreduce_ring(const void* sbuf, void* rbuf, int count, const Datatype& d
   for (int i = 1; i < n; ++i) disps[i] = disps[i - 1] + cnts[i - 1];
   base::Scratch tmp(cnts[0], dt);  // the largest block
   const int right = (me + 1) % n, left = (me - 1 + n) % n;
-  // Step i: send block me-i (reduced in step i-1, or this rank's own at
-  // first), receive block me-i-1 and reduce it. After n-1 steps block me+1
+  // Step i: send block me-i-1 (reduced in step i-1, or this rank's own at
+  // first), receive block me-i-2 and reduce it. After n-1 steps block me
   // holds every rank's contribution.
   for (int i = 0; i < n - 1; ++i) {
-    const int sb = (me - i + n) % n, rb = (me - i - 1 + n) % n;
+    const int sb = (me - i - 1 + 2 * n) % n, rb = (me - i - 2 + 2 * n) % n;
     LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(rbuf, disps[sb], dt), cnts[sb], dt, right, kAllreduce, tmp.data(),
                                      cnts[rb], dt, left, kAllreduce));
     op.apply(tmp.data(), base::elem(rbuf, disps[rb], dt), cnts[rb], dt);
   }
-  // Allgather: rank me owns block me+1; pass blocks along the ring.
-  for (int i = 0; i < n - 1; ++i) {
-    const int sb = (me + 1 - i + n) % n, rb = (me - i + n) % n;
-    LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(rbuf, disps[sb], dt), cnts[sb], dt, right, kAllreduce,
-                                     base::elem(rbuf, disps[rb], dt), cnts[rb], dt, left, kAllreduce));
-  }
-  return Status::Ok();
+  return allgatherv_ring(in_place_buffer(), 0, dt, rbuf, cnts.data(), disps.data(), dt, comm);
 }
 
 }  // namespace lz::coll::tuned

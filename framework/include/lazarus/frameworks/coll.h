@@ -69,8 +69,10 @@ constexpr uint32_t bit(Function f) { return 1u << f; }
 constexpr uint32_t kAllFunctions = (1u << kNumFunctions) - 1;
 const char* function_name(Function f) noexcept;
 
-// MPI_IN_PLACE is the address 1 (mpi.h defines it so).
+// MPI_IN_PLACE is the address 1 (mpi.h defines it so); in_place_buffer() passes
+// it on from one algorithm to another.
 inline bool is_in_place(const void* p) { return reinterpret_cast<uintptr_t>(p) == 1; }
+inline const void* in_place_buffer() { return reinterpret_cast<const void*>(uintptr_t{1}); }
 
 using dt::Datatype;
 using dt::Op;
