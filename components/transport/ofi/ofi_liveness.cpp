@@ -105,7 +105,11 @@ void OfiTransport::report_failures() {
   while (!to_report_.empty()) {
     std::vector<int> now;
     now.swap(to_report_);
-    for (int r : now) host_->peer_failed(r, peers_[static_cast<size_t>(r)].failure);
+    for (int r : now) {
+      const Status why = peers_[static_cast<size_t>(r)].failure;
+      fail_reads(r, why);
+      host_->peer_failed(r, why);
+    }
   }
 }
 

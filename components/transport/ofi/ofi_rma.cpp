@@ -20,6 +20,7 @@
 #include <rdma/fi_rma.h>
 
 #include <cstring>
+#include <vector>
 
 #include "lazarus/log.h"
 #include "ofi_info.h"
@@ -120,6 +121,10 @@ void OfiTransport::complete_read(OfiOp* op, bool ok, const std::string& why) {
   if (it == reads_.end()) return;
   std::unique_ptr<OfiOp> owned = std::move(it->second);
   reads_.erase(it);
+  if (owned->orphaned) {  // its failure was reported already
+    --orphaned_reads_;
+    return;
+  }
   // Our state is consistent before calling out (re-entry rule).
   owned->done(ok ? Status::Ok()
                  : IoError("ofi: get of " + std::to_string(owned->bytes) + " bytes from rank " +
@@ -130,6 +135,26 @@ void OfiTransport::drop_reads() {
   if (!reads_.empty())
     log::debug("ofi: rank %d drops %zu read(s) still posted with its endpoint", rank_, reads_.size());
   reads_.clear();
+  orphaned_reads_ = 0;
+}
+
+void OfiTransport::fail_reads(int rank, const Status& why) {
+  // A provider need not complete a read from a dead peer: libfabric 1.17's
+  // shm reports the failed process_vm_readv as an error completion without
+  // its context, so the read would wait for ever. Each read from `rank`
+  // fails now; its OfiOp stays in reads_ (orphaned) until a late completion
+  // or the endpoint's close, so that no new operation reuses its address
+  // while the provider may still name it.
+  std::vector<OfiOp*> from;
+  for (auto& [raw, op] : reads_)
+    if (op->peer == rank && !op->orphaned) from.push_back(raw);
+  for (OfiOp* op : from) {
+    op->orphaned = true;
+    ++orphaned_reads_;
+    const Completion done = op->done;
+    done(IoError("ofi: get of " + std::to_string(op->bytes) + " bytes from rank " + std::to_string(rank) +
+                 " failed: " + why.message()));
+  }
 }
 
 }  // namespace lz::transport::ofi

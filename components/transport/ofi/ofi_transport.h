@@ -88,6 +88,7 @@ struct OfiOp {
   Completion done;           // kRead: run once when the read completed or failed
   std::vector<char> buffer;  // kSend: the bounce copy; kRecv: the receive buffer
   bool posted = false;       // kRecv: owned by the endpoint now
+  bool orphaned = false;     // kRead: failed with its peer, still posted (fail_reads)
   explicit OfiOp(Kind k) : kind(k) {}
 };
 
@@ -193,7 +194,9 @@ class OfiTransport final : public Module {
   void close_regions();
   // Reads still posted die with the endpoint (finalize, a failed peer).
   void drop_reads();
-  size_t reads_outstanding() const { return reads_.size(); }
+  // Completes with `why` every read from `rank` (a failed peer); see ofi_rma.cpp.
+  void fail_reads(int rank, const Status& why);
+  size_t reads_outstanding() const { return reads_.size() - orphaned_reads_; }
 
   // Checkpoint (ofi_checkpoint.cpp).
   Status reopen(bool restarted);
@@ -230,6 +233,7 @@ class OfiTransport final : public Module {
   std::map<uint64_t, fid_mr*> regions_;  // registrations by MemoryRegion::handle
   uint64_t next_region_ = 1;        // handles, and our requested keys (without FI_MR_PROV_KEY)
   std::unordered_map<OfiOp*, std::unique_ptr<OfiOp>> reads_;  // posted fi_read()s
+  size_t orphaned_reads_ = 0;                                  // of them, failed with their peer
 };
 
 }  // namespace lz::transport::ofi
