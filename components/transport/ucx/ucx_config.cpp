@@ -48,6 +48,7 @@ StatusOr<UcxConfig> load_config(const ParamReader& params) {
   const int64_t pt = params.get_int("pull_threshold");
   if (pt < 0) return InvalidArgument(name("pull_threshold") + " = " + std::to_string(pt) + " must not be negative");
   c.pull_threshold = static_cast<size_t>(pt);
+  c.pull_zcopy = params.get_bool("pull_zcopy");
   const int64_t ql = params.get_int("send_queue_limit");
   if (ql <= 0) return InvalidArgument(name("send_queue_limit") + " = " + std::to_string(ql) + " must be positive");
   c.send_queue_limit = static_cast<size_t>(ql);

@@ -1,7 +1,7 @@
 // UcxPeer: everything the ucx transport keeps about one other rank. It lives
 // in process memory for the module's whole life (so it survives the
-// checkpoint hooks and lands in the core image); only `ep` and `pidfd`
-// refer to resources outside it, and the hooks release those.
+// checkpoint hooks and lands in the core image); only `ep`, `bulk_ep` and
+// `pidfd` refer to resources outside it, and the hooks release those.
 #pragma once
 
 #include <sys/types.h>
@@ -41,6 +41,7 @@ struct UcxPeer {
   pid_t pid = 0;
   std::string address;  // packed UCP worker address, from the modex
   ucp_ep_h ep = nullptr;
+  ucp_ep_h bulk_ep = nullptr;  // our pulls from it, without error handling (ucx_rma.cpp)
   UniqueFd pidfd;
 
   // Sending.

@@ -54,7 +54,8 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
       return UCS_OK;
     case kGetReq:
       if (p.state == UcxPeer::State::kActive && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0)
-        serve_pull(p, h.seq, data, length);
+        serve_pull(p, h.seq, data, length,
+                   (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) != 0 ? param->reply_ep : nullptr);
       return UCS_OK;
     case kGetReply:
     case kGetFail:

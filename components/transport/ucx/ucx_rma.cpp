@@ -24,6 +24,7 @@
 // that of the peer's current address (the engine then streams the message),
 // so a stale key is never handed to UCX. A pull, a read or a pull being
 // served counts as outstanding: on_checkpoint waits for it.
+#include <algorithm>
 #include <cstring>
 
 #include "lazarus/log.h"
@@ -55,7 +56,8 @@ struct UcxTransport::PullOp {
   void* local;
   size_t len;
   Completion done;
-  bool receiving;  // ucp_am_recv_data_nbx in flight: only its callback ends it
+  bool receiving;  // ucp_am_recv_data_nbx in flight: only its callback frees it
+  bool abandoned;  // completed by fail_pulls() while receiving: its callback only frees it
 };
 
 namespace {
@@ -209,10 +211,10 @@ void UcxTransport::get_done(void* request, ucs_status_t status, void* user_data)
 
 Status UcxTransport::pull(UcxPeer& p, void* local, size_t len, uint64_t remote, uint64_t region, Completion done) {
   const uint64_t id = next_pull_++;
-  auto* op = new PullOp{this, &p, id, local, len, done, false};
+  auto* op = new PullOp{this, &p, id, local, len, done, false, false};
   const PullRequest rq{region, remote, len};
   const struct iovec iov{const_cast<PullRequest*>(&rq), sizeof rq};
-  if (Status s = post(p, kGetReq, &iov, 1, id); !s.ok()) {
+  if (Status s = config_.pull_zcopy ? post_bulk_request(p, id, rq) : post(p, kGetReq, &iov, 1, id); !s.ok()) {
     delete op;
     return s;
   }
@@ -223,7 +225,7 @@ Status UcxTransport::pull(UcxPeer& p, void* local, size_t len, uint64_t remote, 
   return Status::Ok();
 }
 
-void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length) {
+void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length, ucp_ep_h reply) {
   PullRequest rq{};
   const Region* r = nullptr;
   if (length == sizeof rq) {
@@ -234,6 +236,7 @@ void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t 
       r = &it->second;
   }
   Status s = ensure_ep(p);
+  if (reply == nullptr) reply = p.ep;
   if (s.ok() && r == nullptr) {
     // A region deregistered meanwhile (the engine gave up on it), or a
     // request from a confused peer: the reader falls back to streaming.
@@ -247,7 +250,7 @@ void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t 
     param.flags = UCP_AM_SEND_FLAG_RNDV;
     param.cb.send = &UcxTransport::serve_done;
     param.user_data = op;
-    void* req = ucp_am_send_nbx(p.ep, kAmId, &op->header, sizeof op->header,
+    void* req = ucp_am_send_nbx(reply, kAmId, &op->header, sizeof op->header,
                                 reinterpret_cast<const void*>(static_cast<uintptr_t>(rq.addr)), rq.len, &param);
     if (UCS_PTR_IS_ERR(req)) {
       delete op;
@@ -261,6 +264,54 @@ void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t 
   }
   // The reader learns of a failure with its peer's (the endpoint's error).
   if (!s.ok()) log::debug("%s", s.to_string().c_str());
+}
+
+namespace {
+
+// A kGetReq sent on the bulk endpoint: header and request live until it completes.
+struct BulkRequest {
+  FrameHeader header;
+  PullRequest request;
+};
+
+void bulk_request_done(void* request, ucs_status_t status, void* user_data) {
+  if (status != UCS_OK) log::debug("ucx: a pull request ended with %s", ucs_status_string(status));
+  ucp_request_free(request);
+  delete static_cast<BulkRequest*>(user_data);
+}
+
+}  // namespace
+
+Status UcxTransport::post_bulk_request(UcxPeer& p, uint64_t id, const PullRequest& rq) {
+  LZ_RETURN_IF_ERROR(ensure_bulk_ep(p));
+  auto* op = new BulkRequest{FrameHeader{tag_, static_cast<uint32_t>(rank_), kGetReq, id}, rq};
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  param.flags = UCP_AM_SEND_FLAG_REPLY;  // the owner answers on the endpoint this came by
+  param.cb.send = &bulk_request_done;
+  param.user_data = op;
+  void* req = ucp_am_send_nbx(p.bulk_ep, kAmId, &op->header, sizeof op->header, &op->request, sizeof op->request,
+                              &param);
+  if (UCS_PTR_IS_ERR(req)) {
+    delete op;
+    return IoError("ucx: asking rank " + std::to_string(p.rank) + " for a pull: " +
+                   ucs_status_string(UCS_PTR_STATUS(req)));
+  }
+  if (req == nullptr) delete op;
+  return Status::Ok();
+}
+
+Status UcxTransport::ensure_bulk_ep(UcxPeer& p) {
+  if (p.bulk_ep != nullptr) return Status::Ok();
+  ucp_ep_params_t ep{};
+  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep.address = reinterpret_cast<const ucp_address_t*>(p.address.data());
+  ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+  const ucs_status_t st = ucp_ep_create(worker_.worker(), &ep, &p.bulk_ep);
+  if (st == UCS_OK) return Status::Ok();
+  p.bulk_ep = nullptr;
+  return Unavailable("ucx: ucp_ep_create (pull replies) to rank " + std::to_string(p.rank) + ": " +
+                     ucs_status_string(st));
 }
 
 void UcxTransport::serve_done(void* request, ucs_status_t status, void* user_data) {
@@ -312,6 +363,13 @@ void UcxTransport::pull_recv_done(void* request, ucs_status_t status, size_t len
   (void)length;
   auto* op = static_cast<PullOp*>(user_data);
   ucp_request_free(request);
+  if (op->abandoned) {
+    auto& a = op->owner->abandoned_;
+    a.erase(std::find(a.begin(), a.end(), op));
+    delete op;
+    return;
+  }
+  op->receiving = false;
   op->owner->finish_pull(op, status == UCS_OK ? Status::Ok()
                                               : IoError(std::string("ucx: pull: ") + ucs_status_string(status)));
 }
@@ -321,18 +379,32 @@ void UcxTransport::finish_pull(PullOp* op, const Status& result) {
   --outstanding_ops_;
   ++events_;
   const Completion done = op->done;
-  delete op;
+  if (op->receiving) {
+    op->abandoned = true;
+    abandoned_.push_back(op);
+  } else {
+    delete op;
+  }
   done(result);
 }
 
 void UcxTransport::fail_pulls(UcxPeer& p, const Status& why) {
-  // A pull whose data is being received ends through UCX's callback (with
-  // the endpoint's error); the others would wait for ever.
+  // Every pull from `p` ends now, those whose data is being received too:
+  // on the bulk endpoint (no error handling) UCX never completes a receive
+  // whose sender died (seen with UCX 1.13 over tcp: the reader waited for
+  // ever, its 32 MiB request still pending when the worker was destroyed).
+  // The caller then closes p's endpoints, and with them the connection the
+  // data came by, so nothing is written into `local` after this.
   for (auto it = pulls_.begin(); it != pulls_.end();) {
     PullOp* op = it->second;
     ++it;
-    if (op->peer == &p && !op->receiving) finish_pull(op, why);
+    if (op->peer == &p) finish_pull(op, why);
   }
+}
+
+void UcxTransport::free_abandoned() {
+  for (PullOp* op : abandoned_) delete op;
+  abandoned_.clear();
 }
 
 }  // namespace lz::transport::ucx

@@ -103,6 +103,7 @@ void UcxTransport::close_worker() {
   unmap_regions();
   if (waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, worker_.event_fd(), nullptr);
   worker_.close();
+  free_abandoned();
 }
 
 Status UcxTransport::publish() {
@@ -177,13 +178,15 @@ Status UcxTransport::ensure_ep(UcxPeer& p) {
 }
 
 void UcxTransport::close_ep(UcxPeer& p, bool force) {
-  if (p.ep == nullptr) return;
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   param.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
-  void* req = ucp_ep_close_nbx(p.ep, &param);
-  p.ep = nullptr;
-  if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing_.push_back(req);
+  for (ucp_ep_h* ep : {&p.ep, &p.bulk_ep}) {
+    if (*ep == nullptr) continue;
+    void* req = ucp_ep_close_nbx(*ep, &param);
+    *ep = nullptr;
+    if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing_.push_back(req);
+  }
 }
 
 void UcxTransport::wait_closes(double deadline) {

@@ -175,7 +175,12 @@ class UcxTransport final : public Module {
   // ucx_frame.h), by id; each counts in outstanding_ops_ until it completes.
   struct PullOp;
   Status pull(UcxPeer& p, void* local, size_t len, uint64_t remote, uint64_t region, Completion done);
-  void serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length);
+  // Answers on `reply` (the endpoint the request came by), or p.ep.
+  void serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length, ucp_ep_h reply);
+  // With transport_ucx_pull_zcopy, a pull is asked for on p.bulk_ep (made on
+  // first use, without error handling) and answered on the owner's end of it.
+  Status ensure_bulk_ep(UcxPeer& p);
+  Status post_bulk_request(UcxPeer& p, uint64_t id, const PullRequest& rq);
   // What on_am returns for the reply (UCS_INPROGRESS: its data is being received).
   ucs_status_t take_pull_reply(UcxPeer& p, uint64_t id, bool failed, void* data, size_t length, bool rndv);
   void finish_pull(PullOp* op, const Status& result);
@@ -184,6 +189,10 @@ class UcxTransport final : public Module {
   static void pull_recv_done(void* request, ucs_status_t status, size_t length, void* user_data);
   static void serve_done(void* request, ucs_status_t status, void* user_data);
   std::map<uint64_t, PullOp*> pulls_;
+  // Pulls fail_pulls() completed while UCX was receiving them: UCX may never
+  // call back; freed with the worker (free_abandoned()).
+  std::vector<PullOp*> abandoned_;
+  void free_abandoned();
   uint64_t next_pull_ = 1;
 
   // Checkpoint hooks (ucx_checkpoint.cpp).
