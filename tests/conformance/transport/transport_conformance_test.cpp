@@ -793,6 +793,107 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
   });
 }
 
+// kCapGet and a peer's death: rank 0 reads rank 1's 32 MiB region again and
+// again, always one get_async() outstanding, while rank 1 serves it (a pull
+// over UCX's tcp is answered by the owner), until one of them is killed by
+// a thread of its own 300 ms in: at any point, inside the transport's
+// progress too, most likely in the middle of a transfer. When the owner
+// dies, the reader's outstanding get completes exactly once (an error, or Ok
+// if it was done), Host::peer_failed(1) comes, and nothing hangs or aborts.
+// When the reader dies, the owner learns it through Host::peer_failed(0) and
+// is not taken down with it (say by its network library's handling of a
+// connection lost mid-reply). Either survivor stays usable.
+void get_while_peer_killed(Child& c, int dies) {
+  constexpr size_t kLen = 32 * MiB;
+  std::vector<char> mine(kLen);
+  fill_pattern(stream_seed(c.rank(), 8, 0), 0, mine.data(), kLen);
+  transport::MemoryRegion region;
+  if (c.caps() & kCapGet) {
+    Status rs = c.module().register_memory(mine.data(), kLen, &region);
+    CT_ASSERT(c, rs.ok()) << "register_memory(32 MiB): " << rs.to_string();
+  }
+  CT_ASSERT(c, c.modex().put("test.get.addr", std::to_string(reinterpret_cast<uintptr_t>(mine.data()))).ok());
+  CT_ASSERT(c, c.modex().put("test.get.key", to_hex(region.key)).ok());
+  if (!c.sync()) return;
+  if (!(c.caps() & kCapGet)) {
+    c.skip("capability 'get' not declared after connect() (" + transport::capability_names(c.caps()) + ")");
+    return;
+  }
+  if (c.rank() == dies) {
+    const auto kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    std::thread([&c, kill_at] {
+      std::this_thread::sleep_until(kill_at);
+      c.exit_abruptly(true);
+    }).detach();
+  } else {
+    c.expect_peer_failure();
+  }
+  if (c.rank() == 1) {
+    c.phase("serving rank 0's gets");
+    c.wait_until([&] { return !c.peer_failures().empty() || c.expired(); });
+    CT_ASSERT(c, !c.peer_failures().empty()) << "rank 0 was killed while reading this rank's memory; no "
+                                                 "Host::peer_failed(0) before the deadline";
+    CT_EXPECT(c, c.peer_failures().front().rank == 0) << "peer_failed() names rank " << c.peer_failures().front().rank;
+    for (int i = 0; i < 100; ++i) c.progress();
+    c.module().deregister_memory(region);
+    return;
+  }
+  auto addr = c.modex().get(1, "test.get.addr");
+  auto key_hex = c.modex().get(1, "test.get.key");
+  CT_ASSERT(c, addr.ok() && key_hex.ok()) << "rank 1's buffer is not in the modex";
+  const uint64_t base = std::stoull(*addr);
+  const std::string key = from_hex(*key_hex);
+  std::vector<char> local(kLen);
+  size_t done_ok = 0;
+  Status failed;
+  c.phase("reading rank 1's memory, one get outstanding at a time");
+  while (c.peer_failures().empty()) {
+    GetResult g;
+    Status s = c.module().get_async(1, local.data(), kLen, base, key, transport::Completion{&record_get, &g});
+    if (s.code() == Code::kWouldBlock) {
+      c.progress();
+      CT_ASSERT(c, !c.expired()) << "get_async() kept answering would-block";
+      continue;
+    }
+    if (!s.ok()) {  // refused up front: rank 1 is known lost
+      CT_ASSERT(c, dies == 1) << "get_async() from a live rank 1: " << s.to_string();
+      failed = s;
+      break;
+    }
+    while (g.calls == 0 && !c.expired()) c.progress();
+    CT_ASSERT(c, g.calls == 1) << "a get_async() of 32 MiB from rank 1 " << (dies == 1 ? "(killed meanwhile) " : "")
+                               << "did not complete before the deadline (" << done_ok << " completed before it)";
+    for (int i = 0; i < 3; ++i) c.progress();
+    CT_ASSERT(c, g.calls == 1) << "a get_async() completion ran " << g.calls << " times";
+    if (!g.status.ok()) {
+      CT_ASSERT(c, dies == 1) << "get_async() from a live rank 1 failed: " << g.status.to_string();
+      failed = g.status;
+      break;
+    }
+    ++done_ok;
+    const size_t bad = first_mismatch(stream_seed(1, 8, 0), 0, local.data(), kLen);
+    CT_ASSERT(c, bad == kLen) << "get #" << done_ok << ": byte " << bad << " differs from rank 1's memory";
+  }
+  c.phase("waiting for Host::peer_failed(1)");
+  c.wait_until([&] { return !c.peer_failures().empty() || c.expired(); });
+  CT_ASSERT(c, !c.peer_failures().empty()) << "no Host::peer_failed(1) after rank 1 was killed";
+  CT_EXPECT(c, c.peer_failures().front().rank == 1) << "peer_failed() names rank " << c.peer_failures().front().rank;
+  for (int i = 0; i < 100; ++i) c.progress();
+  c.note(std::to_string(done_ok) + " reads of 32 MiB completed before rank 1 was killed; then " +
+         (failed.ok() ? std::string("the death was reported first") : "a get failed: " + failed.to_string()));
+  c.module().deregister_memory(region);
+}
+
+TEST_P(TransportConformance, GetFromAPeerKilledMidTransfer) {
+  if (is_self()) GTEST_SKIP() << "self has no peer";
+  Run([](Child& c) { get_while_peer_killed(c, 1); });
+}
+
+TEST_P(TransportConformance, GetByAPeerKilledMidTransfer) {
+  if (is_self()) GTEST_SKIP() << "self has no peer";
+  Run([](Child& c) { get_while_peer_killed(c, 0); });
+}
+
 // send_zcopy(): frames interleaved with send() arrive in order and intact;
 // each completion runs exactly once, and only after it ran does the sender
 // reuse (scribble over) the buffer, which must not change what the peer got.
