@@ -14,6 +14,16 @@
 //     tagged rendezvous (zero copy on both sides, UCX's put_zcopy over tcp),
 //     for one more small frame each way. The owner checks that the range
 //     lies inside a region it registered and answers kGetFail otherwise.
+//     With transport_ucx_pull_zcopy (the default) the request goes on a
+//     second endpoint, p.bulk_ep, made without UCX error handling, and the
+//     owner answers on its end of that endpoint (UCP_AM_SEND_FLAG_REPLY).
+//     UCX 1.13 sends a rendezvous over tcp zero-copy only on such an
+//     endpoint: with error handling it needs UCT_IFACE_FLAG_ERRHANDLE_ZCOPY_BUF,
+//     which tcp lacks, and sends the data as active-message fragments the
+//     reader copies (a 4 MiB ping-pong spent 10% in memmove). The peer's
+//     death is still seen through p.ep and the pidfd; fail_pulls() then
+//     ends the pulls itself, since UCX never completes a receive on the
+//     bulk endpoint whose sender died.
 //   Both complete through progress().
 //
 // Keys do not survive the checkpoint hooks: the context that mapped a region

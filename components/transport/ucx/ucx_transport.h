@@ -9,7 +9,8 @@
 // "<pid>:<hex worker address>" under kModexKey; connect() reads every peer's
 // entry (again after every checkpoint hook). Endpoints are created lazily, by
 // the first send to a peer or the first frame from it (so that a peer we only
-// receive from is watched too), in UCP_ERR_HANDLING_MODE_PEER.
+// receive from is watched too), in UCP_ERR_HANDLING_MODE_PEER (pulls take a
+// second one without error handling: ucx_rma.cpp).
 //
 // Sending (ucx_send.cpp): send() gathers the frame behind its AM header
 // (ucx_frame.h) into one buffer of ours and calls ucp_am_send_nbx; the
