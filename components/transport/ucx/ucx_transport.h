@@ -142,7 +142,9 @@ class UcxTransport final : public Module {
   // Receiving (ucx_progress.cpp).
   static void recv_done(void* request, ucs_status_t status, size_t length, void* user_data);
   void deliver_held(UcxPeer& p);
-  void progress_worker();
+  // ucp_worker_progress until it finds nothing (bounded), or, with
+  // `until_events`, until a turn produced an event (progress()).
+  void progress_worker(bool until_events = false);
   // Endpoints to make (a peer that sent to us) or to close (a failed one).
   void tend_eps();
 
