@@ -403,8 +403,9 @@ void UcxTransport::fail_pulls(UcxPeer& p, const Status& why) {
   // on the bulk endpoint (no error handling) UCX never completes a receive
   // whose sender died (seen with UCX 1.13 over tcp: the reader waited for
   // ever, its 32 MiB request still pending when the worker was destroyed).
-  // The caller then closes p's endpoints, and with them the connection the
-  // data came by, so nothing is written into `local` after this.
+  // The caller then closes p's endpoints, the bulk one with the connection
+  // the data came by. (`local` is written only by a live owner's put; the
+  // owner is dead or unreachable by then.)
   for (auto it = pulls_.begin(); it != pulls_.end();) {
     PullOp* op = it->second;
     ++it;
