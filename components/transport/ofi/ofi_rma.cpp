@@ -38,6 +38,11 @@ struct PackedKey {
   uint64_t key;    // fi_mr_key
 };
 
+Status read_failed(const OfiOp& op, const std::string& why) {
+  return IoError("ofi: get of " + std::to_string(op.bytes) + " bytes from rank " + std::to_string(op.peer) +
+                 " failed: " + why);
+}
+
 }  // namespace
 
 Status OfiTransport::register_memory(const void* addr, size_t len, MemoryRegion* out) {
@@ -126,9 +131,7 @@ void OfiTransport::complete_read(OfiOp* op, bool ok, const std::string& why) {
     return;
   }
   // Our state is consistent before calling out (re-entry rule).
-  owned->done(ok ? Status::Ok()
-                 : IoError("ofi: get of " + std::to_string(owned->bytes) + " bytes from rank " +
-                           std::to_string(owned->peer) + " failed: " + why));
+  owned->done(ok ? Status::Ok() : read_failed(*owned, why));
 }
 
 void OfiTransport::drop_reads() {
@@ -152,8 +155,7 @@ void OfiTransport::fail_reads(int rank, const Status& why) {
     op->orphaned = true;
     ++orphaned_reads_;
     const Completion done = op->done;
-    done(IoError("ofi: get of " + std::to_string(op->bytes) + " bytes from rank " + std::to_string(rank) +
-                 " failed: " + why.message()));
+    done(read_failed(*op, why.message()));
   }
 }
 

@@ -749,32 +749,55 @@ Status get_blocking(Child& c, void* local, size_t len, uint64_t remote, std::str
   return g.status;
 }
 
+// A buffer of `len` bytes every rank exposes for its peer's get_async():
+// filled with the pattern of (its rank, `salt`), registered when the module
+// declares kCapGet (the peer may have 'get' even if this rank does not), its
+// address and key in the modex. After the sync that publishes them,
+// peer_base and peer_key name the peer's. `ready` stays false when the
+// scenario ends here: a failure, or a skip without 'get' (the harness's final
+// sync keeps `mine` alive for a peer that reads it).
+struct SharedBuffer {
+  std::vector<char> mine;
+  transport::MemoryRegion region;
+  uint64_t peer_base = 0;
+  std::string peer_key;
+  bool registered = false;
+  bool ready = false;
+};
+
+void share_buffer(Child& c, size_t len, uint64_t salt, SharedBuffer& b) {
+  b.mine.resize(len);
+  fill_pattern(stream_seed(c.rank(), salt, 0), 0, b.mine.data(), len);
+  if (c.caps() & kCapGet) {
+    Status rs = c.module().register_memory(b.mine.data(), len, &b.region);
+    CT_ASSERT(c, rs.ok()) << "register_memory(" << len << " bytes): " << rs.to_string();
+    CT_ASSERT(c, b.region.key.size() <= transport::kMaxRemoteKey)
+        << "a " << b.region.key.size() << "-byte remote key is over kMaxRemoteKey";
+    b.registered = true;
+  }
+  CT_ASSERT(c, c.modex().put("test.get.addr", std::to_string(reinterpret_cast<uintptr_t>(b.mine.data()))).ok());
+  CT_ASSERT(c, c.modex().put("test.get.key", to_hex(b.region.key)).ok());
+  if (!c.sync()) return;
+  if (!(c.caps() & kCapGet)) {
+    c.skip("capability 'get' not declared after connect() (" + transport::capability_names(c.caps()) + ")");
+    return;
+  }
+  auto addr = c.modex().get(c.peer(), "test.get.addr");
+  auto key_hex = c.modex().get(c.peer(), "test.get.key");
+  CT_ASSERT(c, addr.ok() && key_hex.ok()) << "the peer's buffer is not in the modex";
+  b.peer_base = std::stoull(*addr);
+  b.peer_key = from_hex(*key_hex);
+  b.ready = true;
+}
+
 TEST_P(TransportConformance, GetReadsPeerMemory) {
   Run([](Child& c) {
     constexpr size_t kLen = 1 * MiB;
-    // Every rank exposes a buffer (its peer may have 'get' even if it does not).
-    std::vector<char> mine(kLen);
-    fill_pattern(stream_seed(c.rank(), 6, 0), 0, mine.data(), kLen);
-    transport::MemoryRegion region;
-    const bool registered = (c.caps() & kCapGet) != 0;
-    if (registered) {
-      Status rs = c.module().register_memory(mine.data(), kLen, &region);
-      CT_ASSERT(c, rs.ok()) << "register_memory(1 MiB): " << rs.to_string();
-      CT_ASSERT(c, region.key.size() <= transport::kMaxRemoteKey)
-          << "a " << region.key.size() << "-byte remote key is over kMaxRemoteKey";
-    }
-    CT_ASSERT(c, c.modex().put("test.get.addr", std::to_string(reinterpret_cast<uintptr_t>(mine.data()))).ok());
-    CT_ASSERT(c, c.modex().put("test.get.key", to_hex(region.key)).ok());
-    if (!c.sync()) return;
-    if (!(c.caps() & kCapGet)) {
-      c.skip("capability 'get' not declared after connect() (" + transport::capability_names(c.caps()) + ")");
-      return;  // the final sync keeps `mine` alive for a peer that reads it
-    }
-    auto addr = c.modex().get(c.peer(), "test.get.addr");
-    auto key_hex = c.modex().get(c.peer(), "test.get.key");
-    CT_ASSERT(c, addr.ok() && key_hex.ok()) << "the peer's buffer is not in the modex";
-    const uint64_t base = std::stoull(*addr);
-    const std::string key = from_hex(*key_hex);
+    SharedBuffer b;
+    share_buffer(c, kLen, 6, b);
+    if (!b.ready) return;
+    const uint64_t base = b.peer_base;
+    const std::string& key = b.peer_key;
     struct Range {
       size_t off, len;
     };
@@ -789,7 +812,7 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
           << "get(" << r.len << " bytes at offset " << r.off << ") wrote outside the destination";
     }
     (void)c.sync();  // the peer keeps its buffer until everyone is done
-    if (registered) c.module().deregister_memory(region);
+    if (b.registered) c.module().deregister_memory(b.region);
   });
 }
 
@@ -805,20 +828,9 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
 // connection lost mid-reply). Either survivor stays usable.
 void get_while_peer_killed(Child& c, int dies) {
   constexpr size_t kLen = 32 * MiB;
-  std::vector<char> mine(kLen);
-  fill_pattern(stream_seed(c.rank(), 8, 0), 0, mine.data(), kLen);
-  transport::MemoryRegion region;
-  if (c.caps() & kCapGet) {
-    Status rs = c.module().register_memory(mine.data(), kLen, &region);
-    CT_ASSERT(c, rs.ok()) << "register_memory(32 MiB): " << rs.to_string();
-  }
-  CT_ASSERT(c, c.modex().put("test.get.addr", std::to_string(reinterpret_cast<uintptr_t>(mine.data()))).ok());
-  CT_ASSERT(c, c.modex().put("test.get.key", to_hex(region.key)).ok());
-  if (!c.sync()) return;
-  if (!(c.caps() & kCapGet)) {
-    c.skip("capability 'get' not declared after connect() (" + transport::capability_names(c.caps()) + ")");
-    return;
-  }
+  SharedBuffer b;
+  share_buffer(c, kLen, 8, b);
+  if (!b.ready) return;
   if (c.rank() == dies) {
     const auto kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
     std::thread([&c, kill_at] {
@@ -835,21 +847,19 @@ void get_while_peer_killed(Child& c, int dies) {
                                                  "Host::peer_failed(0) before the deadline";
     CT_EXPECT(c, c.peer_failures().front().rank == 0) << "peer_failed() names rank " << c.peer_failures().front().rank;
     for (int i = 0; i < 100; ++i) c.progress();
-    c.module().deregister_memory(region);
+    if (b.registered) c.module().deregister_memory(b.region);
     return;
   }
-  auto addr = c.modex().get(1, "test.get.addr");
-  auto key_hex = c.modex().get(1, "test.get.key");
-  CT_ASSERT(c, addr.ok() && key_hex.ok()) << "rank 1's buffer is not in the modex";
-  const uint64_t base = std::stoull(*addr);
-  const std::string key = from_hex(*key_hex);
   std::vector<char> local(kLen);
   size_t done_ok = 0;
   Status failed;
   c.phase("reading rank 1's memory, one get outstanding at a time");
   while (c.peer_failures().empty()) {
+    CT_ASSERT(c, !c.expired()) << done_ok << " reads of 32 MiB completed and rank " << dies
+                               << " was not killed before the deadline";
     GetResult g;
-    Status s = c.module().get_async(1, local.data(), kLen, base, key, transport::Completion{&record_get, &g});
+    Status s = c.module().get_async(1, local.data(), kLen, b.peer_base, b.peer_key,
+                                    transport::Completion{&record_get, &g});
     if (s.code() == Code::kWouldBlock) {
       c.progress();
       CT_ASSERT(c, !c.expired()) << "get_async() kept answering would-block";
@@ -881,7 +891,7 @@ void get_while_peer_killed(Child& c, int dies) {
   for (int i = 0; i < 100; ++i) c.progress();
   c.note(std::to_string(done_ok) + " reads of 32 MiB completed before rank 1 was killed; then " +
          (failed.ok() ? std::string("the death was reported first") : "a get failed: " + failed.to_string()));
-  c.module().deregister_memory(region);
+  if (b.registered) c.module().deregister_memory(b.region);
 }
 
 TEST_P(TransportConformance, GetFromAPeerKilledMidTransfer) {
