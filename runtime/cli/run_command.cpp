@@ -128,7 +128,8 @@ int run_main(int argc, char** argv) {
                  "Checkpoint the job every DURATION (30s, 2m, 500ms; needs a cr component, e.g. --mca cr criu)")
       ->type_name("DURATION");
   app.add_option("--recover", recover,
-                 "'auto': when a rank dies, stop the others and restart the job from its newest snapshot")
+                 "'auto': when a rank dies, stop the others and restart the job from its newest snapshot (from the "
+                 "start when it has none yet)")
       ->check(CLI::IsMember({"auto", "off"}));
   app.add_option("--max-restarts", o.max_restarts, "Restarts --recover auto may make (default 3)")
       ->check(CLI::NonNegativeNumber);

@@ -308,6 +308,34 @@ void error(const std::string& text) {
   for (const auto& line : str::split(text, '\n')) std::fprintf(stderr, "lazarus run: error: %s\n", line.c_str());
 }
 
+// Whether the job's store holds a committed snapshot, valid or not (a
+// checkpoint cut short leaves only <n>.partial).
+bool has_snapshot(const std::string& store_dir) {
+  if (access(store_dir.c_str(), F_OK) != 0) return false;
+  auto store = snapshot::SnapshotStore::open_existing(store_dir);
+  if (!store.ok()) return true;  // recover_job says what is wrong with it
+  std::vector<std::string> damaged;
+  auto committed = store->list(&damaged);
+  return !committed.ok() || !committed->empty() || !damaged.empty();
+}
+
+// --recover auto for a job that died before its first snapshot: the only
+// way back is the start (a rank can die of a checkpoint itself, for example
+// when its criu helper is killed while CRIU's code runs inside the rank).
+int run_again(const RunOptions& o, const std::string& death, int rc) {
+  const std::string why = death + "; no snapshot of this job exists yet";
+  if (o.restarts_done >= o.max_restarts) {
+    std::fprintf(stderr, "lazarus run: %s; not running it again: --max-restarts %d reached\n", why.c_str(),
+                 o.max_restarts);
+    return rc;
+  }
+  RunOptions again = o;
+  ++again.restarts_done;
+  std::fprintf(stderr, "lazarus run: %s: running it again from the start (restart %d of %d)\n", why.c_str(),
+               again.restarts_done, again.max_restarts);
+  return run_launcher(again);
+}
+
 }  // namespace
 
 int run_launcher(const RunOptions& o) {
@@ -473,6 +501,7 @@ int run_launcher(const RunOptions& o) {
     lost = job.lost_hosts();
   }
   if (!o.recover || death.empty()) return rc;
+  if (!has_snapshot(store_dir)) return run_again(o, death, rc);
   RestartOptions r;
   r.hosts = o.hosts;
   r.hostfile = o.hostfile;
@@ -484,6 +513,7 @@ int run_launcher(const RunOptions& o) {
   r.checkpoint_interval = o.checkpoint_interval;
   r.recover = true;
   r.max_restarts = o.max_restarts;
+  r.restarts_done = o.restarts_done;
   r.lost_hosts = std::move(lost);
   return recover_job(store_dir, death, rc, r);
 }

@@ -39,6 +39,7 @@ struct RunOptions {
   double checkpoint_interval = 0;            // seconds; 0: none
   bool recover = false;                      // --recover auto
   int max_restarts = 3;
+  int restarts_done = 0;                     // --recover auto: restarts made so far, runs from the start included
   std::string bind_to;                       // --bind-to core|socket|none; empty: core when ranks <= cores
   std::string map_by;                        // --map-by slot|node|core|socket; empty: core (socket with --bind-to socket)
   bool report_bindings = false;              // --report-bindings

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Checkpoint/restart integration scenarios with real jobs: checkpoint and
-# continue, --term and restart, --recover auto, corrupted and cut-short
-# snapshots, launcher deaths, a criu helper killed mid-dump, a full store.
+# continue, --term and restart, --recover auto (from a snapshot or from the
+# start), corrupted and cut-short snapshots, launcher deaths, a criu helper
+# killed mid-dump, a full store.
 # Usage: cr_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 # Skips (exit 77, "SKIP:") only when CRIU cannot work here, saying why.
@@ -144,6 +145,28 @@ recover)
   wait $JOB_PID || fail "recovered job failed (status $?)"
   grep -q "restarting from snapshot" "$T/job.err" || fail "no recovery message"
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "recovered result $(result_of "$T/job.out") != reference $REF"
+  ;;
+recover_from_start)
+  # A rank dies before the job's first snapshot (as one does when its criu
+  # helper is killed while driving CRIU's code inside it): --recover auto runs
+  # the job again from the start, within --max-restarts, and says so.
+  reference
+  start_job --recover auto --max-restarts 1
+  victim=$(rank_pids "$JOB_ID" | sed -n 3p)
+  [ -n "$victim" ] || fail "cannot find a rank pid"
+  kill -9 "$victim"
+  wait $JOB_PID || fail "the job run again from the start failed (status $?)"
+  grep -q "no snapshot of this job exists yet: running it again from the start (restart 1 of 1)" "$T/job.err" ||
+    fail "no message about running the job again from the start"
+  [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
+  # Without restarts left the job ends with the rank's death, saying why.
+  start_job --recover auto --max-restarts 0
+  victim=$(rank_pids "$JOB_ID" | sed -n 2p)
+  [ -n "$victim" ] || fail "cannot find a rank pid"
+  kill -9 "$victim"
+  wait $JOB_PID && fail "the job succeeded although a rank was killed and --max-restarts is 0"
+  grep -q "not running it again: --max-restarts 0 reached" "$T/job.err" ||
+    fail "no message about the exhausted restarts: $(tail -3 "$T/job.err")"
   ;;
 launcher_killed)
   reference
