@@ -40,8 +40,10 @@
 //   on_restart(): the same in a restored process set: the job tag is
 //     derived again from the job secret (a new launcher may bring a new
 //     one), and peers lost in the old process set are forgotten.
-//   connect() (after the engine's fence) re-reads every address and pid;
-//     endpoints are made again lazily.
+//   connect() (after the engine's fence) re-reads every address and pid,
+//     and forgets a peer's loss seen while it released its worker (its
+//     endpoint's error can come before its kCheckpoint frame); endpoints
+//     are made again lazily.
 // Nothing is sent between on_checkpoint and connect(): send() answers
 // kWouldBlock, as it does to a peer that said kCheckpoint until connect()
 // reads its new address.
@@ -118,7 +120,7 @@ Status UcxTransport::on_checkpoint() {
     log::debug("%s", s.to_string().c_str());
   }
   for (auto& p : peers_)
-    if (p) close_ep(*p, true);
+    if (p) close_ep(*p, true, "on_checkpoint");
   wait_closes(deadline);
   progress_worker();  // anything still arriving is held, delivered after
   close_worker();

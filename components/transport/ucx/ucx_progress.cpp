@@ -164,7 +164,7 @@ void UcxTransport::tend_eps() {
     UcxPeer& p = *pp;
     if (p.close_wanted) {
       p.close_wanted = false;
-      close_ep(p, true);
+      close_ep(p, true, "close_wanted");
     }
     if (p.need_ep) {
       p.need_ep = false;

@@ -40,7 +40,7 @@ UcxTransport::UcxTransport(UcxConfig config) : config_(std::move(config)) {}
 UcxTransport::~UcxTransport() {
   // Destroyed without finalize() (an error path): release without waiting.
   for (auto& p : peers_)
-    if (p) close_ep(*p, true);
+    if (p) close_ep(*p, true, "destroy");
   wait_closes(now_s() + 1);
   close_worker();
 }
@@ -121,8 +121,15 @@ Status UcxTransport::connect() {
     if (!text.ok() && text.status().code() != Code::kNotFound)
       return text.status().with_context("ucx: address of rank " + std::to_string(p.rank));
     // Nothing of the old address is valid any more (a hook, or a first connect).
-    close_ep(p, true);
+    close_ep(p, true, "connect");
     unwatch(p);
+    // Every rank reached the fence before this: a loss seen since the last
+    // connect() that was not reported yet was its endpoint failing while it
+    // released its worker for the checkpoint, before its kCheckpoint frame
+    // arrived (over UCX's tcp that frame and the error come on different
+    // sockets). Reported now it would fail a live peer.
+    p.lost = false;
+    p.failure = Status();
     if (!text.ok()) {  // that rank runs without ucx
       p.address.clear();
       if (p.state != UcxPeer::State::kFailed) p.state = UcxPeer::State::kNoAddress;
@@ -140,6 +147,7 @@ Status UcxTransport::connect() {
     p.state = UcxPeer::State::kActive;
     if (p.local) watch(p);
   }
+  any_lost_ = false;
   wait_closes(now_s() + config_.checkpoint_timeout);
   checkpointed_ = false;
   return Status::Ok();
@@ -177,7 +185,8 @@ Status UcxTransport::ensure_ep(UcxPeer& p) {
   return Status::Ok();
 }
 
-void UcxTransport::close_ep(UcxPeer& p, bool force) {
+void UcxTransport::close_ep(UcxPeer& p, bool force, const char* why) {
+  if (p.ep != nullptr || p.bulk_ep != nullptr) log::debug("ucx: closing the endpoint(s) to rank %d (%s)", p.rank, why);
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   param.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
@@ -232,7 +241,7 @@ Status UcxTransport::finalize() {
     // no error of this rank's.
     if (Status s = flush_all(deadline, "finalize"); !s.ok()) log::debug("%s", s.to_string().c_str());
     for (auto& p : peers_)
-      if (p) close_ep(*p, true);
+      if (p) close_ep(*p, true, "finalize");
     wait_closes(deadline);
     stashing_ = false;
   }

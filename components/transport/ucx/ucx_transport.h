@@ -120,7 +120,8 @@ class UcxTransport final : public Module {
   void close_worker();
   Status publish();
   Status ensure_ep(UcxPeer& p);
-  void close_ep(UcxPeer& p, bool force);
+  // `why` names the caller in the debug log.
+  void close_ep(UcxPeer& p, bool force, const char* why);
   // Waits (progressing, bounded by `deadline`) for every close request.
   void wait_closes(double deadline);
 
