@@ -266,6 +266,18 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     else crcp.resume(coord, restarted).ignore();
   };
   Status s = at_safe_point ? quiesce_at_safe_point(coord, flags) : crcp.quiesce(coord);
+  // A get under way may need its owner's progress; every owner progresses
+  // until all ranks are drained (the wait for GO below), none after GO.
+  // New ones do not start while sends are held (Engine::hold_sends).
+  const auto gets_until = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<int64_t>(drain_timeout_ * 1000));
+  while (s.ok() && eng.gets_running() != 0) {
+    if (std::chrono::steady_clock::now() >= gets_until)
+      s = Timeout(std::to_string(eng.gets_running()) + " get(s) still running " +
+                  std::to_string(static_cast<int>(drain_timeout_)) + " s after the drain");
+    else
+      eng.progress_wait(10);
+  }
   if (!s.ok()) {
     resume(false);
     if (coord.aborted) log::debug("%s", s.message().c_str());

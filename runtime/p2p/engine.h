@@ -214,8 +214,15 @@ class Engine final : public transport::Host {
   // send, stream), no get and no non-blocking collective runs. Otherwise
   // what is, for messages ("rank 2: a reply awaited; ...").
   std::string transfers_in_flight() const;
-  // While held, new outgoing frames are queued instead of sent.
+  // While held, new outgoing frames are queued instead of sent, and a
+  // rendezvous the receiver matches meanwhile answers CTS (queued too)
+  // instead of starting a get: a get may need its owner's progress (a pull
+  // over UCX's tcp, libfabric's tcp;ofi_rxm), which ends at the checkpoint
+  // hooks.
   void hold_sends(bool hold);
+  // Gets started before the hold and still running (CrService waits for
+  // them before it reports the drain done).
+  size_t gets_running() const { return gets_.size(); }
   // Set from any thread (the CR thread): every wait turn calls the handler.
   std::atomic<bool> interrupt_requested{false};
   void set_interrupt_handler(std::function<void()> h) { interrupt_handler_ = std::move(h); }

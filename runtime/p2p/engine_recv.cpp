@@ -158,7 +158,7 @@ void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t l
     finish_recv(r);
     return;
   }
-  if (from.get_offered && p.has_get && start_get(r, world, from, n)) return;
+  if (from.get_offered && p.has_get && !hold_ && start_get(r, world, from, n)) return;
   add_waiting(world, r);
   send_ctl(world, wire::kCts, sreq, reinterpret_cast<uintptr_t>(r));
 }

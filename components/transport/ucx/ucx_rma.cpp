@@ -204,6 +204,7 @@ Status UcxTransport::get_async(int peer, void* local, size_t len, uint64_t remot
     return Status::Ok();
   }
   ++outstanding_ops_;  // on_checkpoint waits for it; arm_wait() keeps the engine progressing
+  ++reading_;
   return Status::Ok();
 }
 
@@ -211,6 +212,7 @@ void UcxTransport::get_done(void* request, ucs_status_t status, void* user_data)
   auto* op = static_cast<GetOp*>(user_data);
   UcxTransport& t = *op->owner;
   --t.outstanding_ops_;
+  --t.reading_;
   ++t.events_;
   ucp_rkey_destroy(op->rkey);
   ucp_request_free(request);
@@ -270,6 +272,7 @@ void UcxTransport::serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t 
       delete op;
     } else {
       ++outstanding_ops_;
+      ++serving_;
     }
   }
   // The reader learns of a failure with its peer's (the endpoint's error).
@@ -329,6 +332,7 @@ void UcxTransport::serve_done(void* request, ucs_status_t status, void* user_dat
   UcxTransport& t = *op->owner;
   if (status != UCS_OK) log::debug("ucx: answering a pull ended with %s", ucs_status_string(status));
   --t.outstanding_ops_;
+  --t.serving_;
   ++t.events_;
   ucp_request_free(request);
   delete op;
@@ -411,6 +415,16 @@ void UcxTransport::fail_pulls(UcxPeer& p, const Status& why) {
     ++it;
     if (op->peer == &p) finish_pull(op, why);
   }
+}
+
+std::string UcxTransport::rma_summary() const {
+  std::string out;
+  for (const auto& [id, op] : pulls_)
+    out += (out.empty() ? "" : ", ") + std::string("pull #") + std::to_string(id) + " of " + std::to_string(op->len) +
+           " bytes from rank " + std::to_string(op->peer->rank) + (op->receiving ? " (receiving)" : " (asked)");
+  if (serving_ != 0) out += (out.empty() ? "" : ", ") + std::to_string(serving_) + " pull(s) being answered";
+  if (reading_ != 0) out += (out.empty() ? "" : ", ") + std::to_string(reading_) + " read(s)";
+  return out;
 }
 
 void UcxTransport::free_abandoned() {

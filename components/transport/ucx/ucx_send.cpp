@@ -267,6 +267,7 @@ std::string UcxTransport::outstanding_summary() const {
     if (!p || (p->inflight_bytes == 0 && !p->flush_in_flight)) continue;
     out += (out.empty() ? "" : ", ") + std::to_string(p->inflight_bytes) + " bytes to rank " + std::to_string(p->rank);
   }
+  if (std::string rma = rma_summary(); !rma.empty()) out += (out.empty() ? "" : ", ") + rma;
   return out;
 }
 

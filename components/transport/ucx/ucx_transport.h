@@ -197,6 +197,10 @@ class UcxTransport final : public Module {
   // call back; freed with the worker (free_abandoned()).
   std::vector<PullOp*> abandoned_;
   void free_abandoned();
+  size_t serving_ = 0;  // pulls being answered (ServeOp)
+  size_t reading_ = 0;  // native reads (GetOp)
+  // The RMA operations outstanding, for on_checkpoint's refusal.
+  std::string rma_summary() const;
   uint64_t next_pull_ = 1;
 
   // Checkpoint hooks (ucx_checkpoint.cpp).
