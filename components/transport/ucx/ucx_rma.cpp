@@ -2,8 +2,13 @@
 // sender's buffer through get_async(). register_memory() maps the buffer
 // (ucp_mem_map) and packs its remote key (ucp_rkey_pack). get_async() then
 // takes one of two ways, by what UCX can do towards that peer:
-//   - a native read (cma, knem, xpmem on one host; rc, dc anywhere): it
-//     unpacks the key on the endpoint and reads with ucp_get_nbx;
+//   - a native read (one host; rc, dc anywhere): it unpacks the key on the
+//     endpoint and reads with ucp_get_nbx. On one host UCX 1.13 does not
+//     read by cma: the RMA lanes it picks need short or bcopy operations,
+//     which cma lacks, so it serves the get over its shared-memory active
+//     messages (ucp_get_req_handler/ucp_get_rep_handler in a profile). That
+//     still beats a pull here: 256 KiB and 1 MiB ping-pongs 13.6 and 50 us
+//     against 44 and 155;
 //   - a pull (tcp, whose UCX 1.13 interface has put_zcopy but no get: UCP
 //     would emulate the get over active messages, 3-5x slower than the
 //     engine streaming frames): it sends kGetReq naming the region, the
@@ -84,11 +89,13 @@ constexpr size_t kKeyPrefix = 2 * sizeof(uint64_t);
 
 }  // namespace
 
-// Whether UCX can read a peer's memory itself: cma (or knem, xpmem) on one
-// host, an RDMA transport (rc, dc) anywhere. Otherwise UCP emulates a get
-// over active messages, which measured 3-5x slower than the engine streaming
-// the message in frames (ping-pong over UCX_TLS=tcp: 256 KiB 224 us against
-// Open MPI's 70 us), so get_async() pulls instead.
+// Whether ucp_get_nbx is worth it towards a peer: an RDMA transport (rc,
+// dc) anywhere, or shared memory on one host (the list names cma, knem,
+// xpmem or sm), where UCX 1.13 serves the get over shared-memory active
+// messages (see the banner). Over tcp alone the same emulation measured 3-5x
+// slower than the engine streaming the message in frames (ping-pong over
+// UCX_TLS=tcp: 256 KiB 224 us against Open MPI's 70 us), so get_async()
+// pulls instead.
 bool UcxTransport::native_get(bool local) const {
   auto has = [&](const char* t) {
     const std::string& tls = config_.tls;
@@ -110,7 +117,7 @@ bool UcxTransport::is_local(int peer) const {
 
 Attributes UcxTransport::attributes(int peer) const {
   // Measured here (ping-pong, 2 ranks): 0.63 us and ~15 GB/s at 1 MiB over
-  // posix+cma (get by cma); tcp: about 6.2 us.
+  // posix+cma (the get emulated over active messages); tcp: about 6.2 us.
   const bool local = is_local(peer);
   Attributes a;
   a.exclusivity = 30;
