@@ -57,7 +57,9 @@ Status UcxWorker::open(const Options& o) {
   // 16 or 32 KiB message went as UCP fragments, reassembled in a buffer of
   // UCP's before we copied it out. 16 and 32 KiB ping-pongs over posix,
   // bound: 0.80 and 1.24 us against 1.25 and 1.58 (Open MPI 0.62 and 0.93).
-  // A rank's receive buffers grow from about 0.5 to 2 MiB. A user's
+  // A rank's receive buffers grow from about 0.5 to 2 MiB. It must stay
+  // below 64 KiB: UCX 1.13 keeps a descriptor's length in 16 bits, and with
+  // UCX_POSIX_SEG_SIZE=66000 64 and 128 KiB ping-pongs hung. A user's
   // setting wins.
   if (may_use_mm && std::getenv("UCX_POSIX_SEG_SIZE") == nullptr && std::getenv("UCX_SYSV_SEG_SIZE") == nullptr &&
       std::getenv("UCX_MM_SEG_SIZE") == nullptr)
