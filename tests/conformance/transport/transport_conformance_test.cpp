@@ -650,7 +650,9 @@ TEST_P(TransportConformance, PeerKilledMidPlacedFrame) {
 // half-sent prefix then EOF, a reset, a MAC under a wrong secret, the right
 // secret over a stale nonce — both claiming to be a real rank) before the
 // real ranks connect; the ranks then exchange 10k frames correctly, every
-// hostile connection that spoke is closed by the acceptor, nothing crashes.
+// hostile connection that spoke is closed by the acceptor (over ofi, whose
+// acceptor is libfabric's, but the half-sent prefix: attacker.cpp), nothing
+// crashes.
 TEST_P(TransportConformance, MalformedAndUnauthenticatedConnections) {
   if (is_self()) GTEST_SKIP() << "no connection-oriented endpoint to attack (self)";
   auto attacker = std::make_shared<std::unique_ptr<Attacker>>();
