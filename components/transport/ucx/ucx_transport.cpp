@@ -127,9 +127,12 @@ Status UcxTransport::connect() {
     // connect() that was not reported yet was its endpoint failing while it
     // released its worker for the checkpoint, before its kCheckpoint frame
     // arrived (over UCX's tcp that frame and the error come on different
-    // sockets). Reported now it would fail a live peer.
-    p.lost = false;
-    p.failure = Status();
+    // sockets). Reported now it would fail a live peer. A peer already
+    // reported failed keeps its failure: send() names it.
+    if (p.state != UcxPeer::State::kFailed) {
+      p.lost = false;
+      p.failure = Status();
+    }
     if (!text.ok()) {  // that rank runs without ucx
       p.address.clear();
       if (p.state != UcxPeer::State::kFailed) p.state = UcxPeer::State::kNoAddress;
