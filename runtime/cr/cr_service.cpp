@@ -271,9 +271,9 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // New ones do not start while sends are held (Engine::hold_sends).
   const auto gets_until = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(static_cast<int64_t>(drain_timeout_ * 1000));
-  while (s.ok() && eng.gets_running() != 0) {
+  while (s.ok() && eng.transfers_running() != 0) {
     if (std::chrono::steady_clock::now() >= gets_until)
-      s = Timeout(std::to_string(eng.gets_running()) + " get(s) still running " +
+      s = Timeout(std::to_string(eng.transfers_running()) + " get(s) or zero-copy send(s) still running " +
                   std::to_string(static_cast<int>(drain_timeout_)) + " s after the drain");
     else
       eng.progress_wait(10);

@@ -153,6 +153,7 @@ Status Engine::choose_transports() {
     const uint64_t eager = eager_limit_param_ ? eager_limit_param_ : best.eager_limit;
     p.eager_limit = static_cast<size_t>(std::min<uint64_t>(eager, p.max_payload));
     p.get_threshold = best.get_threshold;
+    p.zcopy_from = best.zcopy_threshold;
     // A rank reads its own memory with memcpy: single copy for rendezvous to itself.
     p.has_get = (r == rank_) || (p.transport->capabilities() & transport::kCapGet) != 0;
     if (std::find(active_.begin(), active_.end(), p.transport) == active_.end()) active_.push_back(p.transport);
@@ -247,8 +248,8 @@ Status Engine::finalize() {
   }
   // A transport completes its gets (or drops them) by finalize(): what is
   // left was never going to finish.
-  for (GetOp* op : gets_) delete op;
-  gets_.clear();
+  for (TransferOp* op : transfers_) delete op;
+  transfers_.clear();
   active_.clear();
   idle_.clear();
   return first;

@@ -84,8 +84,9 @@ class Engine final : public transport::Host {
   const std::string& job_secret() const override { return boot_->secret(); }
   void deliver(int src, const void* data, size_t len) override;
   void peer_failed(int rank, const Status& why) override;
-  // Placement (transport.h): a streamed rendezvous piece (kFrag) whose
-  // receive takes all of it goes straight to the receive's buffer.
+  // Placement (transport.h): a streamed rendezvous piece (kFrag), or an
+  // eager message a posted receive matches, that the receive takes whole
+  // goes straight to the receive's buffer.
   size_t placement_head() const override { return sizeof(wire::Header); }
   void* place(int src, const void* head, size_t len) override;
   void deliver_placed(int src, const void* head, size_t len) override;
@@ -220,9 +221,9 @@ class Engine final : public transport::Host {
   // over UCX's tcp, libfabric's tcp;ofi_rxm), which ends at the checkpoint
   // hooks.
   void hold_sends(bool hold);
-  // Gets started before the hold and still running (CrService waits for
-  // them before it reports the drain done).
-  size_t gets_running() const { return gets_.size(); }
+  // Gets and zero-copy sends started before the hold and still running
+  // (CrService waits for them before it reports the drain done).
+  size_t transfers_running() const { return transfers_.size(); }
   // Set from any thread (the CR thread): every wait turn calls the handler.
   std::atomic<bool> interrupt_requested{false};
   void set_interrupt_handler(std::function<void()> h) { interrupt_handler_ = std::move(h); }
@@ -290,7 +291,7 @@ class Engine final : public transport::Host {
   Status add_message_counts(const std::vector<uint64_t>& sent, const std::vector<uint64_t>& received);
 
  private:
-  struct GetOp;  // below: a get_async() in flight
+  struct TransferOp;  // below: a get_async() in flight
   // After the modex fence: whether this rank's CPUs are shared by more ranks
   // of its host than they number (cpu_sharing.h).
   bool decide_oversubscribed(const std::vector<int>& my_cpus) const;
@@ -359,8 +360,13 @@ class Engine final : public transport::Host {
   // Rendezvous receive by single copy: starts get_async(); false if the
   // transport did not take it (the caller streams instead).
   bool start_get(Request* r, int world, const RndvSource& from, uint64_t n);
-  static void get_done(void* op, const Status& result);
-  void finish_get(GetOp* op);
+  static void transfer_done(void* op, const Status& result);
+  void finish_transfer(TransferOp* op);
+  // An eager send of `r` by send_zcopy(); false if the transport would not
+  // take it now (the caller sends a copy).
+  bool send_eager_zcopy(Request* r, int world, const wire::Header& h);
+  // place() for an eager frame: the matched receive, or null.
+  void* place_eager(int world, Peer& p, const wire::Header& h);
   // Registers a rendezvous send's buffer for the peer's get (wire::kFlagGet
   // when it worked); released by complete().
   bool offer_get(Request* xfer, Peer& p);
@@ -414,7 +420,7 @@ class Engine final : public transport::Host {
   // Work that may not run inside a transport's progress() (it sends or
   // reads through a transport): replies and rendezvous starts.
   struct Deferred {
-    enum Kind : uint8_t { kCtl, kRndvStart, kCts, kGetDone } kind;
+    enum Kind : uint8_t { kCtl, kRndvStart, kCts, kTransferDone } kind;
     int world;
     uint8_t type;  // kCtl: the frame type; kRndvStart: the RTS flags
     int src, tag;
@@ -422,19 +428,21 @@ class Engine final : public transport::Host {
     Request* req;
     uint64_t stamp;
     std::string key;  // kRndvStart: the RTS's remote key
-    GetOp* op = nullptr;  // kGetDone
+    TransferOp* op = nullptr;  // kTransferDone
   };
   std::vector<Deferred> deferred_;
-  // A get_async() in flight: its completion comes back through get_done()
+  // A get_async() (a rendezvous receive) or a send_zcopy() (an eager send,
+  // `send`) in flight: its completion comes back through transfer_done()
   // and is finished by run_deferred(). `req` is cleared when the request was
   // failed meanwhile (peer lost).
-  struct GetOp {
+  struct TransferOp {
     Engine* engine = nullptr;
     Request* req = nullptr;
     int world = -1;
     Status result;
+    bool send = false;
   };
-  std::vector<GetOp*> gets_;
+  std::vector<TransferOp*> transfers_;
 
   int spin_count_ = 2000;
   int64_t yield_time_ns_ = 200000;

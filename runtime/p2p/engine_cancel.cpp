@@ -3,7 +3,8 @@
 //
 // A send is withdrawn in one of two ways. Its frame still queued here
 // (the transport had no room, or sends are held) is dropped: nothing left
-// the process. An RTS (or a synchronous eager message) already sent waits
+// the process. An RTS (or a synchronous eager message, or an eager one
+// sent by send_zcopy() whose transfer has not ended) already sent waits
 // in the receiver's unexpected queue until a receive matches it, and the
 // sender waits for a reply (CTS, FIN, ACK) meanwhile; a kCancel asks the
 // receiver to take it out. Frames between two ranks arrive in order, so
@@ -74,7 +75,7 @@ bool Engine::cancel_send(Request* r) {
   }
   // Gone out: only a message that waits for its receiver's reply, and has
   // not had one, can be withdrawn.
-  if (r->complete || r->remote_req != 0 || !(r->rndv || r->mode == Request::Mode::kSync)) return false;
+  if (r->complete || r->remote_req != 0 || !(r->rndv || r->zcopy || r->mode == Request::Mode::kSync)) return false;
   wire::Header h = make_header(wire::kCancel, r->context, r->comm->rank(), r->tag, 0);
   h.sreq = id;
   r->withdrawing = true;
@@ -111,6 +112,13 @@ void Engine::deliver_cancel_ack(const wire::Header& h) {
   r->withdrawing = false;
   if (h.rreq == 1) {
     r->st_cancelled = true;
+    if (r->zcopy) {
+      // Withdrawn, so its receiver had it whole: the transport reads the
+      // buffer no more, and its completion finds no request (finish_transfer).
+      r->zcopy = false;
+      for (TransferOp* op : transfers_)
+        if (op->req == r) op->req = nullptr;
+    }
     remove_waiting(r);
     complete(r);  // releases a region offered for the receiver's get
   } else if (r->answered) {

@@ -81,7 +81,7 @@ void Engine::peer_failed(int world, const Status& why) {
     p.pending.clear();
     --pending_peers_;
   }
-  for (GetOp* op : gets_)
+  for (TransferOp* op : transfers_)
     if (op->world == world) op->req = nullptr;  // failed below; its completion only frees the op
   while (p.waiting != nullptr) {
     Request* r = p.waiting;

@@ -109,7 +109,7 @@ std::string Engine::transfers_in_flight() const {
     if (p.waiting != nullptr) what += (what.empty() ? "" : ", ") + std::string("a transfer waiting for its reply");
     if (!what.empty()) out += (out.empty() ? "rank " : "; rank ") + std::to_string(r) + ": " + what;
   }
-  if (!gets_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(gets_.size()) + " get(s) running";
+  if (!transfers_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(transfers_.size()) + " get(s) or zero-copy send(s) running";
   if (!nbc_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(nbc_.size()) + " non-blocking collective(s) running";
   return out;
 }

@@ -165,35 +165,47 @@ void Engine::start_rndv_recv(Request* r, int world, int src, int tag, uint64_t l
 
 bool Engine::start_get(Request* r, int world, const RndvSource& from, uint64_t n) {
   Peer& p = peers_[static_cast<size_t>(world)];
-  auto* op = new GetOp{this, r, world, Status::Ok()};
-  gets_.push_back(op);
+  auto* op = new TransferOp{this, r, world, Status::Ok()};
+  transfers_.push_back(op);
   add_waiting(world, r);  // a lost peer fails it (and orphans the op)
-  Status s = p.transport->get_async(world, r->dest, n, from.addr, from.key, transport::Completion{&Engine::get_done, op});
+  Status s = p.transport->get_async(world, r->dest, n, from.addr, from.key, transport::Completion{&Engine::transfer_done, op});
   if (s.ok()) return true;
   log::debug("p2p: single-copy get from rank %d not started (%s); streaming instead", world, s.message().c_str());
   remove_waiting(r);
-  gets_.erase(std::find(gets_.begin(), gets_.end(), op));
+  transfers_.erase(std::find(transfers_.begin(), transfers_.end(), op));
   delete op;
   return false;
 }
 
 // Runs inside the transport (progress or get_async itself): only queues.
-void Engine::get_done(void* arg, const Status& result) {
-  auto* op = static_cast<GetOp*>(arg);
+void Engine::transfer_done(void* arg, const Status& result) {
+  auto* op = static_cast<TransferOp*>(arg);
   op->result = result;
   Deferred d{};
-  d.kind = Deferred::kGetDone;
+  d.kind = Deferred::kTransferDone;
   d.op = op;
   op->engine->deferred_.push_back(std::move(d));
 }
 
-void Engine::finish_get(GetOp* op) {
-  gets_.erase(std::find(gets_.begin(), gets_.end(), op));
+void Engine::finish_transfer(TransferOp* op) {
+  transfers_.erase(std::find(transfers_.begin(), transfers_.end(), op));
   Request* r = op->req;
   const Status result = op->result;
   const int world = op->world;
+  const bool send = op->send;
   delete op;
   if (r == nullptr) return;  // failed with its peer meanwhile
+  if (send) {  // a zero-copy eager send
+    r->zcopy = false;
+    if (result.ok()) {
+      send_done(r);  // or, while a cancel is asked, the answer completes it
+      return;
+    }
+    remove_waiting(r);
+    log::error("p2p: sending to rank %d failed: %s", world, result.message().c_str());
+    fail_request(r, result.code() == Code::kAborted ? MPI_ERR_PROC_FAILED : MPI_ERR_OTHER);
+    return;
+  }
   remove_waiting(r);
   if (result.ok()) {
     send_ctl(world, wire::kFin, r->remote_req, 0);
@@ -291,7 +303,9 @@ void* Engine::place(int src, const void* head, size_t len) {
   if (p.failed || p.placing != nullptr || len < sizeof(wire::Header)) return nullptr;
   wire::Header h;
   std::memcpy(&h, head, sizeof h);
-  if (h.version != wire::kVersion || h.type != wire::kFrag || h.length != len - sizeof h) return nullptr;
+  if (h.version != wire::kVersion || h.length != len - sizeof h) return nullptr;
+  if (h.type == wire::kEager) return place_eager(src, p, h);
+  if (h.type != wire::kFrag) return nullptr;
   Request* r = as_request(h.rreq);
   // Only a piece the receive takes whole (a truncated one is clipped by deliver()).
   if (r == nullptr || r->kind != Request::Kind::kRecv || r->dest == nullptr || h.addr > r->st_bytes ||
@@ -299,6 +313,22 @@ void* Engine::place(int src, const void* head, size_t len) {
     return nullptr;
   p.placing = r;
   return r->dest + h.addr;
+}
+
+void* Engine::place_eager(int world, Peer& p, const wire::Header& h) {
+  if (h.context >= kMaxContext) return nullptr;
+  MatchQueue* q = queue(h.context);
+  Request* r = q->find_posted(h.src, h.tag);
+  // Only a receive that takes it whole, contiguous; deliver() does the rest.
+  if (r == nullptr || r->dest == nullptr || h.length > r->bytes) return nullptr;
+  q->unpost(r);
+  ++p.messages_received;
+  if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, world, h.src, h.tag, h.rreq);
+  r->st_bytes = accept(r, h.src, h.tag, h.length);
+  r->world_peer = world;
+  add_waiting(world, r);  // a lost peer fails it
+  p.placing = r;
+  return r->dest;
 }
 
 void Engine::deliver_placed(int src, const void* head, size_t len) {
@@ -309,8 +339,15 @@ void Engine::deliver_placed(int src, const void* head, size_t len) {
   p.received.bytes += len;
   wire::Header h;
   std::memcpy(&h, head, sizeof h);
-  if (r == nullptr || as_request(h.rreq) != r) {
+  // A piece names its receive; an eager frame's rreq is its stamp.
+  if (r == nullptr || (h.type == wire::kFrag && as_request(h.rreq) != r)) {
     log::error("p2p: rank %d delivered a placed frame of %zu bytes that no placement is waiting for", src, len);
+    return;
+  }
+  if (h.type == wire::kEager) {
+    remove_waiting(r);
+    if (h.flags & wire::kFlagSync) deferred_.push_back({Deferred::kCtl, src, wire::kAck, 0, 0, 0, h.sreq, 0, nullptr, 0});
+    finish_recv(r);
     return;
   }
   frag_arrived(r, h.length);
@@ -392,8 +429,8 @@ void Engine::run_deferred() {
         start_rndv_recv(d.req, d.world, d.src, d.tag, d.length, d.sreq,
                         RndvSource{d.addr, (d.type & wire::kFlagGet) != 0, d.key});
         break;
-      case Deferred::kGetDone:
-        finish_get(d.op);
+      case Deferred::kTransferDone:
+        finish_transfer(d.op);
         break;
       case Deferred::kCts: {
         Peer& p = peers_[static_cast<size_t>(d.world)];

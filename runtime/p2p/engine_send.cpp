@@ -138,7 +138,8 @@ Status Engine::send_now(const Comm* c, int peer, int tag, uint32_t context, cons
   const int world = c->world_rank_of(peer);
   Peer& p = peers_[static_cast<size_t>(world)];
   const uint64_t bytes = packed_bytes(dt, count);
-  if (bytes > p.eager_limit || p.failed || !p.pending.empty()) return Status::Ok();
+  if (bytes > p.eager_limit || p.failed || !p.pending.empty() || (p.zcopy_from != 0 && bytes >= p.zcopy_from))
+    return Status::Ok();
   *done = true;
   const wire::Header h = make_header(wire::kEager, context, c->rank(), tag, bytes);
   return send_frame(world, h, static_cast<const char*>(buf) + first_byte(dt), bytes);
@@ -149,7 +150,7 @@ Status Engine::start_send(Request* r) {
   Comm* c = r->comm;
   const int world = c->world_rank_of(r->peer);
   r->world_peer = world;
-  r->rndv = r->withdrawing = r->answered = false;
+  r->rndv = r->zcopy = r->withdrawing = r->answered = false;
   r->remote_req = 0;
   if (r->bsend_xfer != nullptr) {  // a persistent buffered send started again
     r->bsend_xfer->bsend_owner = nullptr;
@@ -178,7 +179,14 @@ Status Engine::start_send(Request* r) {
     complete(r);
     return Status::Ok();
   }
-  if (bytes <= p.eager_limit) {
+  if (p.zcopy_from != 0 && bytes >= p.zcopy_from && bytes <= p.eager_limit) {
+    // Large eager messages go zero-copy where the transport says so: the
+    // request completes when the transport is done with the buffer. A
+    // synchronous or buffered one, or one the transport cannot take now,
+    // goes by rendezvous: no copy of a frame this large.
+    if ((r->mode == Request::Mode::kStandard || r->mode == Request::Mode::kReady) && send_eager_zcopy(r, world, h))
+      return Status::Ok();
+  } else if (bytes <= p.eager_limit) {
     const bool sync = r->mode == Request::Mode::kSync;
     if (sync) {
       h.flags = wire::kFlagSync;
@@ -241,6 +249,33 @@ Status Engine::start_send(Request* r) {
     return s;
   }
   return Status::Ok();
+}
+
+bool Engine::send_eager_zcopy(Request* r, int world, const wire::Header& h) {
+  Peer& p = peers_[static_cast<size_t>(world)];
+  if (world == rank_ || hold_ || !p.pending.empty()) return false;  // queued frames go first, as copies
+  auto* op = new TransferOp{this, r, world, Status::Ok(), true};
+  transfers_.push_back(op);
+  add_waiting(world, r);  // a lost peer fails it (and orphans the op)
+  struct iovec iov[2];
+  iov[0].iov_base = const_cast<wire::Header*>(&h);
+  iov[0].iov_len = sizeof h;
+  iov[1].iov_base = const_cast<char*>(r->data);
+  iov[1].iov_len = r->bytes;
+  Status s = p.transport->send_zcopy(world, iov, 2, transport::Completion{&Engine::transfer_done, op});
+  if (s.ok()) {
+    r->zcopy = true;
+    ++p.messages_sent;
+    ++p.sent.messages;
+    p.sent.bytes += sizeof h + r->bytes;
+    return true;
+  }
+  remove_waiting(r);
+  transfers_.erase(std::find(transfers_.begin(), transfers_.end(), op));
+  delete op;
+  if (s.code() != Code::kWouldBlock)
+    log::debug("p2p: zero-copy send to rank %d not started (%s); sending a copy", world, s.message().c_str());
+  return false;
 }
 
 bool Engine::offer_get(Request* xfer, Peer& p) {

@@ -37,14 +37,16 @@ bool MatchQueue::is_posted(const Request* r) const {
   return false;
 }
 
-Request* MatchQueue::match_posted(int src, int tag) {
-  for (Request* r = posted_head_; r != nullptr; r = r->next) {
-    if (src_matches(r->peer, src) && tag_matches(r->tag, tag)) {
-      unpost(r);
-      return r;
-    }
-  }
+Request* MatchQueue::find_posted(int src, int tag) const {
+  for (Request* r = posted_head_; r != nullptr; r = r->next)
+    if (src_matches(r->peer, src) && tag_matches(r->tag, tag)) return r;
   return nullptr;
+}
+
+Request* MatchQueue::match_posted(int src, int tag) {
+  Request* r = find_posted(src, tag);
+  if (r != nullptr) unpost(r);
+  return r;
 }
 
 Unexpected* MatchQueue::new_unexpected() {

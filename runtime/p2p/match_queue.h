@@ -47,6 +47,8 @@ class MatchQueue {
   bool is_posted(const Request* r) const;
   // The first posted receive matching (src, tag), removed from the queue.
   Request* match_posted(int src, int tag);
+  // The same receive, left in the queue (unpost() takes it).
+  Request* find_posted(int src, int tag) const;
 
   // Unexpected messages.
   Unexpected* new_unexpected();  // from the free list; caller fills and append()s

@@ -26,6 +26,7 @@ struct Peer {
   size_t max_payload = 0;   // transport max_frame minus the wire header
   size_t eager_limit = 0;   // p2p_eager_limit (or the transport's), at most max_payload
   size_t get_threshold = 0; // rendezvous of at least this many bytes read with get
+  size_t zcopy_from = 0;    // eager messages of at least this many bytes go with send_zcopy (0: none)
   bool has_get = false;     // transport::kCapGet
   bool failed = false;
   crcp::Bookmark sent;
@@ -40,8 +41,9 @@ struct Peer {
   // Requests waiting for a reply from this peer (rendezvous, sync sends,
   // rendezvous receives streaming in), failed together if the peer dies.
   Request* waiting = nullptr;
-  // The rendezvous receive whose buffer the transport is writing a frame
-  // into (Engine::place), until deliver_placed or drop_placement.
+  // The receive whose buffer the transport is writing a frame into (a
+  // streamed rendezvous piece or a whole eager message: Engine::place),
+  // until deliver_placed or drop_placement.
   Request* placing = nullptr;
 };
 

@@ -52,6 +52,7 @@ struct lz_mpi_request_s : lz::coll::Request {
   lz::rt::RegisteredBuffer* region = nullptr;  // rendezvous send: `data` registered for the peer's get
   // ---- cancel of a send (Engine::cancel) ----------------------------------------
   bool rndv = false;         // send: went as a rendezvous request (RTS)
+  bool zcopy = false;        // send: an eager frame by send_zcopy(), not complete yet (cancellable)
   bool withdrawing = false;  // send: a kCancel is out and its answer is not in yet
   bool answered = false;     // send: its protocol ended while withdrawing (completes at the answer)
   // A buffered send that went by rendezvous completes at once; an internal

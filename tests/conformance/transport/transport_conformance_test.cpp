@@ -961,6 +961,79 @@ TEST_P(TransportConformance, ZeroCopySendCompletes) {
   });
 }
 
+// send_zcopy() of large frames as the engine sends an eager message of at
+// least Attributes::zcopy_threshold bytes (its 48-byte header alone in the
+// first iovec), every other frame a small send(), both ranks at once, to a
+// host that places: every frame arrives in order and intact, each
+// completion runs once and succeeds, and a buffer scribbled over once its
+// completion ran changes nothing the peer got. A module that declares a
+// zcopy_threshold towards its peer places such frames (transport.h): it
+// must have placed at least one.
+TEST_P(TransportConformance, ZeroCopyLargeFramesPlaced) {
+  JobSpec spec;
+  spec.placement_head = 48;
+  Run(
+      [](Child& c) {
+        const size_t mf = c.module().max_frame();
+        constexpr uint64_t kFrames = 40;
+        constexpr uint64_t kSalt = 12;
+        auto payload_of = [&](uint64_t i) {
+          return clamp_payload(c, i % 2 ? (64 + (i * 37) % 960) * KiB : 48 + (i * 97) % 4000, mf);
+        };
+        std::vector<std::string> bufs(kFrames);
+        std::vector<GetResult> done(kFrames);
+        uint64_t received = 0;
+        bool ok = true;
+        c.deliver_to([&](int src, const void* p, size_t n) {
+          Frame f{src, std::string(static_cast<const char*>(p), n)};
+          if (ok && !check_seq_frame(c, f, c.peer(), kSalt, received, payload_of(received))) ok = false;
+          ++received;
+        });
+        for (uint64_t i = 0; i < kFrames && ok && !c.expired(); ++i) {
+          std::vector<iovec> whole;
+          make_seq_frame(c.rank(), kSalt, i, payload_of(i), bufs[i], whole);
+          iovec iov[2] = {{bufs[i].data(), 48}, {bufs[i].data() + 48, bufs[i].size() - 48}};
+          for (;;) {
+            Status s = (i % 2) ? c.module().send_zcopy(c.peer(), iov, 2, transport::Completion{&record_get, &done[i]})
+                               : c.module().send(c.peer(), iov, 2);
+            if (s.ok()) break;
+            CT_ASSERT(c, s.code() == Code::kWouldBlock) << "frame " << i << ": " << s.to_string();
+            if (c.expired()) break;
+            c.progress();
+          }
+          if (i % 2 == 0) done[i].calls = 1;
+          for (uint64_t j = 0; j <= i; ++j)
+            if (done[j].calls == 1 && !bufs[j].empty()) {
+              std::fill(bufs[j].begin(), bufs[j].end(), '\xee');
+              bufs[j].clear();
+            }
+          c.progress();
+        }
+        c.wait_until([&] {
+          bool all = true;
+          for (uint64_t j = 1; j < kFrames; j += 2) all = all && done[j].calls > 0;
+          return (all && received >= kFrames) || !ok || c.expired();
+        });
+        CT_ASSERT(c, ok) << "a frame arrived wrong";
+        CT_EXPECT(c, received == kFrames) << "received " << received << " of " << kFrames << " frames";
+        for (uint64_t j = 1; j < kFrames; j += 2) {
+          CT_EXPECT(c, done[j].calls == 1) << "send_zcopy frame " << j << ": completion ran " << done[j].calls
+                                           << " times";
+          CT_EXPECT(c, done[j].status.ok()) << "send_zcopy frame " << j << ": " << done[j].status.to_string();
+          if (done[j].calls != 1) break;
+        }
+        const size_t zt = c.module().attributes(c.peer()).zcopy_threshold;
+        if (zt != 0 && c.peer() != c.rank()) {
+          CT_EXPECT(c, c.placed_frames() > 0)
+              << "zcopy_threshold " << zt << " declared towards rank " << c.peer() << ", but none of "
+              << kFrames / 2 << " large frames was placed";
+        }
+        c.note(std::to_string(c.placed_frames()) + " of " + std::to_string(kFrames) + " frames placed");
+        (void)c.sync();
+      },
+      spec);
+}
+
 // The re-entry rule (transport.h): Host::deliver may send. Rank 0 sends
 // frame 0; each side answers every frame from inside deliver() with the next
 // one, so the whole exchange of 20k frames runs inside progress() calls.

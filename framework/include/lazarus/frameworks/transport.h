@@ -62,7 +62,9 @@ namespace lz::transport {
 //    re-entry rule above.
 // 4: placement (Host::placement_head()/place()/deliver_placed(),
 //    Module::drop_placement()).
-inline constexpr uint32_t kInterfaceVersion = 4;
+// 5: Attributes::zcopy_threshold (the engine sends large eager messages with
+//    send_zcopy()); the engine places eager frames too.
+inline constexpr uint32_t kInterfaceVersion = 5;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
@@ -90,11 +92,16 @@ struct PeerInfo {
 // eager_limit bytes go eagerly (unless p2p_eager_limit overrides it); larger
 // ones by rendezvous, read with get_async() when the module has kCapGet and
 // the message has at least get_threshold bytes, streamed in frames otherwise.
+// An eager message of at least zcopy_threshold bytes (0: none) goes with
+// send_zcopy(), from the sender's buffer: for a module that runs a
+// rendezvous of its own under large frames (UCX), so that a message pays
+// for one rendezvous, not two, and that places the frame (Host::place).
 // The estimates are nominal figures for this path (measured, documented in
 // the component), shown by the engine's debug log and `lazarus info`.
 struct Attributes {
   size_t eager_limit = 32 * 1024;  // message bytes (p2p header excluded)
   size_t get_threshold = 0;        // rendezvous bytes from which get_async() is used
+  size_t zcopy_threshold = 0;      // eager bytes from which send_zcopy() is used (0: never)
   uint32_t exclusivity = 0;        // self 100, shm 50, ucx/ofi 30, tcp 10
   double latency_us = 0;           // one-way latency of a small frame
   double bandwidth_mbs = 0;        // large transfers, MB/s
