@@ -132,7 +132,7 @@ Status UcxTransport::on_checkpoint() {
     pp->flush_in_flight = false;
   }
   eps_dirty_ = flush_wanted_ = false;
-  spare_.clear();  // up to 16 x max_frame of reusable buffers: not worth an image
+  spare_.clear();  // up to 16 x 512 KiB of reusable buffers: not worth an image
   held_ready_ = !held_summary().empty();
   stashing_ = false;
   in_progress_ = false;

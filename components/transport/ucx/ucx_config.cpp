@@ -49,6 +49,9 @@ StatusOr<UcxConfig> load_config(const ParamReader& params) {
   if (pt < 0) return InvalidArgument(name("pull_threshold") + " = " + std::to_string(pt) + " must not be negative");
   c.pull_threshold = static_cast<size_t>(pt);
   c.pull_zcopy = params.get_bool("pull_zcopy");
+  const int64_t zt = params.get_int("zcopy_threshold");
+  if (zt < 0) return InvalidArgument(name("zcopy_threshold") + " = " + std::to_string(zt) + " must not be negative");
+  c.zcopy_threshold = static_cast<size_t>(zt);
   const int64_t ql = params.get_int("send_queue_limit");
   if (ql <= 0) return InvalidArgument(name("send_queue_limit") + " = " + std::to_string(ql) + " must be positive");
   c.send_queue_limit = static_cast<size_t>(ql);

@@ -11,7 +11,10 @@
 //         another job, or a stale one that learnt an address, is refused;
 //   src   the sender's rank (checked against the job size and the endpoint
 //         state of that rank);
-//   kind  data, or a control frame: kBye (the sender finalized: its exit is
+//   kind  data (kData; kDataHead: a data frame whose first bytes, the
+//         engine's header, travel in the AM header after this one, so
+//         that the receiver can place the rest at UCX's rendezvous request:
+//         ucx_head_frame.cpp), or a control frame: kBye (the sender finalized: its exit is
 //         not a failure), kCheckpoint (the sender is tearing its worker down
 //         for a checkpoint: its endpoint and pid are stale until connect());
 //   seq   per (sender, receiver) data frame number, from 0: delivery follows
@@ -25,8 +28,12 @@
 // bytes sent with UCX's own rendezvous (zero copy on both sides: UCX moves
 // them from the region straight into the reader's buffer), or kGetFail
 // (header only) when the request names no region of its.
+// kBulkHello (header only) comes from a receiver of kDataHead frames on its
+// bulk endpoint: the sender sends its later head frames on its end of that
+// endpoint (ucx_head_frame.cpp says why).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -39,7 +46,12 @@ enum FrameKind : uint32_t {
   kGetReq = 4,
   kGetReply = 5,
   kGetFail = 6,
+  kDataHead = 7,
+  kBulkHello = 8,
 };
+
+// The most bytes of a kDataHead frame that travel in its AM header.
+inline constexpr size_t kMaxHead = 64;
 
 struct FrameHeader {
   uint64_t tag;

@@ -19,10 +19,17 @@ namespace lz::transport::ucx {
 class UcxTransport;
 
 // A data frame received ahead of its turn, or whose rendezvous data is still
-// being fetched (ready false).
+// being fetched (ready false). A placed frame (ucx_head_frame.cpp) keeps only
+// its head here; the rest is written where Host::place said.
 struct HeldFrame {
   std::string data;
   bool ready = false;
+  size_t placed = 0;     // a placed frame: its whole length
+  bool dropped = false;  // the host took the placement back (drop_placement)
+  // A head frame that came before its turn: UCX's descriptor of the rest,
+  // fetched (and placed) when its turn comes; `rest` bytes.
+  void* desc = nullptr;
+  size_t rest = 0;
 };
 
 struct UcxPeer {
@@ -42,6 +49,11 @@ struct UcxPeer {
   std::string address;  // packed UCP worker address, from the modex
   ucp_ep_h ep = nullptr;
   ucp_ep_h bulk_ep = nullptr;  // our pulls from it, without error handling (ucx_rma.cpp)
+  // Our end of its bulk endpoint, from its kBulkHello: our head frames to it
+  // (ucx_head_frame.cpp). Valid until the endpoints are closed.
+  ucp_ep_h bulk_reply = nullptr;
+  bool hello_wanted = false;  // it sent us a head frame: tend_eps() sends kBulkHello
+  bool hello_sent = false;
   UniqueFd pidfd;
 
   // Sending.

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <cstring>
+#include <utility>
 
 #include "lazarus/log.h"
 #include "ucx_transport.h"
@@ -29,11 +30,18 @@ int64_t now_ms() {
 ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void* data, size_t length,
                                  const ucp_am_recv_param_t* param) {
   FrameHeader h;
-  if (header_length != sizeof h) {
+  if (header_length < sizeof h || header_length > sizeof h + kMaxHead) {
     if (dropped_++ == 0) log::warn("ucx: rank %d refused a frame with a %zu-byte header (not from this job)", rank_, header_length);
     return UCS_OK;  // a rendezvous frame is declined: the sender completes
   }
   std::memcpy(&h, header, sizeof h);
+  const size_t head_len = header_length - sizeof h;  // kDataHead's only
+  if ((head_len != 0) != (h.kind == kDataHead)) {
+    if (dropped_++ == 0)
+      log::warn("ucx: rank %d refused a frame of kind %u with a %zu-byte header (not from this job)", rank_, h.kind,
+                header_length);
+    return UCS_OK;
+  }
   UcxPeer* pp = h.tag == tag_ && h.src != static_cast<uint32_t>(rank_) ? peer_at(static_cast<int>(h.src)) : nullptr;
   if (pp == nullptr) {
     if (dropped_++ == 0)
@@ -61,7 +69,15 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
     case kGetFail:
       return take_pull_reply(p, h.seq, h.kind == kGetFail, data, length,
                              (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0);
-    case kData: break;
+    case kBulkHello:
+      if ((param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) != 0 && p.state == UcxPeer::State::kActive)
+        p.bulk_reply = param->reply_ep;
+      return UCS_OK;
+    case kData:
+      break;
+    case kDataHead:
+      if (!p.hello_sent && config_.pull_zcopy) p.hello_wanted = eps_dirty_ = true;
+      break;
     default:
       if (dropped_++ == 0) log::warn("ucx: rank %d refused a frame of unknown kind %u from rank %d", rank_, h.kind, p.rank);
       return UCS_OK;
@@ -74,6 +90,8 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
     return UCS_OK;
   }
   const bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+  if (head_len != 0)
+    return take_head_frame(p, h.seq, static_cast<const char*>(header) + sizeof h, head_len, data, length, rndv);
   if (!rndv) {
     if (h.seq == p.expect_seq && !stashing_) {
       ++p.expect_seq;
@@ -90,22 +108,26 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
   }
   HeldFrame& f = p.held[h.seq];
   f.data.resize(length);
-  auto* op = new RecvOp{&p, h.seq};
+  return fetch(p, h.seq, data, f.data.data(), length);
+}
+
+ucs_status_t UcxTransport::fetch(UcxPeer& p, uint64_t seq, void* desc, void* dst, size_t length) {
+  auto* op = new RecvOp{&p, seq};
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   rp.cb.recv_am = &UcxTransport::recv_done;
   rp.user_data = op;
-  void* req = ucp_am_recv_data_nbx(worker_.worker(), data, f.data.data(), length, &rp);
+  void* req = ucp_am_recv_data_nbx(worker_.worker(), desc, dst, length, &rp);
   if (UCS_PTR_IS_ERR(req)) {
     delete op;
-    p.held.erase(h.seq);
+    p.held.erase(seq);
     mark_lost(p, IoError("ucx: fetching a " + std::to_string(length) + "-byte frame from rank " +
                          std::to_string(p.rank) + ": " + ucs_status_string(UCS_PTR_STATUS(req))));
     return UCS_OK;
   }
   if (req == nullptr) {
     delete op;
-    f.ready = true;
+    p.held[seq].ready = true;
     held_ready_ = true;
     deliver_held(p);
   } else {
@@ -140,12 +162,18 @@ void UcxTransport::deliver_held(UcxPeer& p) {
   // Frames a lost peer sent before it was reported are delivered; none after.
   while (!stashing_ && !p.held.empty() && p.state != UcxPeer::State::kFailed) {
     auto it = p.held.begin();
-    if (it->first != p.expect_seq || !it->second.ready) return;
-    std::string f = std::move(it->second.data);
+    if (it->first != p.expect_seq) return;
+    if (it->second.desc != nullptr) {  // a head frame's turn: fetch it (deliver_held runs again when it is in)
+      (void)fetch_head_frame(p, it->first, it->second, std::exchange(it->second.desc, nullptr), it->second.rest);
+      return;
+    }
+    if (!it->second.ready) return;
+    HeldFrame f = std::move(it->second);
     p.held.erase(it);
     ++p.expect_seq;
     ++events_;
-    host_->deliver(p.rank, f.data(), f.size());
+    if (f.placed == 0) host_->deliver(p.rank, f.data.data(), f.data.size());
+    else if (!f.dropped) host_->deliver_placed(p.rank, f.data.data(), f.placed);
   }
 }
 
@@ -165,6 +193,10 @@ void UcxTransport::tend_eps() {
     if (p.close_wanted) {
       p.close_wanted = false;
       close_ep(p, true, "close_wanted");
+    }
+    if (p.hello_wanted) {
+      p.hello_wanted = false;
+      if (p.state == UcxPeer::State::kActive && !p.lost && !p.hello_sent) send_hello(p);
     }
     if (p.need_ep) {
       p.need_ep = false;

@@ -125,7 +125,14 @@ Attributes UcxTransport::attributes(int peer) const {
   a.bandwidth_mbs = local ? 15000 : 2500;
   // A pull costs a round trip more than streaming the first frame: below
   // the threshold streaming wins (see pull_threshold).
-  if (!native_get(local)) a.get_threshold = config_.pull_threshold;
+  if (!native_get(local)) {
+    a.get_threshold = config_.pull_threshold;
+    // Up to a frame, one rendezvous (UCX's) instead of two: ucx_head_frame.cpp.
+    if (config_.zcopy_threshold != 0) {
+      a.eager_limit = config_.max_frame;  // the engine takes its header off
+      a.zcopy_threshold = config_.zcopy_threshold;
+    }
+  }
   return a;
 }
 
@@ -323,6 +330,13 @@ Status UcxTransport::post_bulk_request(UcxPeer& p, uint64_t id, const PullReques
 
 Status UcxTransport::ensure_bulk_ep(UcxPeer& p) {
   if (p.bulk_ep != nullptr) return Status::Ok();
+  // The main endpoint first, on both sides: UCP pairs a new endpoint with
+  // the peer's endpoint of the same creation rank (its connection sequence
+  // number). A bulk endpoint made first took the number of the peer's main
+  // one, and UCP, refusing the mixed error handling, destroyed that
+  // endpoint with a rendezvous under way on it (an assertion in
+  // ucp_ep_destroy_base, or a crash in UCX's tcp put receive).
+  LZ_RETURN_IF_ERROR(ensure_ep(p));
   ucp_ep_params_t ep{};
   ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   ep.address = reinterpret_cast<const ucp_address_t*>(p.address.data());

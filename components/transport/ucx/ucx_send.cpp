@@ -32,6 +32,9 @@ constexpr size_t kMinCounted = 256;
 // 1 GiB once they are reused (see the commit).
 constexpr size_t kPooledFrom = 64 * 1024;
 constexpr size_t kSpareBuffers = 16;
+// The size of the kept buffers: larger frames (up to max_frame, 8 MiB by
+// default) are rare enough to be allocated each time.
+constexpr size_t kPoolBytes = 512 * 1024 + sizeof(FrameHeader);
 // Frames up to this size are first tried as an immediate send from the stack
 // (post()); UCX's short protocol over posix takes about 100 bytes less than
 // this, over tcp about 8 KiB.
@@ -46,6 +49,13 @@ double now_s() {
 }  // namespace
 
 Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
+  UcxPeer* p = nullptr;
+  size_t total = 0;
+  LZ_RETURN_IF_ERROR(check_send(peer, iov, iovcnt, &total, &p));
+  return post(*p, kData, iov, iovcnt);
+}
+
+Status UcxTransport::check_send(int peer, const struct iovec* iov, int iovcnt, size_t* out_total, UcxPeer** out) {
   UcxPeer* p = peer_at(peer);
   if (p == nullptr)
     return InvalidArgument("ucx: send to rank " + std::to_string(peer) + ": not a peer of rank " +
@@ -70,7 +80,9 @@ Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
   if (checkpointed_ || !worker_.is_open()) return Status(Code::kWouldBlock, "ucx: checkpointed, not reconnected yet");
   if (outstanding_bytes_ >= config_.send_queue_limit)
     return Status(Code::kWouldBlock, "ucx: send queue full (transport_ucx_send_queue_limit)");
-  return post(*p, kData, iov, iovcnt);
+  *out_total = total;
+  *out = p;
+  return Status::Ok();
 }
 
 Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt, uint64_t id) {
@@ -106,8 +118,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
       return Status::Ok();
     }
     if (UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
-      return IoError("ucx: ucp_am_send_nbx to rank " + std::to_string(p.rank) + ": " +
-                     ucs_status_string(UCS_PTR_STATUS(req)));
+      return send_failed(p, UCS_PTR_STATUS(req));
   }
   auto op = std::make_unique<SendOp>();
   op->owner = this;
@@ -127,9 +138,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   param.cb.send = &UcxTransport::send_done;
   param.user_data = op.get();
   void* req = ucp_am_send_nbx(p.ep, kAmId, op->buf.get(), sizeof h, op->buf.get() + sizeof h, total, &param);
-  if (UCS_PTR_IS_ERR(req))
-    return IoError("ucx: ucp_am_send_nbx to rank " + std::to_string(p.rank) + ": " +
-                   ucs_status_string(UCS_PTR_STATUS(req)));
+  if (UCS_PTR_IS_ERR(req)) return send_failed(p, UCS_PTR_STATUS(req));
   if (kind == kData) ++p.next_seq;
   if (req == nullptr) {  // completed inline: the buffer is UCX's copy no more
     p.unflushed_bytes += total;
@@ -141,6 +150,21 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   ++outstanding_ops_;
   op.release();  // send_done owns it
   return Status::Ok();
+}
+
+Status UcxTransport::send_failed(UcxPeer& p, ucs_status_t why) {
+  const std::string what = "ucx: ucp_am_send_nbx to rank " + std::to_string(p.rank) + ": " + ucs_status_string(why);
+  switch (why) {
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED:
+      // The endpoint failed under the peer's death, possibly before its
+      // error callback ran: a lost peer (kAborted), reported as such.
+      mark_lost(p, Status(Code::kAborted, what));
+      return Status(Code::kAborted, what);
+    default: return IoError(what);
+  }
 }
 
 void UcxTransport::send_done(void* request, ucs_status_t status, void* user_data) {
@@ -158,17 +182,17 @@ void UcxTransport::send_done(void* request, ucs_status_t status, void* user_data
 }
 
 std::unique_ptr<char[]> UcxTransport::take_buffer(size_t bytes) {
-  if (bytes < kPooledFrom) return std::unique_ptr<char[]>(new char[bytes]);
+  if (bytes < kPooledFrom || bytes > kPoolBytes) return std::unique_ptr<char[]>(new char[bytes]);
   if (!spare_.empty()) {
     std::unique_ptr<char[]> b = std::move(spare_.back());
     spare_.pop_back();
     return b;
   }
-  return std::unique_ptr<char[]>(new char[sizeof(FrameHeader) + config_.max_frame]);
+  return std::unique_ptr<char[]>(new char[kPoolBytes]);
 }
 
 void UcxTransport::give_buffer(std::unique_ptr<char[]> buf, size_t bytes) {
-  if (bytes >= kPooledFrom && spare_.size() < kSpareBuffers) spare_.push_back(std::move(buf));
+  if (bytes >= kPooledFrom && bytes <= kPoolBytes && spare_.size() < kSpareBuffers) spare_.push_back(std::move(buf));
 }
 
 size_t UcxTransport::unsent_bytes(int peer) const {

@@ -102,8 +102,10 @@ void UcxTransport::close_worker() {
   if (!worker_.is_open()) return;
   unmap_regions();
   if (waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, worker_.event_fd(), nullptr);
+  fail_zcopies(nullptr, Status(Code::kAborted, "ucx: the worker was closed with the send under way"));
   worker_.close();
   free_abandoned();
+  free_zcopies();
 }
 
 Status UcxTransport::publish() {
@@ -199,6 +201,9 @@ void UcxTransport::close_ep(UcxPeer& p, bool force, const char* why) {
     *ep = nullptr;
     if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing_.push_back(req);
   }
+  // The peer's bulk endpoint goes with the connection (or it closes it).
+  p.bulk_reply = nullptr;
+  p.hello_wanted = p.hello_sent = false;
 }
 
 void UcxTransport::wait_closes(double deadline) {

@@ -22,13 +22,17 @@
 // complete, plus bytes completed locally (UCX may still hold them, say in its
 // tcp send buffer) until a ucp_ep_flush_nbx started by progress() covers
 // them; asking for it is what starts the flush, so the hot path pays nothing.
+// send_zcopy() of a large frame sends it from the caller's buffers under
+// UCX's rendezvous, its head in the AM header, for the receiver to place
+// (ucx_head_frame.cpp).
 //
 // Receiving (ucx_progress.cpp): progress() runs ucp_worker_progress; the AM
 // handler checks the header (job tag, source rank, state of that rank) and
 // drops anything else, then delivers the frame through Host::deliver
 // straight from UCX's buffer when it is the next one of its sender, or holds
 // a copy until it is. A rendezvous frame is fetched into a buffer of ours
-// (ucp_am_recv_data_nbx) and delivered in its turn.
+// (ucp_am_recv_data_nbx), or a head frame into the place Host::place gives,
+// and delivered in its turn.
 //
 // Re-entry: Host::deliver is called from inside ucp_worker_progress (UCX's
 // callback context). It may call send() (UCX allows sending from a callback;
@@ -86,6 +90,9 @@ class UcxTransport final : public Module {
   bool reaches(int peer) const override;
   size_t max_frame() const override { return config_.max_frame; }
   Status send(int peer, const struct iovec* iov, int iovcnt) override;
+  // Large frames under UCX's rendezvous, placed by the receiver (ucx_head_frame.cpp).
+  Status send_zcopy(int peer, const struct iovec* iov, int iovcnt, Completion done) override;
+  void drop_placement(int src) override;
   int progress() override;
   Status finalize() override;
   size_t unsent_bytes(int peer) const override;
@@ -125,9 +132,14 @@ class UcxTransport final : public Module {
   // Waits (progressing, bounded by `deadline`) for every close request.
   void wait_closes(double deadline);
 
-  // Sending (ucx_send.cpp).
+  // Sending (ucx_send.cpp). check_send() is what send() and send_zcopy()
+  // refuse: a bad peer or frame, a peer not active, a full queue.
+  Status check_send(int peer, const struct iovec* iov, int iovcnt, size_t* total, UcxPeer** out);
   // `id`: the header's seq for a kind other than kData (a pull's id).
   Status post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt, uint64_t id = 0);
+  // What a failed ucp_am_send_nbx returns: kAborted (and the peer marked
+  // lost) when the endpoint failed, an I/O error otherwise.
+  Status send_failed(UcxPeer& p, ucs_status_t why);
   static void send_done(void* request, ucs_status_t status, void* user_data);
   static void flush_done(void* request, ucs_status_t status, void* user_data);
   void start_flushes();
@@ -135,13 +147,32 @@ class UcxTransport final : public Module {
   Status flush_all(double deadline, const char* why);
   std::string outstanding_summary() const;
   // Buffers of frames larger than kPooledFrom come from (and go back to) a
-  // small cache of max_frame-sized ones: allocating them fresh each time
+  // small cache of 512 KiB ones: allocating them fresh each time
   // made glibc map and unmap them, page faults and all (ucx_send.cpp).
   std::unique_ptr<char[]> take_buffer(size_t bytes);
   void give_buffer(std::unique_ptr<char[]> buf, size_t bytes);
 
   // Receiving (ucx_progress.cpp).
   static void recv_done(void* request, ucs_status_t status, size_t length, void* user_data);
+  // Receives a rendezvous frame's data (desc) into `dst`: p.held[seq] is
+  // ready when it is in.
+  ucs_status_t fetch(UcxPeer& p, uint64_t seq, void* desc, void* dst, size_t length);
+
+  // Head frames (ucx_head_frame.cpp): kDataHead, sent by send_zcopy().
+  struct ZcopyOp;
+  static void zcopy_done(void* request, ucs_status_t status, void* user_data);
+  ucs_status_t take_head_frame(UcxPeer& p, uint64_t seq, const char* head, size_t head_len, void* data,
+                               size_t length, bool rndv);
+  // Receives the rest of head frame f (its head in f.data): placed when it
+  // is its turn and the host places, else behind its head.
+  ucs_status_t fetch_head_frame(UcxPeer& p, uint64_t seq, HeldFrame& f, void* desc, size_t length);
+  // Completes with an error every zero-copy send to `p` (nullptr: to anyone);
+  // UCX may never call back on the bulk endpoint (see fail_pulls).
+  void fail_zcopies(UcxPeer* p, const Status& why);
+  void free_zcopies();  // after the worker is gone
+  // Makes p.bulk_ep and sends kBulkHello on it (tend_eps()).
+  void send_hello(UcxPeer& p);
+  std::vector<ZcopyOp*> zcopies_;  // in flight; abandoned ones until UCX or close_worker() frees them
   void deliver_held(UcxPeer& p);
   // ucp_worker_progress until it finds nothing (bounded), or, with
   // `until_events`, until a turn produced an event (progress()).
