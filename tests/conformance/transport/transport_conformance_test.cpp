@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -906,69 +907,72 @@ TEST_P(TransportConformance, GetByAPeerKilledMidTransfer) {
   Run([](Child& c) { get_while_peer_killed(c, 0); });
 }
 
-// send_zcopy(): frames interleaved with send() arrive in order and intact;
-// each completion runs exactly once, and only after it ran does the sender
-// reuse (scribble over) the buffer, which must not change what the peer got.
+// Sends `frames` frames to the peer, odd ones by send_zcopy(), even ones by
+// send(), and receives as many: in order and intact, each completion run
+// once and successfully, and a buffer scribbled over once its completion ran
+// (or at once after send()) changes nothing the peer got. With `head_alone`
+// a frame's first 48 bytes are an iovec of their own, as the engine's header.
+void zcopy_exchange(Child& c, uint64_t frames, uint64_t salt, const std::function<size_t(uint64_t)>& payload_of,
+                    bool head_alone) {
+  std::vector<std::string> bufs(frames);
+  std::vector<std::vector<iovec>> iovs(frames);
+  std::vector<GetResult> done(frames);
+  uint64_t received = 0;
+  bool ok = true;
+  c.deliver_to([&](int src, const void* p, size_t n) {
+    Frame f{src, std::string(static_cast<const char*>(p), n)};
+    if (ok && !check_seq_frame(c, f, c.peer(), salt, received, payload_of(received))) ok = false;
+    ++received;
+  });
+  for (uint64_t i = 0; i < frames && ok && !c.expired(); ++i) {
+    make_seq_frame(c.rank(), salt, i, payload_of(i), bufs[i], iovs[i]);
+    if (head_alone) iovs[i] = {{bufs[i].data(), 48}, {bufs[i].data() + 48, bufs[i].size() - 48}};
+    for (;;) {
+      Status s = (i % 2) ? c.module().send_zcopy(c.peer(), iovs[i].data(), static_cast<int>(iovs[i].size()),
+                                                 transport::Completion{&record_get, &done[i]})
+                         : c.module().send(c.peer(), iovs[i].data(), static_cast<int>(iovs[i].size()));
+      if (s.ok()) break;
+      CT_ASSERT(c, s.code() == Code::kWouldBlock) << "frame " << i << ": " << s.to_string();
+      if (c.expired()) break;
+      c.progress();
+    }
+    if (i % 2 == 0) done[i].calls = 1;  // a plain send(): the buffer is free at once
+    for (uint64_t j = 0; j <= i; ++j)
+      if (done[j].calls == 1 && !bufs[j].empty()) {
+        std::fill(bufs[j].begin(), bufs[j].end(), '\xee');
+        bufs[j].clear();
+      }
+    if (head_alone) c.progress();  // large frames: UCX's rendezvous needs both sides' progress
+  }
+  c.wait_until([&] {
+    bool all = true;
+    for (uint64_t j = 1; j < frames; j += 2) all = all && done[j].calls > 0;
+    return (all && received >= frames) || !ok || c.expired();
+  });
+  CT_ASSERT(c, ok) << "a frame arrived wrong";
+  CT_EXPECT(c, received == frames) << "received " << received << " of " << frames << " frames";
+  for (uint64_t j = 1; j < frames; j += 2) {
+    CT_EXPECT(c, done[j].calls == 1) << "send_zcopy frame " << j << ": completion ran " << done[j].calls << " times";
+    CT_EXPECT(c, done[j].status.ok()) << "send_zcopy frame " << j << ": " << done[j].status.to_string();
+    if (done[j].calls != 1) break;
+  }
+}
+
+// send_zcopy() of small frames interleaved with send() (zcopy_exchange).
 TEST_P(TransportConformance, ZeroCopySendCompletes) {
   Run([](Child& c) {
     const size_t mf = c.module().max_frame();
-    constexpr uint64_t kFrames = 2000;
-    constexpr uint64_t kSalt = 11;
-    std::vector<std::string> bufs(kFrames);
-    std::vector<std::vector<iovec>> iovs(kFrames);
-    std::vector<GetResult> done(kFrames);
-    uint64_t received = 0;
-    bool ok = true;
-    c.deliver_to([&](int src, const void* p, size_t n) {
-      Frame f{src, std::string(static_cast<const char*>(p), n)};
-      size_t payload = clamp_payload(c, (received * 97) % 4000, mf);
-      if (ok && !check_seq_frame(c, f, c.peer(), kSalt, received, payload)) ok = false;
-      ++received;
-    });
-    for (uint64_t i = 0; i < kFrames && ok && !c.expired(); ++i) {
-      make_seq_frame(c.rank(), kSalt, i, clamp_payload(c, (i * 97) % 4000, mf), bufs[i], iovs[i]);
-      for (;;) {
-        Status s = (i % 2) ? c.module().send_zcopy(c.peer(), iovs[i].data(), static_cast<int>(iovs[i].size()),
-                                                   transport::Completion{&record_get, &done[i]})
-                           : c.module().send(c.peer(), iovs[i].data(), static_cast<int>(iovs[i].size()));
-        if (s.ok()) break;
-        CT_ASSERT(c, s.code() == Code::kWouldBlock) << "frame " << i << ": " << s.to_string();
-        if (c.expired()) break;
-        c.progress();
-      }
-      if (i % 2 == 0) done[i].calls = 1;  // a plain send(): the buffer is free at once
-      // Reuse every buffer whose completion ran: the peer must still see the
-      // bytes as they were when sent.
-      for (uint64_t j = 0; j <= i; ++j)
-        if (done[j].calls == 1 && !bufs[j].empty()) {
-          std::fill(bufs[j].begin(), bufs[j].end(), '\xee');
-          bufs[j].clear();
-        }
-    }
-    c.wait_until([&] {
-      bool all = true;
-      for (uint64_t j = 1; j < kFrames; j += 2) all = all && done[j].calls > 0;
-      return (all && received >= kFrames) || !ok || c.expired();
-    });
-    CT_ASSERT(c, ok) << "a frame arrived wrong";
-    CT_EXPECT(c, received == kFrames) << "received " << received << " of " << kFrames << " frames";
-    for (uint64_t j = 1; j < kFrames; j += 2) {
-      CT_EXPECT(c, done[j].calls == 1) << "send_zcopy frame " << j << ": completion ran " << done[j].calls << " times";
-      CT_EXPECT(c, done[j].status.ok()) << "send_zcopy frame " << j << ": " << done[j].status.to_string();
-      if (done[j].calls != 1) break;
-    }
+    zcopy_exchange(c, 2000, 11, [&](uint64_t i) { return clamp_payload(c, (i * 97) % 4000, mf); }, false);
     (void)c.sync();
   });
 }
 
 // send_zcopy() of large frames as the engine sends an eager message of at
-// least Attributes::zcopy_threshold bytes (its 48-byte header alone in the
-// first iovec), every other frame a small send(), both ranks at once, to a
-// host that places: every frame arrives in order and intact, each
-// completion runs once and succeeds, and a buffer scribbled over once its
-// completion ran changes nothing the peer got. A module that declares a
-// zcopy_threshold towards its peer places such frames (transport.h): it
-// must have placed at least one.
+// least Attributes::zcopy_threshold bytes (its header alone in the first
+// iovec), every other frame a small send(), both ranks at once, to a host
+// that places (zcopy_exchange). A module that declares a zcopy_threshold
+// towards its peer places such frames (transport.h): it must have placed at
+// least one.
 TEST_P(TransportConformance, ZeroCopyLargeFramesPlaced) {
   JobSpec spec;
   spec.placement_head = 48;
@@ -976,52 +980,9 @@ TEST_P(TransportConformance, ZeroCopyLargeFramesPlaced) {
       [](Child& c) {
         const size_t mf = c.module().max_frame();
         constexpr uint64_t kFrames = 40;
-        constexpr uint64_t kSalt = 12;
-        auto payload_of = [&](uint64_t i) {
+        zcopy_exchange(c, kFrames, 12, [&](uint64_t i) {
           return clamp_payload(c, i % 2 ? (64 + (i * 37) % 960) * KiB : 48 + (i * 97) % 4000, mf);
-        };
-        std::vector<std::string> bufs(kFrames);
-        std::vector<GetResult> done(kFrames);
-        uint64_t received = 0;
-        bool ok = true;
-        c.deliver_to([&](int src, const void* p, size_t n) {
-          Frame f{src, std::string(static_cast<const char*>(p), n)};
-          if (ok && !check_seq_frame(c, f, c.peer(), kSalt, received, payload_of(received))) ok = false;
-          ++received;
-        });
-        for (uint64_t i = 0; i < kFrames && ok && !c.expired(); ++i) {
-          std::vector<iovec> whole;
-          make_seq_frame(c.rank(), kSalt, i, payload_of(i), bufs[i], whole);
-          iovec iov[2] = {{bufs[i].data(), 48}, {bufs[i].data() + 48, bufs[i].size() - 48}};
-          for (;;) {
-            Status s = (i % 2) ? c.module().send_zcopy(c.peer(), iov, 2, transport::Completion{&record_get, &done[i]})
-                               : c.module().send(c.peer(), iov, 2);
-            if (s.ok()) break;
-            CT_ASSERT(c, s.code() == Code::kWouldBlock) << "frame " << i << ": " << s.to_string();
-            if (c.expired()) break;
-            c.progress();
-          }
-          if (i % 2 == 0) done[i].calls = 1;
-          for (uint64_t j = 0; j <= i; ++j)
-            if (done[j].calls == 1 && !bufs[j].empty()) {
-              std::fill(bufs[j].begin(), bufs[j].end(), '\xee');
-              bufs[j].clear();
-            }
-          c.progress();
-        }
-        c.wait_until([&] {
-          bool all = true;
-          for (uint64_t j = 1; j < kFrames; j += 2) all = all && done[j].calls > 0;
-          return (all && received >= kFrames) || !ok || c.expired();
-        });
-        CT_ASSERT(c, ok) << "a frame arrived wrong";
-        CT_EXPECT(c, received == kFrames) << "received " << received << " of " << kFrames << " frames";
-        for (uint64_t j = 1; j < kFrames; j += 2) {
-          CT_EXPECT(c, done[j].calls == 1) << "send_zcopy frame " << j << ": completion ran " << done[j].calls
-                                           << " times";
-          CT_EXPECT(c, done[j].status.ok()) << "send_zcopy frame " << j << ": " << done[j].status.to_string();
-          if (done[j].calls != 1) break;
-        }
+        }, true);
         const size_t zt = c.module().attributes(c.peer()).zcopy_threshold;
         if (zt != 0 && c.peer() != c.rank()) {
           CT_EXPECT(c, c.placed_frames() > 0)
