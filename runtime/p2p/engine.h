@@ -291,7 +291,7 @@ class Engine final : public transport::Host {
   Status add_message_counts(const std::vector<uint64_t>& sent, const std::vector<uint64_t>& received);
 
  private:
-  struct TransferOp;  // below: a get_async() in flight
+  struct TransferOp;  // below: a get_async() or send_zcopy() in flight
   // After the modex fence: whether this rank's CPUs are shared by more ranks
   // of its host than they number (cpu_sharing.h).
   bool decide_oversubscribed(const std::vector<int>& my_cpus) const;
@@ -363,7 +363,7 @@ class Engine final : public transport::Host {
   static void transfer_done(void* op, const Status& result);
   void finish_transfer(TransferOp* op);
   // An eager send of `r` by send_zcopy(); false if the transport would not
-  // take it now (the caller sends a copy).
+  // take it now (the caller goes by rendezvous).
   bool send_eager_zcopy(Request* r, int world, const wire::Header& h);
   // place() for an eager frame: the matched receive, or null.
   void* place_eager(int world, Peer& p, const wire::Header& h);

@@ -274,7 +274,7 @@ bool Engine::send_eager_zcopy(Request* r, int world, const wire::Header& h) {
   transfers_.erase(std::find(transfers_.begin(), transfers_.end(), op));
   delete op;
   if (s.code() != Code::kWouldBlock)
-    log::debug("p2p: zero-copy send to rank %d not started (%s); sending a copy", world, s.message().c_str());
+    log::debug("p2p: zero-copy send to rank %d not started (%s); going by rendezvous", world, s.message().c_str());
   return false;
 }
 

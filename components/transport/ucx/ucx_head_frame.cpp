@@ -8,7 +8,8 @@
 // costs UCX's rendezvous alone (over tcp: RTS, RTR, the data by put_zcopy,
 // ATP), as Open MPI's pml ucx does over UCX's tagged rendezvous, where the
 // engine's rendezvous used to run first (RTS, a pull request, then UCX's):
-// 256 KiB ping-pongs over tcp took 52 us against 67 (tests/perf/results).
+// 256 KiB ping-pongs over tcp take 48 us against 66, Open MPI's 46
+// (tests/perf/results/20261127-ucx-head-frames.md).
 //
 // The engine asks for it through Attributes::zcopy_threshold, given to peers
 // whose memory UCX cannot read itself (tcp); where it can (one host), the

@@ -333,9 +333,9 @@ Status UcxTransport::ensure_bulk_ep(UcxPeer& p) {
   // The main endpoint first, on both sides: UCP pairs a new endpoint with
   // the peer's endpoint of the same creation rank (its connection sequence
   // number). A bulk endpoint made first took the number of the peer's main
-  // one, and UCP, refusing the mixed error handling, destroyed that
-  // endpoint with a rendezvous under way on it (an assertion in
-  // ucp_ep_destroy_base, or a crash in UCX's tcp put receive).
+  // one, and UCP, refusing the mixed error handling (ucp_ep_adjust_params),
+  // destroyed that endpoint with a rendezvous under way on it: an assertion
+  // in ucp_ep_destroy_base in every ring run over UCX's tcp.
   LZ_RETURN_IF_ERROR(ensure_ep(p));
   ucp_ep_params_t ep{};
   ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
