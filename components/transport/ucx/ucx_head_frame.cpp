@@ -58,6 +58,13 @@ struct UcxTransport::ZcopyOp {
   std::vector<ucp_dt_iov_t> iov;
 };
 
+// kBulkHello in flight (send_hello).
+struct UcxTransport::HelloOp {
+  UcxTransport* owner;
+  UcxPeer* peer;  // null once abandoned
+  FrameHeader h;
+};
+
 namespace {
 
 // Each counts this much against send_queue_limit: the bytes are the
@@ -141,6 +148,13 @@ void UcxTransport::zcopy_done(void* request, ucs_status_t status, void* user_dat
 }
 
 void UcxTransport::fail_zcopies(UcxPeer* p, const Status& why) {
+  // A hello to a lost peer may never be sent either (no error handling).
+  for (auto& pp : peers_)
+    if (pp && pp->hello_op != nullptr && (p == nullptr || pp.get() == p)) {
+      static_cast<HelloOp*>(pp->hello_op)->peer = nullptr;  // its callback only frees it
+      pp->hello_op = nullptr;
+      --outstanding_ops_;
+    }
   for (ZcopyOp* op : std::vector<ZcopyOp*>(zcopies_)) {  // done() may send: a copy of the list
     if (op->abandoned || (p != nullptr && op->peer != p)) continue;
     op->abandoned = true;
@@ -156,20 +170,31 @@ void UcxTransport::send_hello(UcxPeer& p) {
     log::debug("%s", s.to_string().c_str());  // head frames from it keep coming on its endpoint
     return;
   }
-  static const FrameHeader kHello{0, 0, kBulkHello, 0};
-  auto* h = new FrameHeader(kHello);
-  h->tag = tag_;
-  h->src = static_cast<uint32_t>(rank_);
+  // Until it is sent, the new endpoint's wireup may be under way: it counts
+  // as outstanding, so that on_checkpoint waits for it (UCX 1.13 asserts in
+  // ucp_worker_destroy on a wireup request still pending: seen in CI).
+  auto* hello = new HelloOp{this, &p, FrameHeader{tag_, static_cast<uint32_t>(rank_), kBulkHello, 0}};
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
   param.flags = UCP_AM_SEND_FLAG_REPLY;  // what the peer keeps: its end of this endpoint
-  param.cb.send = [](void* req, ucs_status_t, void* hdr) {
-    delete static_cast<FrameHeader*>(hdr);
+  param.cb.send = [](void* req, ucs_status_t, void* arg) {
+    auto* hl = static_cast<HelloOp*>(arg);
+    if (hl->peer != nullptr) {  // not abandoned (fail_zcopies)
+      hl->peer->hello_op = nullptr;
+      --hl->owner->outstanding_ops_;
+      ++hl->owner->events_;
+    }
+    delete hl;
     ucp_request_free(req);
   };
-  param.user_data = h;
-  void* req = ucp_am_send_nbx(p.bulk_ep, kAmId, h, sizeof *h, nullptr, 0, &param);
-  if (req == nullptr || UCS_PTR_IS_ERR(req)) delete h;
+  param.user_data = hello;
+  void* req = ucp_am_send_nbx(p.bulk_ep, kAmId, &hello->h, sizeof hello->h, nullptr, 0, &param);
+  if (req == nullptr || UCS_PTR_IS_ERR(req)) {
+    delete hello;
+  } else {
+    p.hello_op = hello;
+    ++outstanding_ops_;
+  }
   if (!UCS_PTR_IS_ERR(req)) p.hello_sent = true;
 }
 

@@ -54,6 +54,7 @@ struct UcxPeer {
   ucp_ep_h bulk_reply = nullptr;
   bool hello_wanted = false;  // it sent us a head frame: tend_eps() sends kBulkHello
   bool hello_sent = false;
+  void* hello_op = nullptr;   // the kBulkHello in flight (counted outstanding)
   UniqueFd pidfd;
 
   // Sending.

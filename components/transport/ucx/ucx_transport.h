@@ -166,11 +166,13 @@ class UcxTransport final : public Module {
   // Receives the rest of head frame f (its head in f.data): placed when it
   // is its turn and the host places, else behind its head.
   ucs_status_t fetch_head_frame(UcxPeer& p, uint64_t seq, HeldFrame& f, void* desc, size_t length);
-  // Completes with an error every zero-copy send to `p` (nullptr: to anyone);
-  // UCX may never call back on the bulk endpoint (see fail_pulls).
+  // Completes with an error every zero-copy send to `p` (nullptr: to anyone),
+  // and abandons a kBulkHello to it: UCX may never call back on the bulk
+  // endpoint (see fail_pulls).
   void fail_zcopies(UcxPeer* p, const Status& why);
   void free_zcopies();  // after the worker is gone
   // Makes p.bulk_ep and sends kBulkHello on it (tend_eps()).
+  struct HelloOp;
   void send_hello(UcxPeer& p);
   std::vector<ZcopyOp*> zcopies_;  // in flight; abandoned ones until UCX or close_worker() frees them
   void deliver_held(UcxPeer& p);
