@@ -47,21 +47,10 @@
 // Nothing is sent between on_checkpoint and connect(): send() answers
 // kWouldBlock, as it does to a peer that said kCheckpoint until connect()
 // reads its new address.
-#include <time.h>
-
 #include "lazarus/log.h"
 #include "ucx_transport.h"
 
 namespace lz::transport::ucx {
-namespace {
-
-double now_s() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-}  // namespace
 
 std::string UcxTransport::held_summary() const {
   std::string out;
@@ -79,9 +68,9 @@ void UcxTransport::tell_peers(FrameKind kind, double deadline) {
     UcxPeer& p = *pp;
     if (p.state != UcxPeer::State::kActive || p.lost) continue;
     // A peer on another host notices us only through an endpoint; one that
-    // sent to us has one (tend_eps made it).
-    if (p.ep == nullptr && !p.local) continue;
-    Status s = post(p, kind, nullptr, 0);
+    // sent to us has one (tend_eps made it, or post() makes it now).
+    if (p.ep == nullptr && !p.local && !p.need_ep) continue;
+    Status s = post(p, kind, nullptr, 0, p.hello_sent ? kSaidHello : 0);
     if (!s.ok()) log::debug("ucx: telling rank %d: %s", p.rank, s.to_string().c_str());
   }
 }
@@ -114,6 +103,7 @@ Status UcxTransport::on_checkpoint() {
                                                 " s (transport_ucx_checkpoint_timeout): " + outstanding_summary()));
 
   tell_peers(kCheckpoint, deadline);
+  settle_bulk(deadline);
   if (Status s = flush_all(deadline, "on_checkpoint"); !s.ok()) {
     // Peers were told; a flush that failed means some did not hear it. The
     // release goes on: keeping a half-told worker would be worse.

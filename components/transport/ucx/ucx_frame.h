@@ -30,7 +30,9 @@
 // (header only) when the request names no region of its.
 // kBulkHello (header only) comes from a receiver of kDataHead frames on its
 // bulk endpoint: the sender sends its later head frames on its end of that
-// endpoint (ucx_head_frame.cpp says why).
+// endpoint (ucx_head_frame.cpp says why), and answers kBulkAck (header only)
+// on it (ucx_bulk_endpoint.cpp says why). The seq of kBye and kCheckpoint
+// is kSaidHello if their sender sent us a kBulkHello, else 0.
 #pragma once
 
 #include <cstddef>
@@ -48,7 +50,10 @@ enum FrameKind : uint32_t {
   kGetFail = 6,
   kDataHead = 7,
   kBulkHello = 8,
+  kBulkAck = 9,
 };
+
+inline constexpr uint64_t kSaidHello = 1;
 
 // The most bytes of a kDataHead frame that travel in its AM header.
 inline constexpr size_t kMaxHead = 64;

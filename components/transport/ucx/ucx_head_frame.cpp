@@ -28,10 +28,11 @@
 // p.bulk_reply. A bulk endpoint of the sender's own, the first design,
 // crashed UCX about one ring run in 30 (a NULL receive buffer in its tcp
 // put receive, libuct's uct_tcp_ep_progress_put_rx), where pulls, whose
-// connection the reader makes, ran 40 of 40; see also ensure_bulk_ep() for
-// the order in which endpoints must be made. The order of head frames with
+// connection the reader makes, ran 40 of 40; ucx_bulk_endpoint.cpp has the
+// order in which endpoints must be made, and the handshake that lets both
+// ends release their worker safely. The order of head frames with
 // the frames of p.ep is the data frames' seq. UCX never completes a send on
-// that endpoint whose receiver died: fail_zcopies() completes them with the
+// that endpoint whose receiver died: fail_bulk_sends() completes them with the
 // peer's failure when it is reported, and leaves the requests to UCX (freed
 // by their callback, or with the worker).
 #include <algorithm>
@@ -52,26 +53,11 @@ struct UcxTransport::ZcopyOp {
   UcxPeer* peer;
   size_t bytes;  // frame bytes after the head
   Completion done;
-  bool abandoned = false;  // completed by fail_zcopies(): UCX's callback only frees it
+  bool abandoned = false;  // completed by fail_bulk_sends(): UCX's callback only frees it
   size_t header_len = 0;
   char header[sizeof(FrameHeader) + kMaxHead];
   std::vector<ucp_dt_iov_t> iov;
 };
-
-// kBulkHello in flight (send_hello).
-struct UcxTransport::HelloOp {
-  UcxTransport* owner;
-  UcxPeer* peer;  // null once abandoned
-  FrameHeader h;
-};
-
-namespace {
-
-// Each counts this much against send_queue_limit: the bytes are the
-// caller's, not a buffer of ours.
-constexpr size_t kCounted = 256;
-
-}  // namespace
 
 Status UcxTransport::send_zcopy(int peer, const struct iovec* iov, int iovcnt, Completion done) {
   size_t total = 0;
@@ -112,13 +98,16 @@ Status UcxTransport::send_zcopy(int peer, const struct iovec* iov, int iovcnt, C
   void* req = ucp_am_send_nbx(ep, kAmId, op->header, op->header_len, buffer, count, &param);
   if (UCS_PTR_IS_ERR(req)) return send_failed(p, UCS_PTR_STATUS(req));
   ++p.next_seq;
+  // On p.ep it makes its bulk endpoint to us: our end must see its wireup
+  // through before our worker goes (settle_bulk).
+  if (ep == p.ep && config_.pull_zcopy) p.hello_due = true;
   if (req == nullptr) {  // done already (UCX completed it inline)
     p.unflushed_bytes += op->bytes;
     done(Status::Ok());
     return Status::Ok();
   }
   p.inflight_bytes += op->bytes;
-  outstanding_bytes_ += kCounted;
+  outstanding_bytes_ += kMinCounted;
   ++outstanding_ops_;
   zcopies_.push_back(op.release());
   return Status::Ok();
@@ -132,7 +121,7 @@ void UcxTransport::zcopy_done(void* request, ucs_status_t status, void* user_dat
   if (op->abandoned) return;
   UcxPeer& p = *op->peer;
   p.inflight_bytes -= op->bytes;
-  t.outstanding_bytes_ -= kCounted;
+  t.outstanding_bytes_ -= kMinCounted;
   --t.outstanding_ops_;
   ++t.events_;
   if (status == UCS_OK) {
@@ -147,55 +136,21 @@ void UcxTransport::zcopy_done(void* request, ucs_status_t status, void* user_dat
                                                               " ended with " + ucs_status_string(status)));
 }
 
-void UcxTransport::fail_zcopies(UcxPeer* p, const Status& why) {
-  // A hello to a lost peer may never be sent either (no error handling).
+void UcxTransport::fail_bulk_sends(UcxPeer* p, const Status& why) {
+  // Neither may a hello or an ack to a lost peer ever be sent (no error handling).
   for (auto& pp : peers_)
-    if (pp && pp->hello_op != nullptr && (p == nullptr || pp.get() == p)) {
-      static_cast<HelloOp*>(pp->hello_op)->peer = nullptr;  // its callback only frees it
-      pp->hello_op = nullptr;
-      --outstanding_ops_;
+    if (pp && (p == nullptr || pp.get() == p)) {
+      abandon_control(*pp, &UcxPeer::hello_op);
+      abandon_control(*pp, &UcxPeer::ack_op);
     }
   for (ZcopyOp* op : std::vector<ZcopyOp*>(zcopies_)) {  // done() may send: a copy of the list
     if (op->abandoned || (p != nullptr && op->peer != p)) continue;
     op->abandoned = true;
     op->peer->inflight_bytes -= op->bytes;
-    outstanding_bytes_ -= kCounted;
+    outstanding_bytes_ -= kMinCounted;
     --outstanding_ops_;
     op->done(Status(Code::kAborted, why.message()));
   }
-}
-
-void UcxTransport::send_hello(UcxPeer& p) {
-  if (Status s = ensure_bulk_ep(p); !s.ok()) {
-    log::debug("%s", s.to_string().c_str());  // head frames from it keep coming on its endpoint
-    return;
-  }
-  // Until it is sent, the new endpoint's wireup may be under way: it counts
-  // as outstanding, so that on_checkpoint waits for it (UCX 1.13 asserts in
-  // ucp_worker_destroy on a wireup request still pending: seen in CI).
-  auto* hello = new HelloOp{this, &p, FrameHeader{tag_, static_cast<uint32_t>(rank_), kBulkHello, 0}};
-  ucp_request_param_t param{};
-  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-  param.flags = UCP_AM_SEND_FLAG_REPLY;  // what the peer keeps: its end of this endpoint
-  param.cb.send = [](void* req, ucs_status_t, void* arg) {
-    auto* hl = static_cast<HelloOp*>(arg);
-    if (hl->peer != nullptr) {  // not abandoned (fail_zcopies)
-      hl->peer->hello_op = nullptr;
-      --hl->owner->outstanding_ops_;
-      ++hl->owner->events_;
-    }
-    delete hl;
-    ucp_request_free(req);
-  };
-  param.user_data = hello;
-  void* req = ucp_am_send_nbx(p.bulk_ep, kAmId, &hello->h, sizeof hello->h, nullptr, 0, &param);
-  if (req == nullptr || UCS_PTR_IS_ERR(req)) {
-    delete hello;
-  } else {
-    p.hello_op = hello;
-    ++outstanding_ops_;
-  }
-  if (!UCS_PTR_IS_ERR(req)) p.hello_sent = true;
 }
 
 void UcxTransport::free_zcopies() {

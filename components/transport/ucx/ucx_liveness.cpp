@@ -100,7 +100,7 @@ void UcxTransport::report_lost() {
     if (p.state == UcxPeer::State::kSuspended || p.state == UcxPeer::State::kFinalized) continue;  // said so meanwhile
     p.state = UcxPeer::State::kFailed;
     fail_pulls(p, p.failure);
-    fail_zcopies(&p, p.failure);
+    fail_bulk_sends(&p, p.failure);
     close_ep(p, true, "report_lost");
     unwatch(p);
     if (p.reported) continue;

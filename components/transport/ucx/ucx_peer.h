@@ -52,9 +52,13 @@ struct UcxPeer {
   // Our end of its bulk endpoint, from its kBulkHello: our head frames to it
   // (ucx_head_frame.cpp). Valid until the endpoints are closed.
   ucp_ep_h bulk_reply = nullptr;
+  // The handshake on the bulk endpoint (ucx_bulk_endpoint.cpp).
   bool hello_wanted = false;  // it sent us a head frame: tend_eps() sends kBulkHello
   bool hello_sent = false;
   void* hello_op = nullptr;   // the kBulkHello in flight (counted outstanding)
+  bool bulk_acked = false;    // its kBulkAck came: its end of our bulk endpoint is wired up
+  bool hello_due = false;     // we sent it a head frame on `ep`: its kBulkHello will come
+  void* ack_op = nullptr;     // our kBulkAck in flight (counted outstanding)
   UniqueFd pidfd;
 
   // Sending.

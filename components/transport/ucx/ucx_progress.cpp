@@ -54,11 +54,13 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
   switch (h.kind) {
     case kBye:
       p.state = UcxPeer::State::kFinalized;
+      if (h.seq != kSaidHello) p.hello_due = false;  // it made no bulk endpoint to us
       return UCS_OK;
     case kCheckpoint:
       // Its worker goes away next: its endpoint's error and its exit (a
       // restart) are expected; connect() reads its new address.
       if (p.state == UcxPeer::State::kActive) p.state = UcxPeer::State::kSuspended;
+      if (h.seq != kSaidHello) p.hello_due = false;
       return UCS_OK;
     case kGetReq:
       if (p.state == UcxPeer::State::kActive && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) == 0)
@@ -70,8 +72,11 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
       return take_pull_reply(p, h.seq, h.kind == kGetFail, data, length,
                              (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0);
     case kBulkHello:
-      if ((param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) != 0 && p.state == UcxPeer::State::kActive)
-        p.bulk_reply = param->reply_ep;
+      take_hello(p, (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) != 0 ? param->reply_ep : nullptr);
+      return UCS_OK;
+    case kBulkAck:
+      p.bulk_acked = true;
+      ++events_;
       return UCS_OK;
     case kData:
       break;

@@ -328,26 +328,6 @@ Status UcxTransport::post_bulk_request(UcxPeer& p, uint64_t id, const PullReques
   return Status::Ok();
 }
 
-Status UcxTransport::ensure_bulk_ep(UcxPeer& p) {
-  if (p.bulk_ep != nullptr) return Status::Ok();
-  // The main endpoint first, on both sides: UCP pairs a new endpoint with
-  // the peer's endpoint of the same creation rank (its connection sequence
-  // number). A bulk endpoint made first took the number of the peer's main
-  // one, and UCP, refusing the mixed error handling (ucp_ep_adjust_params),
-  // destroyed that endpoint with a rendezvous under way on it: an assertion
-  // in ucp_ep_destroy_base in every ring run over UCX's tcp.
-  LZ_RETURN_IF_ERROR(ensure_ep(p));
-  ucp_ep_params_t ep{};
-  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
-  ep.address = reinterpret_cast<const ucp_address_t*>(p.address.data());
-  ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-  const ucs_status_t st = ucp_ep_create(worker_.worker(), &ep, &p.bulk_ep);
-  if (st == UCS_OK) return Status::Ok();
-  p.bulk_ep = nullptr;
-  return Unavailable("ucx: ucp_ep_create (pull replies) to rank " + std::to_string(p.rank) + ": " +
-                     ucs_status_string(st));
-}
-
 void UcxTransport::serve_done(void* request, ucs_status_t status, void* user_data) {
   auto* op = static_cast<ServeOp*>(user_data);
   UcxTransport& t = *op->owner;

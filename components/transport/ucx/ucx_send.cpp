@@ -1,7 +1,5 @@
 // UcxTransport, sending: send(), the completion of queued sends, and the
 // flushes behind unsent_bytes() (contract in ucx_transport.h).
-#include <time.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -23,9 +21,6 @@ struct UcxTransport::SendOp {
 
 namespace {
 
-// Each queued frame counts as at least this much, so that a flood of tiny
-// frames is bounded in number too.
-constexpr size_t kMinCounted = 256;
 // Frame buffers from this size on are kept for reuse, up to kSpareBuffers.
 // 4 MiB ping-pongs over posix (eight 512 KiB frames each way): 5.8 ms with a
 // fresh buffer per frame, as fast as with malloc's mmap threshold raised to
@@ -39,12 +34,6 @@ constexpr size_t kPoolBytes = 512 * 1024 + sizeof(FrameHeader);
 // (post()); UCX's short protocol over posix takes about 100 bytes less than
 // this, over tcp about 8 KiB.
 constexpr size_t kImmediateMax = 1024;
-
-double now_s() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 }  // namespace
 

@@ -5,7 +5,6 @@
 #include "ucx_transport.h"
 
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,12 +24,6 @@ ucs_status_t am_trampoline(void* arg, const void* header, size_t header_length, 
 void ep_error_trampoline(void* arg, ucp_ep_h, ucs_status_t status) {
   auto* p = static_cast<UcxPeer*>(arg);
   p->owner->on_ep_error(*p, status);
-}
-
-double now_s() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace
@@ -102,7 +95,7 @@ void UcxTransport::close_worker() {
   if (!worker_.is_open()) return;
   unmap_regions();
   if (waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, worker_.event_fd(), nullptr);
-  fail_zcopies(nullptr, Status(Code::kAborted, "ucx: the worker was closed with the send under way"));
+  fail_bulk_sends(nullptr, Status(Code::kAborted, "ucx: the worker was closed with the send under way"));
   worker_.close();
   free_abandoned();
   free_zcopies();
@@ -203,7 +196,9 @@ void UcxTransport::close_ep(UcxPeer& p, bool force, const char* why) {
   }
   // The peer's bulk endpoint goes with the connection (or it closes it).
   p.bulk_reply = nullptr;
-  p.hello_wanted = p.hello_sent = false;
+  p.hello_wanted = p.hello_sent = p.hello_due = p.bulk_acked = false;
+  abandon_control(p, &UcxPeer::hello_op);
+  abandon_control(p, &UcxPeer::ack_op);
 }
 
 void UcxTransport::wait_closes(double deadline) {
@@ -245,6 +240,7 @@ Status UcxTransport::finalize() {
     if (any_local_) check_waitset();
     in_progress_ = false;
     tell_peers(kBye, deadline);
+    settle_bulk(deadline);
     // Peers that finalized first are gone: a flush to them fails, which is
     // no error of this rank's.
     if (Status s = flush_all(deadline, "finalize"); !s.ok()) log::debug("%s", s.to_string().c_str());

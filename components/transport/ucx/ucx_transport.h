@@ -60,6 +60,7 @@
 #pragma once
 
 #include <sys/uio.h>
+#include <time.h>
 
 #include <cstdint>
 #include <map>
@@ -75,6 +76,13 @@
 #include "ucx_worker.h"
 
 namespace lz::transport::ucx {
+
+// Seconds on the monotonic clock: the deadlines of the hooks and flushes.
+inline double now_s() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 inline constexpr const char* kModexKey = "transport.ucx.addr";
 
@@ -167,13 +175,26 @@ class UcxTransport final : public Module {
   // is its turn and the host places, else behind its head.
   ucs_status_t fetch_head_frame(UcxPeer& p, uint64_t seq, HeldFrame& f, void* desc, size_t length);
   // Completes with an error every zero-copy send to `p` (nullptr: to anyone),
-  // and abandons a kBulkHello to it: UCX may never call back on the bulk
-  // endpoint (see fail_pulls).
-  void fail_zcopies(UcxPeer* p, const Status& why);
+  // and abandons a kBulkHello or kBulkAck to it: UCX may never call back on
+  // a bulk endpoint (see fail_pulls).
+  void fail_bulk_sends(UcxPeer* p, const Status& why);
   void free_zcopies();  // after the worker is gone
+  // The bulk endpoint and its handshake (ucx_bulk_endpoint.cpp).
+  struct ControlOp;
+  Status ensure_bulk_ep(UcxPeer& p);
+  // Sends a header-only frame on `ep`, held in p.*slot (counted outstanding)
+  // until UCX completes it; false if UCX refused it.
+  bool send_control(UcxPeer& p, ucp_ep_h ep, FrameKind kind, void* UcxPeer::*slot);
+  void abandon_control(UcxPeer& p, void* UcxPeer::*slot);
   // Makes p.bulk_ep and sends kBulkHello on it (tend_eps()).
-  struct HelloOp;
   void send_hello(UcxPeer& p);
+  // kBulkHello came (on its bulk endpoint, whose end here is reply_ep):
+  // keep that end and answer kBulkAck on it.
+  void take_hello(UcxPeer& p, ucp_ep_h reply_ep);
+  bool bulk_unsettled(const UcxPeer& p) const;
+  // Before the worker goes: progress until no live peer's handshake is
+  // half done (or until the deadline).
+  void settle_bulk(double deadline);
   std::vector<ZcopyOp*> zcopies_;  // in flight; abandoned ones until UCX or close_worker() frees them
   void deliver_held(UcxPeer& p);
   // ucp_worker_progress until it finds nothing (bounded), or, with
@@ -216,7 +237,6 @@ class UcxTransport final : public Module {
   void serve_pull(UcxPeer& p, uint64_t id, const void* data, size_t length, ucp_ep_h reply);
   // With transport_ucx_pull_zcopy, a pull is asked for on p.bulk_ep (made on
   // first use, without error handling) and answered on the owner's end of it.
-  Status ensure_bulk_ep(UcxPeer& p);
   Status post_bulk_request(UcxPeer& p, uint64_t id, const PullRequest& rq);
   // What on_am returns for the reply (UCS_INPROGRESS: its data is being received).
   ucs_status_t take_pull_reply(UcxPeer& p, uint64_t id, bool failed, void* data, size_t length, bool rndv);
@@ -250,6 +270,10 @@ class UcxTransport final : public Module {
   std::vector<std::unique_ptr<UcxPeer>> peers_;  // by rank; null for ourselves
   std::vector<void*> closing_;                   // ucp_ep_close_nbx requests not yet complete
   std::vector<std::unique_ptr<char[]>> spare_;   // large frame buffers for reuse (take_buffer)
+  // Each frame in flight counts as at least this much against
+  // send_queue_limit, so that a flood of tiny frames (or of head frames,
+  // whose bytes are the caller's) is bounded in number too.
+  static constexpr size_t kMinCounted = 256;
   size_t outstanding_bytes_ = 0;                 // all peers, as counted against send_queue_limit
   size_t outstanding_ops_ = 0;                   // send and receive requests in flight
   int events_ = 0;                               // frames in/out counted by the current progress()

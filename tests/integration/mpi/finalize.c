@@ -14,6 +14,10 @@
  *                               (no MPI call) for MS ms before it receives
  *   finalize busy_sender MS     ranks > 0 send to rank 0, then compute MS ms outside MPI
  *                               while rank 0 waits for them, then finalize
+ *   finalize large_last         every rank sends 256 KiB to r+1 and receives from r-1, then
+ *                               finalizes: over UCX's tcp the receiver makes its bulk
+ *                               endpoint to the sender just as the sender finalizes
+ *                               (transport/ucx's handshake, ucx_bulk_endpoint.cpp)
  *   finalize after_file PATH    one allreduce (connections made), then waits outside MPI
  *                               until PATH exists (the driver checkpoints meanwhile), then
  *                               the reduce scenario
@@ -154,6 +158,17 @@ int main(int argc, char **argv) {
     MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
     if (rank + 1 < size) CHECK(up == rank + 1, "from rank %d got %d", rank + 1, up);
     if (rank > 0) CHECK(down == rank - 1, "from rank %d got %d", rank - 1, down);
+  } else if (!strcmp(scen, "large_last")) {
+    enum { N = 256 * 1024 };
+    static unsigned char out[N], in[N];
+    const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    for (int i = 0; i < N; ++i) out[i] = (unsigned char)(rank * 31 + i * 7);
+    MPI_Request rq[2];
+    MPI_Irecv(in, N, MPI_BYTE, prev, 3, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(out, N, MPI_BYTE, next, 3, MPI_COMM_WORLD, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < N; ++i)
+      CHECK(in[i] == (unsigned char)(prev * 31 + i * 7), "byte %d from rank %d is %u", i, prev, in[i]);
   } else if (!strcmp(scen, "late_receiver") || !strcmp(scen, "busy_sender")) {
     const long ms = atol(arg);
     const int late = !strcmp(scen, "late_receiver");

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Messages sent just before MPI_Finalize arrive, every time (a message sent on a connection still being made used to be lost).
 # Usage: finalize_test.sh MODE TRANSPORT BIN_DIR PROGRAM
-#   MODE: reduce | reduce_loaded | collectives | last_first | late_receiver |
-#         busy_sender | after_checkpoint
+#   MODE: reduce | reduce_loaded | collectives | last_first | large_last |
+#         late_receiver | busy_sender | after_checkpoint
 #   reduce, reduce_loaded: MPI_Reduce then MPI_Finalize at np 2-8, FINALIZE_REPS (20)
 #     times each; _loaded with one busy-loop process per core running.
 #   collectives: a job per collective whose only communication is that one
@@ -10,6 +10,8 @@
 #   late_receiver / busy_sender: the receiver (or the senders) compute outside
 #     MPI for longer than tcp's connect and handshake timeouts (set small), so
 #     the connection attempt fails once and must be retried.
+#   large_last: a ring of 256 KiB messages, then MPI_Finalize, np 2-4,
+#     FINALIZE_REPS times each.
 #   after_checkpoint: connections made, a checkpoint + continue closes them,
 #     then the reduce is the first traffic on new connections (CRIU, root).
 # Each job is bounded by --timeout: a hang is a failure, never a wait forever.
@@ -68,6 +70,11 @@ collectives)
 last_first)
   for np in 2 3 4 5 6 7 8; do
     for i in $(seq 1 5); do run $np last_first; done
+  done
+  ;;
+large_last)
+  for np in 2 3 4; do
+    for i in $(seq 1 "$REPS"); do run $np large_last; done
   done
   ;;
 late_receiver|busy_sender)
