@@ -45,6 +45,7 @@ struct UcxPeer {
   int rank = -1;
   State state = State::kNoAddress;
   bool local = false;  // same host: watched through a pidfd
+  bool shared_memory = false;  // UCX reaches it through shared memory (send() lets UCX gather)
   pid_t pid = 0;
   std::string address;  // packed UCP worker address, from the modex
   ucp_ep_h ep = nullptr;

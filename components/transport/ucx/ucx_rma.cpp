@@ -96,18 +96,23 @@ constexpr size_t kKeyPrefix = 2 * sizeof(uint64_t);
 // slower than the engine streaming the message in frames (ping-pong over
 // UCX_TLS=tcp: 256 KiB 224 us against Open MPI's 70 us), so get_async()
 // pulls instead.
+bool UcxTransport::tls_has(const char* t) const {
+  const std::string& tls = config_.tls;
+  for (size_t at = tls.find(t); at != std::string::npos; at = tls.find(t, at + 1)) {
+    const size_t end = at + std::strlen(t);
+    if ((at == 0 || tls[at - 1] == ',' || tls[at - 1] == '^') && (end == tls.size() || tls[end] == ','))
+      return tls[0] != '^';
+  }
+  return false;
+}
+
 bool UcxTransport::native_get(bool local) const {
-  auto has = [&](const char* t) {
-    const std::string& tls = config_.tls;
-    for (size_t at = tls.find(t); at != std::string::npos; at = tls.find(t, at + 1)) {
-      const size_t end = at + std::strlen(t);
-      if ((at == 0 || tls[at - 1] == ',' || tls[at - 1] == '^') && (end == tls.size() || tls[end] == ','))
-        return tls[0] != '^';
-    }
-    return false;
-  };
-  if (has("rc") || has("dc") || has("rc_x") || has("dc_x") || has("rc_v")) return true;
-  return local && (has("cma") || has("knem") || has("xpmem") || has("sm") || has("all"));
+  if (tls_has("rc") || tls_has("dc") || tls_has("rc_x") || tls_has("dc_x") || tls_has("rc_v")) return true;
+  return local && (tls_has("cma") || tls_has("knem") || tls_has("xpmem") || tls_has("sm") || tls_has("all"));
+}
+
+bool UcxTransport::shared_memory(bool local) const {
+  return local && (tls_has("posix") || tls_has("sysv") || tls_has("xpmem") || tls_has("sm") || tls_has("all"));
 }
 
 bool UcxTransport::is_local(int peer) const {

@@ -9,15 +9,47 @@
 
 namespace lz::transport::ucx {
 
-// A frame UCX did not complete inline: its buffer (header, then payload) must
-// live until send_done.
-struct UcxTransport::SendOp {
-  UcxTransport* owner;
-  UcxPeer* peer;
-  size_t bytes;    // frame bytes (header excluded)
-  size_t counted;  // against send_queue_limit
-  std::unique_ptr<char[]> buf;
-};
+Status UcxTransport::create_gather_dt() {
+  ucp_generic_dt_ops_t ops{};
+  ops.start_pack = [](void*, const void* buffer, size_t) -> void* { return const_cast<void*>(buffer); };
+  ops.packed_size = [](void* state) -> size_t { return static_cast<SendOp*>(state)->bytes; };
+  ops.pack = [](void* state, size_t offset, void* dest, size_t max_length) -> size_t {
+    const auto* op = static_cast<const SendOp*>(state);
+    const size_t n = std::min(max_length, op->bytes - std::min(offset, op->bytes));
+    if (op->copy) {
+      std::memcpy(dest, op->copy.get() + offset, n);
+      return n;
+    }
+    char* at = static_cast<char*>(dest);
+    size_t skip = offset, left = n;
+    for (int i = 0; i < op->iovcnt && left != 0; ++i) {
+      const size_t len = op->iov[i].iov_len;
+      if (skip >= len) {
+        skip -= len;
+        continue;
+      }
+      const size_t k = std::min(len - skip, left);
+      std::memcpy(at, static_cast<const char*>(op->iov[i].iov_base) + skip, k);
+      at += k;
+      left -= k;
+      skip = 0;
+    }
+    return n;
+  };
+  ops.finish = [](void*) {};
+  // Frames are received as active messages, never with this datatype.
+  ops.start_unpack = [](void*, void*, size_t) -> void* { return nullptr; };
+  ops.unpack = [](void*, size_t, const void*, size_t) -> ucs_status_t { return UCS_ERR_UNSUPPORTED; };
+  const ucs_status_t st = ucp_dt_create_generic(&ops, nullptr, &gather_dt_);
+  if (st != UCS_OK) return Internal(std::string("ucx: ucp_dt_create_generic: ") + ucs_status_string(st));
+  have_gather_dt_ = true;
+  return Status::Ok();
+}
+
+void UcxTransport::destroy_gather_dt() {
+  if (have_gather_dt_) ucp_dt_destroy(gather_dt_);
+  have_gather_dt_ = false;
+}
 
 namespace {
 
@@ -29,7 +61,7 @@ constexpr size_t kPooledFrom = 64 * 1024;
 constexpr size_t kSpareBuffers = 16;
 // The size of the kept buffers: larger frames (up to max_frame, 8 MiB by
 // default) are rare enough to be allocated each time.
-constexpr size_t kPoolBytes = 512 * 1024 + sizeof(FrameHeader);
+constexpr size_t kPoolBytes = 512 * 1024;
 // Frames up to this size are first tried as an immediate send from the stack
 // (post()); UCX's short protocol over posix takes about 100 bytes less than
 // this, over tcp about 8 KiB.
@@ -109,36 +141,75 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
     if (UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
       return send_failed(p, UCS_PTR_STATUS(req));
   }
-  auto op = std::make_unique<SendOp>();
-  op->owner = this;
+  std::unique_ptr<SendOp> op = take_op();
   op->peer = &p;
+  op->h = h;
   op->bytes = total;
-  op->counted = std::max(total + sizeof(FrameHeader), kMinCounted);
-  op->buf = take_buffer(sizeof(FrameHeader) + total);
-  std::memcpy(op->buf.get(), &h, sizeof h);
-  char* at = op->buf.get() + sizeof h;
-  for (int i = 0; i < iovcnt; ++i) {
-    if (iov[i].iov_len == 0) continue;
-    std::memcpy(at, iov[i].iov_base, iov[i].iov_len);
-    at += iov[i].iov_len;
-  }
+  auto keep_copy = [&] {
+    op->copy = take_buffer(total);
+    char* at = op->copy.get();
+    for (int i = 0; i < iovcnt; ++i) {
+      if (iov[i].iov_len == 0) continue;
+      std::memcpy(at, iov[i].iov_base, iov[i].iov_len);
+      at += iov[i].iov_len;
+    }
+  };
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   param.cb.send = &UcxTransport::send_done;
   param.user_data = op.get();
-  void* req = ucp_am_send_nbx(p.ep, kAmId, op->buf.get(), sizeof h, op->buf.get() + sizeof h, total, &param);
-  if (UCS_PTR_IS_ERR(req)) return send_failed(p, UCS_PTR_STATUS(req));
+  void* req;
+  if (p.shared_memory) {  // packed by UCX from the caller's buffers (SendOp)
+    op->iov = iov;
+    op->iovcnt = iovcnt;
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+    param.datatype = gather_dt_;
+    req = ucp_am_send_nbx(p.ep, kAmId, &op->h, sizeof op->h, op.get(), total, &param);
+  } else {
+    // Over tcp a contiguous buffer: UCX sends it zero-copy (32 KiB: 6.2 us,
+    // where the generic datatype took UCX's rendezvous, 22 us).
+    keep_copy();
+    req = ucp_am_send_nbx(p.ep, kAmId, &op->h, sizeof op->h, op->copy.get(), total, &param);
+  }
+  if (UCS_PTR_IS_ERR(req)) {
+    give_op(std::move(op));
+    return send_failed(p, UCS_PTR_STATUS(req));
+  }
   if (kind == kData) ++p.next_seq;
-  if (req == nullptr) {  // completed inline: the buffer is UCX's copy no more
+  if (req == nullptr) {  // completed inline: packed already
     p.unflushed_bytes += total;
-    give_buffer(std::move(op->buf), sizeof(FrameHeader) + total);
+    give_op(std::move(op));
     return Status::Ok();
   }
+  // UCX keeps it (no room yet, fragments, a rendezvous): the caller's
+  // buffers are free on return, so UCX packs the rest from a copy.
+  if (!op->copy) keep_copy();
+  op->iov = nullptr;
+  op->iovcnt = 0;
+  op->counted = std::max(total + sizeof(FrameHeader), kMinCounted);
   p.inflight_bytes += total;
   outstanding_bytes_ += op->counted;
   ++outstanding_ops_;
   op.release();  // send_done owns it
   return Status::Ok();
+}
+
+std::unique_ptr<UcxTransport::SendOp> UcxTransport::take_op() {
+  if (spare_ops_.empty()) {
+    auto op = std::make_unique<SendOp>();
+    op->owner = this;
+    return op;
+  }
+  std::unique_ptr<SendOp> op = std::move(spare_ops_.back());
+  spare_ops_.pop_back();
+  return op;
+}
+
+void UcxTransport::give_op(std::unique_ptr<SendOp> op) {
+  if (op->copy) give_buffer(std::move(op->copy), op->bytes);
+  op->iov = nullptr;
+  op->iovcnt = 0;
+  if (spare_ops_.size() < kSpareOps) spare_ops_.push_back(std::move(op));
 }
 
 Status UcxTransport::send_failed(UcxPeer& p, ucs_status_t why) {
@@ -167,7 +238,7 @@ void UcxTransport::send_done(void* request, ucs_status_t status, void* user_data
   --t.outstanding_ops_;
   ++t.events_;
   ucp_request_free(request);
-  t.give_buffer(std::move(op->buf), sizeof(FrameHeader) + op->bytes);
+  t.give_op(std::move(op));
 }
 
 std::unique_ptr<char[]> UcxTransport::take_buffer(size_t bytes) {

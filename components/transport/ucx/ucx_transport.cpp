@@ -78,12 +78,17 @@ Status UcxTransport::open_worker() {
   o.on_am = &am_trampoline;
   o.am_arg = this;
   LZ_RETURN_IF_ERROR(worker_.open(o));
+  if (Status s = create_gather_dt(); !s.ok()) {
+    worker_.close();
+    return s;
+  }
   struct epoll_event ev {};
   ev.events = EPOLLIN;
   ev.data.u64 = kWorkerTag;
   if (::epoll_ctl(waitset_.get(), EPOLL_CTL_ADD, worker_.event_fd(), &ev) != 0) {
     const int err = errno;
     worker_.close();
+    destroy_gather_dt();
     return ErrnoError("ucx: adding the worker's event fd to the wait set", err);
   }
   log::debug("ucx: rank %d opened a worker (UCX %s, UCX_TLS=%s)", rank_, library_version().c_str(),
@@ -97,6 +102,7 @@ void UcxTransport::close_worker() {
   if (waitset_.valid()) ::epoll_ctl(waitset_.get(), EPOLL_CTL_DEL, worker_.event_fd(), nullptr);
   fail_bulk_sends(nullptr, Status(Code::kAborted, "ucx: the worker was closed with the send under way"));
   worker_.close();
+  destroy_gather_dt();
   free_abandoned();
   free_zcopies();
 }
@@ -141,6 +147,7 @@ Status UcxTransport::connect() {
     p.address = std::move(a->worker);
     const PeerInfo& them = host_->peer(p.rank);
     p.local = them.node_id == me.node_id && them.host == me.host;
+    p.shared_memory = shared_memory(p.local);
     if (p.state == UcxPeer::State::kFailed) continue;
     p.state = UcxPeer::State::kActive;
     if (p.local) watch(p);
