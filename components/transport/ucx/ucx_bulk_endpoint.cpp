@@ -9,8 +9,9 @@
 // That end must not be destroyed with its wireup reply still pending: UCX
 // 1.13 asserts in ucp_worker_destroy then ("got REP message", from
 // ucp_request_send_state_ff; mpi.errors.np4.ucx_tcp in CI, 1 run in 60 by
-// hand), and it fails the same way if the maker is gone before the reply
-// could go. So the receiver and the sender of head frames shake hands:
+// hand), and UCX's code purges it the same way when its connection fails,
+// as it would if the maker exited first (not seen). So the receiver and the
+// sender of head frames shake hands:
 //   - the receiver sends kBulkHello on its new endpoint (UCP_AM_SEND_FLAG_REPLY),
 //     which hands the sender its end of it (p.bulk_reply);
 //   - the sender answers kBulkAck on that end, queued behind UCX's wireup
