@@ -310,8 +310,8 @@ class UcxTransport final : public Module {
 // completes the send inline (the common case), and from `copy` once send()
 // has returned with UCX still holding the request. So the payload is copied
 // once, by UCX into its transport, where a gather into a buffer of ours
-// came first: 4 and 32 KiB ping-pongs over posix take 0.366 and 0.895 us
-// against 0.426 and 1.210 before, Open MPI's pml ucx 0.314 and 0.875
+// came first: 4 and 32 KiB ping-pongs over posix take 0.367 and 0.902 us
+// against 0.426 and 1.165 before, Open MPI's pml ucx 0.312 and 0.870
 // (tests/perf/results/20261127-ucx-gather-dt.md). Over tcp the gather
 // stays (post() says why).
 struct UcxTransport::SendOp {
