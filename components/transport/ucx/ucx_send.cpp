@@ -41,14 +41,14 @@ Status UcxTransport::create_gather_dt() {
   ops.start_unpack = [](void*, void*, size_t) -> void* { return nullptr; };
   ops.unpack = [](void*, size_t, const void*, size_t) -> ucs_status_t { return UCS_ERR_UNSUPPORTED; };
   const ucs_status_t st = ucp_dt_create_generic(&ops, nullptr, &gather_dt_);
-  if (st != UCS_OK) return Internal(std::string("ucx: ucp_dt_create_generic: ") + ucs_status_string(st));
-  have_gather_dt_ = true;
-  return Status::Ok();
+  if (st == UCS_OK) return Status::Ok();
+  gather_dt_ = 0;
+  return Internal(std::string("ucx: ucp_dt_create_generic: ") + ucs_status_string(st));
 }
 
 void UcxTransport::destroy_gather_dt() {
-  if (have_gather_dt_) ucp_dt_destroy(gather_dt_);
-  have_gather_dt_ = false;
+  if (gather_dt_ != 0) ucp_dt_destroy(gather_dt_);
+  gather_dt_ = 0;
 }
 
 namespace {
@@ -66,6 +66,15 @@ constexpr size_t kPoolBytes = 512 * 1024;
 // (post()); UCX's short protocol over posix takes about 100 bytes less than
 // this, over tcp about 8 KiB.
 constexpr size_t kImmediateMax = 1024;
+
+// The iovecs' bytes, one after the other, at `out`.
+void gather(const struct iovec* iov, int iovcnt, char* out) {
+  for (int i = 0; i < iovcnt; ++i) {
+    if (iov[i].iov_len == 0) continue;
+    std::memcpy(out, iov[i].iov_base, iov[i].iov_len);
+    out += iov[i].iov_len;
+  }
+}
 
 }  // namespace
 
@@ -116,12 +125,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
     // (its short protocol copies it), with no SendOp and no heap buffer;
     // otherwise UCX says UCS_ERR_NO_RESOURCE and it takes the path below.
     char payload[kImmediateMax];
-    char* at = payload;
-    for (int i = 0; i < iovcnt; ++i) {
-      if (iov[i].iov_len == 0) continue;
-      std::memcpy(at, iov[i].iov_base, iov[i].iov_len);
-      at += iov[i].iov_len;
-    }
+    gather(iov, iovcnt, payload);
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     void* req = ucp_am_send_nbx(p.ep, kAmId, &h, sizeof h, payload, total, &param);
@@ -147,12 +151,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   op->bytes = total;
   auto keep_copy = [&] {
     op->copy = take_buffer(total);
-    char* at = op->copy.get();
-    for (int i = 0; i < iovcnt; ++i) {
-      if (iov[i].iov_len == 0) continue;
-      std::memcpy(at, iov[i].iov_base, iov[i].iov_len);
-      at += iov[i].iov_len;
-    }
+    gather(iov, iovcnt, op->copy.get());
   };
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;

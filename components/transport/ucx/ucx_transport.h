@@ -281,8 +281,7 @@ class UcxTransport final : public Module {
   std::vector<std::unique_ptr<char[]>> spare_;   // large frame buffers for reuse (take_buffer)
   static constexpr size_t kSpareOps = 64;
   std::vector<std::unique_ptr<SendOp>> spare_ops_;  // SendOps for reuse (take_op)
-  ucp_datatype_t gather_dt_ = 0;
-  bool have_gather_dt_ = false;
+  ucp_datatype_t gather_dt_ = 0;  // 0: none (a generic datatype is a tagged pointer)
   // Each frame in flight counts as at least this much against
   // send_queue_limit, so that a flood of tiny frames (or of head frames,
   // whose bytes are the caller's) is bounded in number too.
