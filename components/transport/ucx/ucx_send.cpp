@@ -79,10 +79,45 @@ void gather(const struct iovec* iov, int iovcnt, char* out) {
 }  // namespace
 
 Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
-  UcxPeer* p = nullptr;
+  // First the common case, the engine's small frame (its header and maybe
+  // a payload) to an active, connected peer: what check_send() and post()
+  // would do for it, without their general cases.
+  UcxPeer* p = peer_at(peer);
+  if (__builtin_expect(p != nullptr && (iovcnt == 1 || iovcnt == 2) && p->state == UcxPeer::State::kActive &&
+                           p->ep != nullptr && !checkpointed_ && worker_.is_open() &&
+                           outstanding_bytes_ < config_.send_queue_limit,
+                       1)) {
+    const size_t total = iov[0].iov_len + (iovcnt == 2 ? iov[1].iov_len : 0);
+    if (total <= kImmediateMax) {
+      const FrameHeader h{tag_, static_cast<uint32_t>(rank_), kData, p->next_seq};
+      const ucs_status_t st = send_immediate(*p, h, iov, iovcnt, total);
+      if (st == UCS_OK) {
+        ++p->next_seq;
+        return Status::Ok();
+      }
+      if (st != UCS_ERR_NO_RESOURCE) return send_failed(*p, st);
+    }
+  }
   size_t total = 0;
   LZ_RETURN_IF_ERROR(check_send(peer, iov, iovcnt, &total, &p));
   return post(*p, kData, iov, iovcnt);
+}
+
+ucs_status_t UcxTransport::send_immediate(UcxPeer& p, const FrameHeader& h, const struct iovec* iov, int iovcnt,
+                                          size_t total) {
+  char payload[kImmediateMax];
+  gather(iov, iovcnt, payload);
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+  void* req = ucp_am_send_nbx(p.ep, kAmId, &h, sizeof h, payload, total, &param);
+  if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
+  if (req != nullptr) {
+    // Not what FORCE_IMM_CMPL promises; the stack buffers must outlive it.
+    while (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(worker_.worker());
+    ucp_request_free(req);
+  }
+  p.unflushed_bytes += total;
+  return UCS_OK;
 }
 
 Status UcxTransport::check_send(int peer, const struct iovec* iov, int iovcnt, size_t* out_total, UcxPeer** out) {
@@ -121,29 +156,14 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
   FrameHeader h{tag_, static_cast<uint32_t>(rank_), kind, kind == kData ? p.next_seq : id};
   if (total <= kImmediateMax) {
-    // A small frame goes out from the stack when UCX can send it at once
-    // (its short protocol copies it), with no SendOp and no heap buffer;
-    // otherwise UCX says UCS_ERR_NO_RESOURCE and it takes the path below.
-    char payload[kImmediateMax];
-    gather(iov, iovcnt, payload);
-    ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    void* req = ucp_am_send_nbx(p.ep, kAmId, &h, sizeof h, payload, total, &param);
-    if (req == nullptr) {
+    // A small frame goes out from the stack when UCX can send it at once,
+    // with no SendOp and no heap buffer; otherwise it takes the path below.
+    const ucs_status_t st = send_immediate(p, h, iov, iovcnt, total);
+    if (st == UCS_OK) {
       if (kind == kData) ++p.next_seq;
-      p.unflushed_bytes += total;
       return Status::Ok();
     }
-    if (!UCS_PTR_IS_ERR(req)) {
-      // Not what FORCE_IMM_CMPL promises; the stack buffers must outlive it.
-      while (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(worker_.worker());
-      ucp_request_free(req);
-      if (kind == kData) ++p.next_seq;
-      p.unflushed_bytes += total;
-      return Status::Ok();
-    }
-    if (UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
-      return send_failed(p, UCS_PTR_STATUS(req));
+    if (st != UCS_ERR_NO_RESOURCE) return send_failed(p, st);
   }
   std::unique_ptr<SendOp> op = take_op();
   op->peer = &p;

@@ -38,11 +38,6 @@ UcxTransport::~UcxTransport() {
   close_worker();
 }
 
-UcxPeer* UcxTransport::peer_at(int rank) const {
-  if (rank < 0 || static_cast<size_t>(rank) >= peers_.size()) return nullptr;
-  return peers_[static_cast<size_t>(rank)].get();
-}
-
 Status UcxTransport::init(Host& host) {
   if (host_ != nullptr) return Internal("ucx: init() called twice");
   if (host.job_secret().empty()) return PermissionDenied("ucx: no job secret: frames could not carry a job tag");

@@ -129,7 +129,9 @@ class UcxTransport final : public Module {
   struct SendOp;
   struct RecvOp;
 
-  UcxPeer* peer_at(int rank) const;
+  UcxPeer* peer_at(int rank) const {
+    return rank >= 0 && static_cast<size_t>(rank) < peers_.size() ? peers_[static_cast<size_t>(rank)].get() : nullptr;
+  }
   // Resources outside the process image (ucx_transport.cpp).
   Status open_worker();
   void close_worker();
@@ -145,6 +147,11 @@ class UcxTransport final : public Module {
   Status check_send(int peer, const struct iovec* iov, int iovcnt, size_t* total, UcxPeer** out);
   // `id`: the header's seq for a kind other than kData (a pull's id).
   Status post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt, uint64_t id = 0);
+  // A frame of at most kImmediateMax bytes sent at once from the stack, if
+  // UCX can (its short protocol copies it): UCS_OK when it went,
+  // UCS_ERR_NO_RESOURCE when it must be queued (post()'s path), another
+  // error when the endpoint failed. The endpoint must exist.
+  ucs_status_t send_immediate(UcxPeer& p, const FrameHeader& h, const struct iovec* iov, int iovcnt, size_t total);
   // What a failed ucp_am_send_nbx returns: kAborted (and the peer marked
   // lost) when the endpoint failed, an I/O error otherwise.
   Status send_failed(UcxPeer& p, ucs_status_t why);
