@@ -72,6 +72,12 @@ Status UcxTransport::open_worker() {
   o.name = "lazarus-rank-" + std::to_string(rank_);
   o.on_am = &am_trampoline;
   o.am_arg = this;
+  const PeerInfo& me = host_->peer(rank_);
+  o.keepalive = false;  // unless a peer is on another host
+  for (int r = 0; r < host_->size(); ++r) {
+    const PeerInfo& them = host_->peer(r);
+    o.keepalive = o.keepalive || them.node_id != me.node_id || them.host != me.host;
+  }
   LZ_RETURN_IF_ERROR(worker_.open(o));
   if (Status s = create_gather_dt(); !s.ok()) {
     worker_.close();
@@ -86,8 +92,8 @@ Status UcxTransport::open_worker() {
     destroy_gather_dt();
     return ErrnoError("ucx: adding the worker's event fd to the wait set", err);
   }
-  log::debug("ucx: rank %d opened a worker (UCX %s, UCX_TLS=%s)", rank_, library_version().c_str(),
-             config_.tls.c_str());
+  log::debug("ucx: rank %d opened a worker (UCX %s, UCX_TLS=%s, UCX's keepalive %s)", rank_, library_version().c_str(),
+             config_.tls.c_str(), o.keepalive ? "on" : "off: every peer is on this host");
   return Status::Ok();
 }
 

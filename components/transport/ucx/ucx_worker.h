@@ -32,6 +32,10 @@ class UcxWorker {
     std::string name;                         // context/worker name in UCX logs
     ucp_am_recv_callback_t on_am = nullptr;   // handler of kAmId
     void* am_arg = nullptr;
+    // UCX's keepalive (UCX_KEEPALIVE_INTERVAL) on the job's endpoints. Off
+    // when every peer is on this host: their pidfds notice a death at once
+    // (ucx_liveness.cpp), where the keepalive takes 20 s.
+    bool keepalive = true;
   };
 
   UcxWorker() = default;
