@@ -67,7 +67,7 @@ Status TcpTransport::init(Host& host) {
 std::vector<SockAddr> TcpTransport::order_addresses(int peer, const std::string& published, Status* err) const {
   const PeerInfo& me = host_->peer(host_->rank());
   const PeerInfo& them = host_->peer(peer);
-  const bool same_host = me.node_id == them.node_id && me.host == them.host;
+  const bool same_host = me.same_host(them);
   struct Candidate {
     SockAddr addr;
     int rank;  // lower is tried first

@@ -74,10 +74,7 @@ Status UcxTransport::open_worker() {
   o.am_arg = this;
   const PeerInfo& me = host_->peer(rank_);
   o.keepalive = false;  // unless a peer is on another host
-  for (int r = 0; r < host_->size(); ++r) {
-    const PeerInfo& them = host_->peer(r);
-    o.keepalive = o.keepalive || them.node_id != me.node_id || them.host != me.host;
-  }
+  for (int r = 0; r < host_->size(); ++r) o.keepalive = o.keepalive || !host_->peer(r).same_host(me);
   LZ_RETURN_IF_ERROR(worker_.open(o));
   if (Status s = create_gather_dt(); !s.ok()) {
     worker_.close();
@@ -146,8 +143,7 @@ Status UcxTransport::connect() {
                            a.status().message());
     p.pid = a->pid;
     p.address = std::move(a->worker);
-    const PeerInfo& them = host_->peer(p.rank);
-    p.local = them.node_id == me.node_id && them.host == me.host;
+    p.local = host_->peer(p.rank).same_host(me);
     p.shared_memory = shared_memory(p.local);
     if (p.state == UcxPeer::State::kFailed) continue;
     p.state = UcxPeer::State::kActive;

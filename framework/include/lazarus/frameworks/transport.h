@@ -83,6 +83,10 @@ struct PeerInfo {
   int rank = -1;
   std::string host;     // host name as the launcher knows it
   uint64_t node_id = 0;  // equal for ranks sharing a host (and its memory)
+
+  // Same node and the same host name: what a transport that chooses
+  // loopback or shared memory by host relies on.
+  bool same_host(const PeerInfo& other) const { return node_id == other.node_id && host == other.host; }
 };
 
 // What the engine reads of a module for one peer instead of guessing (valid
