@@ -124,6 +124,7 @@ Status Engine::choose_transports() {
   active_.clear();
   idle_.clear();
   self_only_ = nullptr;
+  sole_ = nullptr;
   any_without_fd_ = false;
   std::string all_names;
   for (auto& n : module_names_) all_names += (all_names.empty() ? "" : ",") + n;
@@ -166,11 +167,23 @@ Status Engine::choose_transports() {
   for (auto* m : modules_)
     if (std::find(active_.begin(), active_.end(), m) == active_.end()) idle_.push_back(m);
   self_only_ = nullptr;
+  sole_ = nullptr;
+  size_t others = 0;
   for (auto* m : active_) {
     uint64_t caps = m->capabilities();
-    if (caps & transport::kCapSelf) self_only_ = m;
-    else if (m->wait_fd() < 0) any_without_fd_ = true;
+    if (caps & transport::kCapSelf) {
+      self_only_ = m;
+      continue;
+    }
+    if (m->wait_fd() < 0) any_without_fd_ = true;
+    sole_ = m;
+    ++others;
   }
+  if (others != 1) sole_ = nullptr;
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (modules_[i] == sole_ && !oversubscribed_ && spin_time_ns_ > 0)
+      log::debug("p2p: rank %d: blocking waits give %s its turns alone (progress_waiting, %d looks)", rank_,
+                 module_names_[i].c_str(), kWaitPolls);
   return Status::Ok();
 }
 

@@ -16,13 +16,14 @@ namespace lz::rt {
 
 using namespace engine_detail;
 
-int Engine::progress() {
+int Engine::progress(int wait_polls) {
   int n = 0;
   // A transport that reaches only this process holds nothing unless this
   // engine sent to itself since the last turn (Engine::transmit says so).
   const bool self_sent = std::exchange(self_dirty_, false);
   for (auto* t : active_)
-    if (t != self_only_ || self_sent) n += t->progress();
+    if (t == sole_ && wait_polls > 0 && !self_sent) n += t->progress_waiting(wait_polls);
+    else if (t != self_only_ || self_sent) n += t->progress();
   if (__builtin_expect(!idle_.empty(), 0) && (++idle_turn_ & 63) == 0)
     for (auto* t : idle_) n += t->progress();
   if (__builtin_expect(!deferred_.empty(), 0)) run_deferred();

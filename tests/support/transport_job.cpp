@@ -268,14 +268,15 @@ void Child::on_peer_failed(int rank, const Status& why) {
   peer_failures_.push_back(PeerFailure{rank, why, in_progress_});
 }
 
-int Child::progress() {
+int Child::progress(int wait_polls) {
   in_progress_ = true;
   delivered_in_call_ = 0;
-  const int n = module_->progress();
+  const int n = wait_polls > 0 ? module_->progress_waiting(wait_polls) : module_->progress();
   in_progress_ = false;
-  if (n < 0) fail("progress() returned " + std::to_string(n) + " (must be a count, never negative)");
+  const char* call = wait_polls > 0 ? "progress_waiting()" : "progress()";
+  if (n < 0) fail(std::string(call) + " returned " + std::to_string(n) + " (must be a count, never negative)");
   if (n >= 0 && static_cast<size_t>(n) < delivered_in_call_)
-    fail("progress() returned " + std::to_string(n) + " but delivered " + std::to_string(delivered_in_call_) +
+    fail(std::string(call) + " returned " + std::to_string(n) + " but delivered " + std::to_string(delivered_in_call_) +
          " frames in that call (it must count every frame in or out)");
   return n;
 }

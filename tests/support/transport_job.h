@@ -204,8 +204,9 @@ class Child {
   const std::string& job_secret() const { return secret_; }
 
   // module().progress() with the contract checked: never negative, and at
-  // least as many events as frames it delivered.
-  int progress();
+  // least as many events as frames it delivered. `wait_polls` > 0: a
+  // blocking wait's turn, module().progress_waiting(wait_polls), same checks.
+  int progress(int wait_polls = 0);
   // Frames delivered so far and not yet taken by the scenario.
   std::deque<Frame>& inbox() { return inbox_; }
   // From now on frames go to `fn` (still only from inside progress()), not

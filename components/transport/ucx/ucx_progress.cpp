@@ -199,12 +199,17 @@ void UcxTransport::deliver_held(UcxPeer& p) {
   }
 }
 
-void UcxTransport::progress_worker(bool until_events) {
+void UcxTransport::progress_worker(bool until_events, int idle_polls) {
   // A bounded number of rounds: a peer that keeps sending must not keep us
   // here forever.
   const int before = events_;
-  for (int i = 0; i < 64 && ucp_worker_progress(worker_.worker()) != 0; ++i)
-    if (until_events && events_ != before) break;
+  for (int i = 0; i < 64; ++i) {
+    if (ucp_worker_progress(worker_.worker()) == 0) {
+      if (--idle_polls < 0) break;
+    } else if (until_events && events_ != before) {
+      break;
+    }
+  }
 }
 
 void UcxTransport::tend_eps() {
@@ -228,7 +233,7 @@ void UcxTransport::tend_eps() {
   }
 }
 
-int UcxTransport::progress() {
+int UcxTransport::progress_turn(int idle_polls) {
   // Nested (from Host::deliver) or between the checkpoint hooks: nothing to do.
   if (in_progress_ || !worker_.is_open()) return 0;
   in_progress_ = true;
@@ -248,7 +253,9 @@ int UcxTransport::progress() {
   // empty turn (over tcp a recv() that fails) between a frame's arrival and
   // the engine's answer: 0-byte ping-pongs 4.5-4.9 us over tcp against
   // 4.15-4.3 us, and 0.158 us against 0.153 over posix.
-  progress_worker(true);
+  // A blocking wait's idle looks (progress_waiting()) go to the worker alone:
+  // the checks below are for rare states that a look seldom changes.
+  progress_worker(true, idle_polls);
   if (eps_dirty_) {
     // A sender that has exited since gets no endpoint (UCX would log its
     // failure to attach a FIFO that is gone): look at the pidfds first.

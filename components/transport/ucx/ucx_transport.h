@@ -101,7 +101,8 @@ class UcxTransport final : public Module {
   // Large frames under UCX's rendezvous, placed by the receiver (ucx_head_frame.cpp).
   Status send_zcopy(int peer, const struct iovec* iov, int iovcnt, Completion done) override;
   void drop_placement(int src) override;
-  int progress() override;
+  int progress() override { return progress_turn(0); }
+  int progress_waiting(int polls) override { return progress_turn(polls); }
   Status finalize() override;
   size_t unsent_bytes(int peer) const override;
   int wait_fd() const override { return waitset_.get(); }
@@ -210,9 +211,13 @@ class UcxTransport final : public Module {
   void settle_bulk(double deadline);
   std::vector<ZcopyOp*> zcopies_;  // in flight; abandoned ones until UCX or close_worker() frees them
   void deliver_held(UcxPeer& p);
+  // progress() and progress_waiting(): `idle_polls` more looks at the worker
+  // when it has nothing.
+  int progress_turn(int idle_polls);
   // ucp_worker_progress until it finds nothing (bounded), or, with
-  // `until_events`, until a turn produced an event (progress()).
-  void progress_worker(bool until_events = false);
+  // `until_events`, until a turn produced an event (progress()); a look that
+  // finds nothing ends it only after `idle_polls` such looks.
+  void progress_worker(bool until_events = false, int idle_polls = 0);
   // Endpoints to make (a peer that sent to us) or to close (a failed one).
   void tend_eps();
 

@@ -127,6 +127,7 @@ struct Flow {
   std::function<bool(size_t i, const Frame& f)> check;  // false: failure recorded
   bool send_before_receive = false;  // inspect nothing until every frame is sent
   std::function<void()> on_idle;     // called every iteration
+  int wait_polls = 0;                // > 0: progress with progress_waiting(wait_polls)
 };
 
 bool run_flow(Child& c, Flow& f) {
@@ -153,7 +154,7 @@ bool run_flow(Child& c, Flow& f) {
              std::to_string(f.peer) + ": " + s.to_string());
       return false;
     }
-    if (c.progress() > 0) moved = true;
+    if (c.progress(f.wait_polls) > 0) moved = true;
     if (!f.send_before_receive || sent == f.send_count) {
       // Frames beyond recv_count stay in the inbox: the next flow (or the
       // harness, before finalize) reports them as duplicated or extra.
@@ -311,6 +312,23 @@ TEST_P(TransportConformance, Ordering) {
     const size_t mf = c.module().max_frame();
     Flow f = seq_flow(c, 50000, 1, [&](uint64_t i) { return clamp_payload(c, (i * 7919) % 257, mf); }, false);
     run_flow(c, f);
+  });
+}
+
+// A blocking wait's turn (progress_waiting(), transport.h) delivers as
+// progress() does: 20k frames each way of 0..~3000 bytes, in order, exactly
+// once, intact, counted in the turn's result (Child::progress checks it).
+// Then, with nothing in flight, it returns (never blocks) and delivers
+// nothing.
+TEST_P(TransportConformance, ProgressWaitingDelivers) {
+  Run([](Child& c) {
+    const size_t mf = c.module().max_frame();
+    Flow f = seq_flow(c, 20000, 14, [&](uint64_t i) { return clamp_payload(c, (i * 7919) % 3001, mf); }, true);
+    f.wait_polls = 16;
+    if (!run_flow(c, f) || !c.sync()) return;
+    for (int i = 0; i < 1000 && !c.failed(); ++i) c.progress(16);
+    CT_EXPECT(c, c.inbox().empty()) << c.inbox().size() << " frame(s) delivered after the exchange ended";
+    (void)c.sync();
   });
 }
 

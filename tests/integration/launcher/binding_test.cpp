@@ -1,7 +1,7 @@
 // `lazarus run --bind-to core|socket|none` as ranks see it (their
 // Cpus_allowed_list), and what the p2p engine concludes from it: whether a
 // spinning wait yields its CPU (issue 12: bound ranks used to yield on every
-// spin). Bounds on waiting only guard against hangs; nothing measures time.
+// spin), and whether it gives a sole transport (ucx) its turns alone. Bounds on waiting only guard against hangs; nothing measures time.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -170,6 +170,40 @@ TEST_F(BindingTest, BoundRanksDoNotYieldAndRanksSharingACpuDo) {
   std::regex yields("rank [01] on CPUs " + std::to_string(cpu) + ": shared with more ranks than CPUs");
   EXPECT_EQ(std::distance(std::sregex_iterator(r.err.begin(), r.err.end(), yields), std::sregex_iterator()), 2)
       << r.err;
+}
+
+// How a blocking wait spins over ucx on one host, from the debug lines: not
+// oversubscribed, the engine gives ucx its turns alone
+// (Module::progress_waiting, looks at the UCX worker between its own
+// turns), and UCX's keepalive is off (the pidfds watch the peers, at once).
+// Two ranks held on one CPU yield instead: no turn given alone.
+TEST_F(BindingTest, UcxOnOneHostGetsTheWaitsTurnsAloneWithoutUcxKeepalive) {
+#ifndef LZ_TEST_HAVE_UCX
+  GTEST_SKIP() << "transport/ucx is not built (pkg-config finds no ucx)";
+#else
+  if (cores_ < 2) GTEST_SKIP() << "needs 2 cores to bind 2 ranks apart; this machine gives the launcher " << cores_;
+  auto count = [](const std::string& text, const std::string& pattern) {
+    std::regex re(pattern);
+    return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
+  };
+  const std::vector<std::string> ucx = {"--mca", "log_level", "debug", "--mca", "transport", "ucx,self", "-np", "2"};
+  std::vector<std::string> args = {"--bind-to", "core"};
+  args.insert(args.end(), ucx.begin(), ucx.end());
+  args.push_back(kRing);
+  JobResult r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count(r.err, "rank [01]: blocking waits give ucx its turns alone"), 2) << r.err;
+  EXPECT_EQ(count(r.err, "rank [01] opened a worker [^\n]*UCX's keepalive off: every peer is on this host"), 2)
+      << r.err;
+
+  args = {"--bind-to", "none"};
+  args.insert(args.end(), ucx.begin(), ucx.end());
+  args.push_back(kRing);
+  r = run(args, {"/usr/bin/taskset", "-c", std::to_string(own_cpus().front())});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count(r.err, "rank [01] on CPUs \\S+: shared with more ranks than CPUs"), 2) << r.err;
+  EXPECT_EQ(count(r.err, "blocking waits give"), 0) << r.err;
+#endif
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ namespace lz::transport {
 //    Module::drop_placement()).
 // 5: Attributes::zcopy_threshold (the engine sends large eager messages with
 //    send_zcopy()); the engine places eager frames too.
-inline constexpr uint32_t kInterfaceVersion = 5;
+// 6: progress_waiting() (a blocking wait's turn).
+inline constexpr uint32_t kInterfaceVersion = 6;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
@@ -200,6 +201,17 @@ class Module : public lz::Module {
   // Delivers incoming frames through Host::deliver and advances outgoing ones.
   // Returns how many events (frames in or out) happened; never blocks.
   virtual int progress() = 0;
+  // A turn of a blocking wait in which this module is the only one the
+  // engine progresses (the self transport aside): as progress(), but a turn
+  // that finds nothing may look again, up to `polls` more times, before it
+  // returns 0, and it returns once an event happened. For a module whose
+  // look is cheaper than the engine's turn around it (a library's progress
+  // call): the engine goes round its own loop less between looks. Never
+  // blocks. The default is progress().
+  virtual int progress_waiting(int polls) {
+    (void)polls;
+    return progress();
+  }
   // Releases everything; no call but the destructor follows.
   virtual Status finalize() = 0;
 

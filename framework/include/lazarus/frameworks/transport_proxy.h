@@ -47,6 +47,7 @@ class ProxyModule : public Module {
     return real_ ? real_->send(peer, iov, iovcnt) : not_initialised("send()");
   }
   int progress() override { return real_ ? real_->progress() : 0; }
+  int progress_waiting(int polls) override { return real_ ? real_->progress_waiting(polls) : 0; }
   Status finalize() override { return real_ ? real_->finalize() : Status::Ok(); }
   size_t unsent_bytes(int peer) const override { return real_ ? real_->unsent_bytes(peer) : 0; }
   int wait_fd() const override { return real_ ? real_->wait_fd() : -1; }
