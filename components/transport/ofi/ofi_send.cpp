@@ -15,6 +15,7 @@
 
 #include <cstring>
 
+#include "lazarus/frameworks/transport_iov.h"
 #include "lazarus/log.h"
 #include "ofi_info.h"
 #include "ofi_transport.h"
@@ -43,8 +44,7 @@ Status OfiTransport::send(int rank, const struct iovec* iov, int iovcnt) {
   if (p == nullptr || (p->addr == FI_ADDR_NOTAVAIL && !checkpointed_))
     return InvalidArgument("ofi cannot reach rank " + std::to_string(rank));
   if (checkpointed_) return Status(Code::kWouldBlock, "ofi: checkpointed; no frame moves before connect()");
-  size_t total = 0;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = iov_bytes(iov, iovcnt);
   if (total > max_frame_)
     return InvalidArgument("frame of " + std::to_string(total) + " bytes exceeds ofi max_frame " +
                            std::to_string(max_frame_));
@@ -66,14 +66,8 @@ Status OfiTransport::post_frame(OfiPeer& p, FrameKind kind, const struct iovec* 
                 static_cast<uint32_t>(payload)};
   std::vector<char> frame = take_buffer();
   frame.resize(bytes);
-  char* at = frame.data();
-  std::memcpy(at, &h, sizeof h);
-  at += sizeof h;
-  for (int i = 0; i < iovcnt; ++i) {
-    if (iov[i].iov_len == 0) continue;
-    std::memcpy(at, iov[i].iov_base, iov[i].iov_len);
-    at += iov[i].iov_len;
-  }
+  std::memcpy(frame.data(), &h, sizeof h);
+  iov_gather(iov, iovcnt, frame.data() + sizeof h);
   ++p.next_out;
   if (idle) {
     Status s = try_post(p, frame);

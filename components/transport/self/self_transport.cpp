@@ -1,5 +1,7 @@
 #include "self_transport.h"
 
+#include "lazarus/frameworks/transport_iov.h"
+
 namespace lz::transport {
 
 Status SelfTransport::init(Host& host) {
@@ -11,8 +13,7 @@ bool SelfTransport::reaches(int peer) const { return host_ != nullptr && peer ==
 
 Status SelfTransport::send(int peer, const struct iovec* iov, int iovcnt) {
   if (!reaches(peer)) return InvalidArgument("self transport cannot reach rank " + std::to_string(peer));
-  size_t total = 0;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = iov_bytes(iov, iovcnt);
   if (total > kMaxFrame) return InvalidArgument("frame of " + std::to_string(total) + " bytes exceeds max_frame");
   std::string frame;
   frame.reserve(total);

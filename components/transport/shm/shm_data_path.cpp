@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "lazarus/frameworks/transport_iov.h"
 #include "lazarus/log.h"
 #include "shm_clock.h"
 #include "shm_membarrier.h"
@@ -37,8 +38,7 @@ Status ShmTransport::send(int peer, const struct iovec* iov, int iovcnt) {
   if (p.gone) return peer_gone_status(peer);
   if (checkpointed_) return Status(Code::kWouldBlock, "shm: checkpointed; no frame moves before connect()");
   if (!p.tx.attached()) return InvalidArgument("shm: rank " + std::to_string(peer) + " is not reachable through shm");
-  size_t total = 0;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = iov_bytes(iov, iovcnt);
   if (total > cfg_.max_frame)
     return InvalidArgument("shm: frame of " + std::to_string(total) + " bytes exceeds max_frame " +
                            std::to_string(cfg_.max_frame));
@@ -60,11 +60,7 @@ Status ShmTransport::send(int peer, const struct iovec* iov, int iovcnt) {
   // ping-pong: 0.42-0.52 us -> 0.31-0.38 half round trip (Open MPI 0.38-0.41).
   const bool small = total <= kCacheLine - kRecordHeaderBytes;
   alignas(kCacheLine) uint8_t staged[kCacheLine];
-  uint8_t* out = small ? staged : dst;
-  for (int i = 0; i < iovcnt; ++i) {
-    std::memcpy(out, iov[i].iov_base, iov[i].iov_len);
-    out += iov[i].iov_len;
-  }
+  iov_gather(iov, iovcnt, small ? staged : dst);
   if (small) std::memcpy(dst, staged, total);
   p.tx.commit();
   // The doorbell's Dekker pairing (arm_wait): the record before the flag

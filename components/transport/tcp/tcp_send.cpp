@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "lazarus/frameworks/transport_iov.h"
 #include "lazarus/log.h"
 
 namespace lz::transport::tcp {
@@ -16,8 +17,7 @@ Status TcpTransport::send(int peer, const struct iovec* iov, int iovcnt) {
     return Status(Code::kWouldBlock, "tcp: checkpointed; no frame moves before connect()");
   if (ep == nullptr || ep->addresses().empty())
     return InvalidArgument("tcp cannot reach rank " + std::to_string(peer));
-  size_t total = 0;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = iov_bytes(iov, iovcnt);
   if (total > config_.max_frame)
     return InvalidArgument("frame of " + std::to_string(total) + " bytes exceeds tcp max_frame " +
                            std::to_string(config_.max_frame));

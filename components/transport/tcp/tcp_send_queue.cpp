@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lazarus/frameworks/transport_iov.h"
 #include "tcp_frame.h"
 
 namespace lz::transport::tcp {
@@ -36,8 +37,7 @@ void TcpSendQueue::append(const void* p, size_t n) {
 }
 
 void TcpSendQueue::append_frame(uint32_t header, const struct iovec* iov, int iovcnt, size_t skip) {
-  size_t total = kFrameHeaderBytes;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = kFrameHeaderBytes + iov_bytes(iov, iovcnt);
   if (skip >= total) return;
   reserve_tail(total - skip);
   unsigned char hdr[kFrameHeaderBytes];

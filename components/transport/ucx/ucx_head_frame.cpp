@@ -40,6 +40,7 @@
 #include <memory>
 #include <vector>
 
+#include "lazarus/frameworks/transport_iov.h"
 #include "lazarus/log.h"
 #include "ucx_transport.h"
 
@@ -60,8 +61,7 @@ struct UcxTransport::ZcopyOp {
 };
 
 Status UcxTransport::send_zcopy(int peer, const struct iovec* iov, int iovcnt, Completion done) {
-  size_t total = 0;
-  for (int i = 0; i >= 0 && i < iovcnt && iov != nullptr; ++i) total += iov[i].iov_len;
+  size_t total = iov_bytes(iov, iovcnt);
   if (config_.zcopy_threshold == 0 || total < config_.zcopy_threshold || iovcnt < 2 || iov[0].iov_len == 0 ||
       iov[0].iov_len > kMaxHead)
     return Module::send_zcopy(peer, iov, iovcnt, done);  // a copy, complete at once

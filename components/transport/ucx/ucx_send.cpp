@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "lazarus/frameworks/transport_iov.h"
 #include "lazarus/log.h"
 #include "ucx_transport.h"
 
@@ -16,24 +17,8 @@ Status UcxTransport::create_gather_dt() {
   ops.pack = [](void* state, size_t offset, void* dest, size_t max_length) -> size_t {
     const auto* op = static_cast<const SendOp*>(state);
     const size_t n = std::min(max_length, op->bytes - std::min(offset, op->bytes));
-    if (op->copy) {
-      std::memcpy(dest, op->copy.get() + offset, n);
-      return n;
-    }
-    char* at = static_cast<char*>(dest);
-    size_t skip = offset, left = n;
-    for (int i = 0; i < op->iovcnt && left != 0; ++i) {
-      const size_t len = op->iov[i].iov_len;
-      if (skip >= len) {
-        skip -= len;
-        continue;
-      }
-      const size_t k = std::min(len - skip, left);
-      std::memcpy(at, static_cast<const char*>(op->iov[i].iov_base) + skip, k);
-      at += k;
-      left -= k;
-      skip = 0;
-    }
+    if (op->copy) std::memcpy(dest, op->copy.get() + offset, n);
+    else iov_copy_range(op->iov, op->iovcnt, offset, n, dest);
     return n;
   };
   ops.finish = [](void*) {};
@@ -67,15 +52,6 @@ constexpr size_t kPoolBytes = 512 * 1024;
 // this, over tcp about 8 KiB.
 constexpr size_t kImmediateMax = 1024;
 
-// The iovecs' bytes, one after the other, at `out`.
-void gather(const struct iovec* iov, int iovcnt, char* out) {
-  for (int i = 0; i < iovcnt; ++i) {
-    if (iov[i].iov_len == 0) continue;
-    std::memcpy(out, iov[i].iov_base, iov[i].iov_len);
-    out += iov[i].iov_len;
-  }
-}
-
 }  // namespace
 
 Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
@@ -106,7 +82,7 @@ Status UcxTransport::send(int peer, const struct iovec* iov, int iovcnt) {
 ucs_status_t UcxTransport::send_immediate(UcxPeer& p, const FrameHeader& h, const struct iovec* iov, int iovcnt,
                                           size_t total) {
   char payload[kImmediateMax];
-  gather(iov, iovcnt, payload);
+  iov_gather(iov, iovcnt, payload);
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
   void* req = ucp_am_send_nbx(p.ep, kAmId, &h, sizeof h, payload, total, &param);
@@ -126,8 +102,7 @@ Status UcxTransport::check_send(int peer, const struct iovec* iov, int iovcnt, s
     return InvalidArgument("ucx: send to rank " + std::to_string(peer) + ": not a peer of rank " +
                            std::to_string(rank_) + " in a job of " + std::to_string(peers_.size()));
   if (iovcnt < 0 || (iovcnt > 0 && iov == nullptr)) return InvalidArgument("ucx: send with a bad iovec array");
-  size_t total = 0;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = iov_bytes(iov, iovcnt);
   if (total > config_.max_frame)
     return InvalidArgument("ucx: frame of " + std::to_string(total) + " bytes exceeds max_frame " +
                            std::to_string(config_.max_frame) + " (transport_ucx_max_frame)");
@@ -152,8 +127,7 @@ Status UcxTransport::check_send(int peer, const struct iovec* iov, int iovcnt, s
 
 Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, int iovcnt, uint64_t id) {
   LZ_RETURN_IF_ERROR(ensure_ep(p));
-  size_t total = 0;
-  for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+  const size_t total = iov_bytes(iov, iovcnt);
   FrameHeader h{tag_, static_cast<uint32_t>(rank_), kind, kind == kData ? p.next_seq : id};
   if (total <= kImmediateMax) {
     // A small frame goes out from the stack when UCX can send it at once,
@@ -171,7 +145,7 @@ Status UcxTransport::post(UcxPeer& p, FrameKind kind, const struct iovec* iov, i
   op->bytes = total;
   auto keep_copy = [&] {
     op->copy = take_buffer(total);
-    gather(iov, iovcnt, op->copy.get());
+    iov_gather(iov, iovcnt, op->copy.get());
   };
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
