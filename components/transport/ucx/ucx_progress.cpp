@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "lazarus/cpu_relax.h"
 #include "lazarus/log.h"
 #include "ucx_transport.h"
 
@@ -206,6 +207,12 @@ void UcxTransport::progress_worker(bool until_events, int idle_polls) {
   for (int i = 0; i < 64; ++i) {
     if (ucp_worker_progress(worker_.worker()) == 0) {
       if (--idle_polls < 0) break;
+      // Idle looks back to back pull the FIFO element the sender is filling
+      // into this cache more often, and each time the sender takes it back:
+      // a pause between them. Ping-pongs over posix, 6 rounds interleaved,
+      // bound: 512 B 0.205 -> 0.168 us, 4 KiB 0.390 -> 0.382, 0-64 B alike;
+      // unbound: 512 B 0.201 -> 0.168, 0 B 0.140 -> 0.135 (see the commit).
+      cpu_relax();
     } else if (until_events && events_ != before) {
       break;
     }
