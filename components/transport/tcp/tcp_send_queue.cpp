@@ -42,17 +42,12 @@ void TcpSendQueue::append_frame(uint32_t header, const struct iovec* iov, int io
   reserve_tail(total - skip);
   unsigned char hdr[kFrameHeaderBytes];
   encode_frame_header(header, hdr);
-  auto put = [&](const void* p, size_t n) {
-    if (skip >= n) {
-      skip -= n;
-      return;
-    }
-    std::memcpy(buf_.get() + tail_, static_cast<const char*>(p) + skip, n - skip);
-    tail_ += n - skip;
-    skip = 0;
-  };
-  put(hdr, sizeof hdr);
-  for (int i = 0; i < iovcnt; ++i) put(iov[i].iov_base, iov[i].iov_len);
+  // The frame from byte `skip` on: what is left of the header, then the iovecs'.
+  char* at = buf_.get() + tail_;
+  const size_t head = skip < sizeof hdr ? sizeof hdr - skip : 0;
+  if (head != 0) std::memcpy(at, hdr + skip, head);
+  iov_copy_range(iov, iovcnt, skip + head - sizeof hdr, total - skip - head, at + head);
+  tail_ += total - skip;
 }
 
 void TcpSendQueue::consume(size_t n) {

@@ -23,6 +23,7 @@
 #include "tcp_frame_reader.h"
 #include "tcp_handshake.h"
 #include "tcp_interfaces.h"
+#include "tcp_send_queue.h"
 #include "tcp_transport.h"
 #include "test_modex.h"
 
@@ -115,6 +116,24 @@ TEST(TcpFrameReader, ReportsEof) {
   bool drained;
   int err;
   EXPECT_EQ(rd.fill(sp.b, &drained, &err), TcpFrameReader::FillResult::kEof);
+}
+
+// A frame the socket took only part of: the queue keeps exactly its bytes
+// from `skip` on (header, then the iovecs, an empty one included), after what
+// was queued before it.
+TEST(TcpSendQueue, AppendFrameKeepsTheUnsentTailFromAnyByte) {
+  std::string a = "abc", c = "defgh";
+  const iovec iov[] = {{a.data(), a.size()}, {nullptr, 0}, {c.data(), c.size()}};
+  unsigned char hdr[kFrameHeaderBytes];
+  encode_frame_header(0x1234567u, hdr);
+  const std::string whole = std::string(reinterpret_cast<char*>(hdr), sizeof hdr) + a + c;
+  for (size_t skip = 0; skip <= whole.size() + 1; ++skip) {
+    TcpSendQueue q;
+    q.append("xy", 2);
+    q.append_frame(0x1234567u, iov, 3, skip);
+    const std::string want = "xy" + (skip < whole.size() ? whole.substr(skip) : "");
+    EXPECT_EQ(std::string(q.data(), q.size()), want) << "skip " << skip;
+  }
 }
 
 TEST(TcpHandshake, RoundTripAndTamperDetection) {
