@@ -19,6 +19,7 @@
 #include "callback_registry.h"
 #include "checkpoint_engine.h"
 #include "control_channel.h"
+#include "lazarus/cpu_relax.h"
 #include "lazarus/libcr.h"
 #include "libcr_state.h"
 #include "service.h"
@@ -456,7 +457,7 @@ const struct cr_restart_info* cr_get_restart_info(void) {
 void cr_spinlock_init(cr_spinlock_t* lock) { __atomic_store_n(lock, 0u, __ATOMIC_RELEASE); }
 void cr_spinlock_lock(cr_spinlock_t* lock) {
   while (__atomic_exchange_n(lock, 1u, __ATOMIC_ACQUIRE) != 0u)
-    while (__atomic_load_n(lock, __ATOMIC_RELAXED) != 0u) __builtin_ia32_pause();
+    while (__atomic_load_n(lock, __ATOMIC_RELAXED) != 0u) lz::cpu_relax();
 }
 void cr_spinlock_unlock(cr_spinlock_t* lock) { __atomic_store_n(lock, 0u, __ATOMIC_RELEASE); }
 int cr_spinlock_trylock(cr_spinlock_t* lock) { return __atomic_exchange_n(lock, 1u, __ATOMIC_ACQUIRE) == 0u; }
