@@ -153,6 +153,10 @@ class UcxTransport final : public Module {
   // UCS_ERR_NO_RESOURCE when it must be queued (post()'s path), another
   // error when the endpoint failed. The endpoint must exist.
   ucs_status_t send_immediate(UcxPeer& p, const FrameHeader& h, const struct iovec* iov, int iovcnt, size_t total);
+  // The request of an immediate send UCX did not complete at once: waited for.
+  __attribute__((cold, noinline)) void finish_immediate(void* req);
+  // send() past its common case: check_send(), then post().
+  __attribute__((noinline)) Status send_general(int peer, const struct iovec* iov, int iovcnt);
   // What a failed ucp_am_send_nbx returns: kAborted (and the peer marked
   // lost) when the endpoint failed, an I/O error otherwise.
   Status send_failed(UcxPeer& p, ucs_status_t why);
