@@ -269,8 +269,7 @@ Status Engine::finalize() {
 }
 
 
-MatchQueue* Engine::queue(uint32_t ctx) {
-  if (__builtin_expect(ctx < queues_.size() && queues_[ctx], 1)) return queues_[ctx].get();
+MatchQueue* Engine::new_queue(uint32_t ctx) {
   if (ctx >= queues_.size()) queues_.resize(static_cast<size_t>(ctx) + 16);
   queues_[ctx] = std::make_unique<MatchQueue>();
   return queues_[ctx].get();

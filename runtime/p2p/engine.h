@@ -188,7 +188,10 @@ class Engine final : public transport::Host {
   void set_thread_gate(WaitGate* gate) { gate_ = gate; }
 
   // ---- matching queues per context --------------------------------------------------
-  MatchQueue* queue(uint32_t ctx);
+  MatchQueue* queue(uint32_t ctx) {
+    if (__builtin_expect(ctx < queues_.size() && queues_[ctx], 1)) return queues_[ctx].get();
+    return new_queue(ctx);
+  }
   void release_queue(uint32_t ctx);
   // Context ids (communicator creation, comm_factory.h). Ids go in pairs
   // (point-to-point, collective), named by the first. next_context() is above
@@ -329,18 +332,42 @@ class Engine final : public transport::Host {
   // Sends header + payload to `world`, queueing it when the transport has no
   // room (or sends are held). Counts bookmarks for frames that left.
   Status send_frame(int world, const wire::Header& h, const void* payload, size_t len);
+  // What send_frame() does when it cannot hand the frame over now: `why`
+  // is the transport's refusal (ok: frames are queued or held already).
+  __attribute__((noinline)) Status send_refused(int world, const wire::Header& h, const void* payload, size_t len,
+                                                Status why);
   void enqueue(int world, const wire::Header& h, const void* payload, size_t len);
   // One frame to p's transport; counted in p.sent (bookmarks) when it left.
   Status transmit(int world, Peer& p, const iovec* iov, int iovcnt, size_t bytes);
+  // send_frame() past its checks: the frame to p's transport, or to
+  // send_refused().
+  Status hand_over(int world, Peer& p, const wire::Header& h, const void* payload, size_t len);
   void flush_peer(int world);
   void flush_all();
   void run_deferred();
 
-  void complete(Request* r);
+  // Marks r complete. Inline for a receive or a collective that owns
+  // nothing to release (complete_general() does the rest).
+  void complete(Request* r) {
+    if (__builtin_expect(r->bsend_owner == nullptr && r->region == nullptr && r->kind != Request::Kind::kSend &&
+                             !r->user_freed && gate_ == nullptr,
+                         1)) {
+      if (r->cr_open) {
+        r->cr_open = false;
+        --open_recvs_;
+      }
+      r->complete = true;
+      return;
+    }
+    complete_general(r);
+  }
+  void complete_general(Request* r);
   void add_waiting(int world, Request* r);
   void remove_waiting(Request* r);
 
-  // Matching and protocols.
+  // Matching and protocols. deliver() takes a well-formed eager frame
+  // itself and hands every other to deliver_frame().
+  __attribute__((noinline)) void deliver_frame(int src, const void* data, size_t len);
   void deliver_eager(int world, const wire::Header& h, const char* payload);
   // `bytes` more of a streamed rendezvous arrived at `r`; it finishes with the last.
   void frag_arrived(Request* r, uint64_t bytes);
@@ -413,6 +440,7 @@ class Engine final : public transport::Host {
   // ucx, 0-byte ping-pong over posix, bound: see the commit that set it.
   static constexpr int kWaitPolls = 16;
   std::vector<std::unique_ptr<MatchQueue>> queues_;  // by context id
+  MatchQueue* new_queue(uint32_t ctx);  // queue()'s first call for `ctx`
   uint32_t next_context_ = 4;                        // 0/1: world, 2/3: self
   std::set<uint32_t> taken_contexts_;                // pairs taken since (first id)
   size_t pending_peers_ = 0;

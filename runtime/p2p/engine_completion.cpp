@@ -11,7 +11,7 @@ namespace lz::rt {
 
 using namespace engine_detail;
 
-void Engine::complete(Request* r) {
+void Engine::complete_general(Request* r) {
   if (Request* owner = r->bsend_owner) {  // a buffered send's transfer ends
     r->bsend_owner = nullptr;
     owner->bsend_xfer = nullptr;

@@ -15,28 +15,11 @@ namespace lz::rt {
 
 using namespace engine_detail;
 
-Status Engine::send_frame(int world, const wire::Header& h, const void* payload, size_t len) {
-  Peer& p = peers_[static_cast<size_t>(world)];
-  if (h.type == wire::kEager || h.type == wire::kRts) ++p.messages_sent;
-  if (__builtin_expect(p.pending.empty() && !hold_, 1)) {
-    struct iovec iov[2];
-    iov[0].iov_base = const_cast<wire::Header*>(&h);
-    iov[0].iov_len = sizeof h;
-    iov[1].iov_base = const_cast<void*>(payload);
-    iov[1].iov_len = len;
-    Status s = transmit(world, p, iov, len ? 2 : 1, sizeof h + len);
-    if (__builtin_expect(s.ok(), 1)) return s;
-    if (s.code() != Code::kWouldBlock) {
-      log::error("p2p: sending to rank %d failed: %s", world, s.message().c_str());
-      return s;
-    }
-  }
-  if (p.failed) return Status(Code::kAborted, "rank " + std::to_string(world) + " has failed");
-  enqueue(world, h, payload, len);
-  return Status::Ok();
-}
-
-Status Engine::transmit(int world, Peer& p, const iovec* iov, int iovcnt, size_t bytes) {
+// transmit() and hand_over() are inlined into their callers here:
+// send_now(), a 0-byte MPI_Send's whole path in the engine, is then one
+// function. What a transport refuses goes to the out-of-line send_refused().
+inline __attribute__((always_inline)) Status Engine::transmit(int world, Peer& p, const iovec* iov, int iovcnt,
+                                                              size_t bytes) {
   Status s = p.transport->send(world, iov, iovcnt);
   if (__builtin_expect(s.ok(), 1)) {
     ++p.sent.messages;
@@ -44,6 +27,36 @@ Status Engine::transmit(int world, Peer& p, const iovec* iov, int iovcnt, size_t
     if (world == rank_) self_dirty_ = true;
   }
   return s;
+}
+
+inline __attribute__((always_inline)) Status Engine::hand_over(int world, Peer& p, const wire::Header& h,
+                                                               const void* payload, size_t len) {
+  struct iovec iov[2];
+  iov[0].iov_base = const_cast<wire::Header*>(&h);
+  iov[0].iov_len = sizeof h;
+  iov[1].iov_base = const_cast<void*>(payload);
+  iov[1].iov_len = len;
+  Status s = transmit(world, p, iov, len ? 2 : 1, sizeof h + len);
+  if (__builtin_expect(s.ok(), 1)) return s;
+  return send_refused(world, h, payload, len, std::move(s));
+}
+
+Status Engine::send_frame(int world, const wire::Header& h, const void* payload, size_t len) {
+  Peer& p = peers_[static_cast<size_t>(world)];
+  if (h.type == wire::kEager || h.type == wire::kRts) ++p.messages_sent;
+  if (__builtin_expect(!p.pending.empty() || hold_, 0)) return send_refused(world, h, payload, len, Status::Ok());
+  return hand_over(world, p, h, payload, len);
+}
+
+Status Engine::send_refused(int world, const wire::Header& h, const void* payload, size_t len, Status why) {
+  if (!why.ok() && why.code() != Code::kWouldBlock) {
+    log::error("p2p: sending to rank %d failed: %s", world, why.message().c_str());
+    return why;
+  }
+  if (peers_[static_cast<size_t>(world)].failed)
+    return Status(Code::kAborted, "rank " + std::to_string(world) + " has failed");
+  enqueue(world, h, payload, len);
+  return Status::Ok();
 }
 
 void Engine::enqueue(int world, const wire::Header& h, const void* payload, size_t len) {
@@ -142,7 +155,8 @@ Status Engine::send_now(const Comm* c, int peer, int tag, uint32_t context, cons
     return Status::Ok();
   *done = true;
   const wire::Header h = make_header(wire::kEager, context, c->rank(), tag, bytes);
-  return send_frame(world, h, static_cast<const char*>(buf) + first_byte(dt), bytes);
+  ++p.messages_sent;  // what send_frame() would do, the checks above made
+  return hand_over(world, p, h, static_cast<const char*>(buf) + first_byte(dt), bytes);
 }
 
 Status Engine::start_send(Request* r) {

@@ -23,30 +23,10 @@ void MatchQueue::post(Request* r) {
   posted_tail_ = r;
 }
 
-void MatchQueue::unpost(Request* r) {
-  if (r->prev) r->prev->next = r->next;
-  else posted_head_ = r->next;
-  if (r->next) r->next->prev = r->prev;
-  else posted_tail_ = r->prev;
-  r->next = r->prev = nullptr;
-}
-
 bool MatchQueue::is_posted(const Request* r) const {
   for (Request* p = posted_head_; p != nullptr; p = p->next)
     if (p == r) return true;
   return false;
-}
-
-Request* MatchQueue::find_posted(int src, int tag) const {
-  for (Request* r = posted_head_; r != nullptr; r = r->next)
-    if (src_matches(r->peer, src) && tag_matches(r->tag, tag)) return r;
-  return nullptr;
-}
-
-Request* MatchQueue::match_posted(int src, int tag) {
-  Request* r = find_posted(src, tag);
-  if (r != nullptr) unpost(r);
-  return r;
 }
 
 Unexpected* MatchQueue::new_unexpected() {

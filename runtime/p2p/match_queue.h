@@ -43,12 +43,26 @@ class MatchQueue {
 
   // Posted receives.
   void post(Request* r);
-  void unpost(Request* r);
+  void unpost(Request* r) {
+    if (r->prev) r->prev->next = r->next;
+    else posted_head_ = r->next;
+    if (r->next) r->next->prev = r->prev;
+    else posted_tail_ = r->prev;
+    r->next = r->prev = nullptr;
+  }
   bool is_posted(const Request* r) const;
   // The first posted receive matching (src, tag), removed from the queue.
-  Request* match_posted(int src, int tag);
+  Request* match_posted(int src, int tag) {
+    Request* r = find_posted(src, tag);
+    if (r != nullptr) unpost(r);
+    return r;
+  }
   // The same receive, left in the queue (unpost() takes it).
-  Request* find_posted(int src, int tag) const;
+  Request* find_posted(int src, int tag) const {
+    for (Request* r = posted_head_; r != nullptr; r = r->next)
+      if (src_matches(r->peer, src) && tag_matches(r->tag, tag)) return r;
+    return nullptr;
+  }
 
   // Unexpected messages.
   Unexpected* new_unexpected();  // from the free list; caller fills and append()s
