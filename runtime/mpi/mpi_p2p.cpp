@@ -16,17 +16,10 @@ namespace {
 
 using Mode = Request::Mode;
 
-// Blocking send of any mode.
-inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
-                         MPI_Comm comm, Mode mode) {
-  if (int e = check_common(fn, comm, count, dt)) return e;
-  if (int e = check_dest(fn, comm, dest, tag)) return e;
+// A blocking send through a request (send_blocking() past its common case).
+[[gnu::noinline]] int send_with_request(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest,
+                                        int tag, MPI_Comm comm, Mode mode) {
   auto& eng = engine();
-  if (mode == Mode::kStandard) {
-    bool done = false;
-    lz::Status s = eng.send_now(comm, dest, tag, comm->p2p_context(), buf, count, dt, &done);
-    if (done) return s.ok() ? MPI_SUCCESS : mpi_error(comm, fn, MPI_ERR_OTHER, s.message());
-  }
   Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
   lz::Status s = eng.start_send(r);
   if (__builtin_expect(!s.ok(), 0)) {
@@ -43,6 +36,20 @@ inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatyp
   }
   request_pool().put(r);
   return MPI_SUCCESS;
+}
+
+// Blocking send of any mode. A standard-mode message that goes at once
+// (Engine::send_now) needs no request.
+inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                         MPI_Comm comm, Mode mode) {
+  if (int e = check_common(fn, comm, count, dt)) return e;
+  if (int e = check_dest(fn, comm, dest, tag)) return e;
+  if (mode == Mode::kStandard) {
+    bool done = false;
+    lz::Status s = engine().send_now(comm, dest, tag, comm->p2p_context(), buf, count, dt, &done);
+    if (__builtin_expect(done, 1)) return s.ok() ? MPI_SUCCESS : mpi_error(comm, fn, MPI_ERR_OTHER, s.message());
+  }
+  return send_with_request(fn, buf, count, dt, dest, tag, comm, mode);
 }
 
 inline int send_nonblocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,

@@ -18,38 +18,34 @@ inline Engine& engine() { return runtime().engine(); }
 
 inline bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
 
-// Returns MPI_SUCCESS or the error handler's answer.
+// The argument checks return MPI_SUCCESS or the error handler's answer. The
+// test is inline; what a failed one says is built out of line
+// (p2p_binding.cpp): with the message-building inlined, each check was a
+// call with its register saves on every send and receive.
+[[gnu::cold]] int report_common(const char* fn, MPI_Comm comm, int count, MPI_Datatype dt);
+[[gnu::cold]] int report_dest(const char* fn, MPI_Comm comm, int dest, int tag);
+[[gnu::cold]] int report_source(const char* fn, MPI_Comm comm, int source, int tag);
+
 inline int check_common(const char* fn, MPI_Comm comm, int count, MPI_Datatype dt) {
-  if (__builtin_expect(!comm_ok(comm), 0)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-  if (__builtin_expect(count < 0, 0))
-    return mpi_error(comm, fn, MPI_ERR_COUNT, "invalid count " + std::to_string(count));
-  if (__builtin_expect(dt == nullptr, 0)) return mpi_error(comm, fn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
-  if (__builtin_expect(!dt->is_committed(), 0))
-    return mpi_error(comm, fn, MPI_ERR_TYPE, "datatype " + dt->name() + " is not committed");
-  return MPI_SUCCESS;
+  if (__builtin_expect(comm_ok(comm) && count >= 0 && dt != nullptr && dt->is_committed(), 1)) return MPI_SUCCESS;
+  return report_common(fn, comm, count, dt);
 }
 
 inline int check_dest(const char* fn, MPI_Comm comm, int dest, int tag) {
-  if (__builtin_expect(dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->peer_size()), 0))
-    return mpi_error(comm, fn, MPI_ERR_RANK,
-                     "invalid destination rank " + std::to_string(dest) +
-                         (comm->is_inter() ? " (remote group size " : " (communicator size ") +
-                         std::to_string(comm->peer_size()) + ")");
-  if (__builtin_expect(tag < 0 || tag > MPI_TAG_UB_VALUE, 0))
-    return mpi_error(comm, fn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
-  return MPI_SUCCESS;
+  if (__builtin_expect((dest == MPI_PROC_NULL || (dest >= 0 && dest < comm->peer_size())) && tag >= 0 &&
+                           tag <= MPI_TAG_UB_VALUE,
+                       1))
+    return MPI_SUCCESS;
+  return report_dest(fn, comm, dest, tag);
 }
 
 inline int check_source(const char* fn, MPI_Comm comm, int source, int tag) {
   if (__builtin_expect(
-          source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= comm->peer_size()), 0))
-    return mpi_error(comm, fn, MPI_ERR_RANK,
-                     "invalid source rank " + std::to_string(source) +
-                         (comm->is_inter() ? " (remote group size " : " (communicator size ") +
-                         std::to_string(comm->peer_size()) + ")");
-  if (__builtin_expect(tag != MPI_ANY_TAG && (tag < 0 || tag > MPI_TAG_UB_VALUE), 0))
-    return mpi_error(comm, fn, MPI_ERR_TAG, "invalid tag " + std::to_string(tag));
-  return MPI_SUCCESS;
+          (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < comm->peer_size())) &&
+              (tag == MPI_ANY_TAG || (tag >= 0 && tag <= MPI_TAG_UB_VALUE)),
+          1))
+    return MPI_SUCCESS;
+  return report_source(fn, comm, source, tag);
 }
 
 inline Request* make_request(Request::Kind kind, Request::Mode mode, const void* buf, int count, MPI_Datatype dt,
@@ -69,20 +65,7 @@ inline Request* make_request(Request::Kind kind, Request::Mode mode, const void*
 }
 
 // The message of a failed request, for the error handler.
-inline std::string request_error_text(const Request* r) {
-  switch (r->st_error) {
-    case MPI_ERR_TRUNCATE:
-      return "message truncated: the message from rank " + std::to_string(r->st_source) + " (tag " +
-             std::to_string(r->st_tag) + ") is longer than the receive buffer of " + std::to_string(r->bytes) +
-             " bytes";
-    case MPI_ERR_PROC_FAILED:
-      return "peer process (world rank " + std::to_string(r->world_peer) + ") failed";
-    case MPI_ERR_BUFFER:
-      return "the attached buffer (MPI_Buffer_attach) has no room for this message";
-    default:
-      return "communication failed (error class " + std::to_string(r->st_error) + ")";
-  }
-}
+[[gnu::cold]] std::string request_error_text(const Request* r);
 
 // The status of a null or inactive request.
 inline void empty_status(MPI_Status* st) {
