@@ -36,13 +36,8 @@ void lz_mpi_request_s::free_tmp() {
 
 namespace lz::rt {
 
-RequestPool::~RequestPool() {
-  while (free_ != nullptr) {
-    Request* n = free_->next;
-    delete free_;
-    free_ = n;
-  }
-}
+static_assert(std::is_trivially_destructible_v<RequestPool>);
+constinit RequestPool g_request_pool;
 
 Request* RequestPool::get() {
   Request* r = free_;
@@ -56,7 +51,7 @@ Request* RequestPool::get() {
   return r;
 }
 
-void RequestPool::put(Request* r) {
+void RequestPool::put_general(Request* r) {
   if (r->bsend_xfer != nullptr) {  // its transfer outlives it: no longer linked
     r->bsend_xfer->bsend_owner = nullptr;
     r->bsend_xfer = nullptr;
@@ -65,18 +60,13 @@ void RequestPool::put(Request* r) {
   lz::dt::Datatype::release(r->dt);
   r->dt = nullptr;
   r->magic = 0;
-  if (free_count_ >= 4096) {
+  if (free_count_ >= kMaxFree) {
     delete r;
     return;
   }
   r->next = free_;
   free_ = r;
   ++free_count_;
-}
-
-RequestPool& request_pool() {
-  static RequestPool* pool = new RequestPool();  // never destroyed: requests may outlive static destruction order
-  return *pool;
 }
 
 }  // namespace lz::rt

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lazarus/datatype/datatype.h"
 #include "lazarus/frameworks/coll.h"
 #include "mpi.h"
 
@@ -99,15 +100,35 @@ using Request = ::lz_mpi_request_s;
 // A free list of requests; one per process, used by one thread at a time.
 class RequestPool {
  public:
-  ~RequestPool();
   Request* get();
-  void put(Request* r);
+  // Inline for the common request (no buffered-send link, no temporary
+  // buffer, a predefined datatype or none, room in the list): a blocking
+  // receive returns its request on the way to the caller.
+  void put(Request* r) {
+    if (__builtin_expect(r->bsend_xfer == nullptr && r->tmp == nullptr &&
+                             (r->dt == nullptr || r->dt->is_predefined()) && free_count_ < kMaxFree,
+                         1)) {
+      r->dt = nullptr;
+      r->magic = 0;
+      r->next = free_;
+      free_ = r;
+      ++free_count_;
+      return;
+    }
+    put_general(r);
+  }
 
  private:
+  static constexpr size_t kMaxFree = 4096;
+  void put_general(Request* r);
+
   Request* free_ = nullptr;
   size_t free_count_ = 0;
 };
 
-RequestPool& request_pool();
+// The process's pool: constant-initialized and never destroyed (requests may
+// outlive static destruction order), so using it costs no guard.
+extern RequestPool g_request_pool;
+inline RequestPool& request_pool() { return g_request_pool; }
 
 }  // namespace lz::rt
