@@ -33,8 +33,9 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
   FrameHeader h;
   if (__builtin_expect(header_length == sizeof h, 1)) {
     // The common frame, first: the next data frame from an active peer we
-    // have an endpoint to, nothing held back from it, sent eagerly. What
-    // the checks below would decide for it, in fewer of them.
+    // have an endpoint to, nothing held back from it, sent eagerly: what
+    // on_other_am() would decide for it, in fewer checks and without its
+    // register saves.
     std::memcpy(&h, header, sizeof h);
     UcxPeer* p = h.kind == kData && h.tag == tag_ && h.src != static_cast<uint32_t>(rank_)
                      ? peer_at(static_cast<int>(h.src))
@@ -48,6 +49,12 @@ ucs_status_t UcxTransport::on_am(const void* header, size_t header_length, void*
       return UCS_OK;
     }
   }
+  return on_other_am(header, header_length, data, length, param);
+}
+
+ucs_status_t UcxTransport::on_other_am(const void* header, size_t header_length, void* data, size_t length,
+                                       const ucp_am_recv_param_t* param) {
+  FrameHeader h;
   if (header_length < sizeof h || header_length > sizeof h + kMaxHead) {
     if (dropped_++ == 0) log::warn("ucx: rank %d refused a frame with a %zu-byte header (not from this job)", rank_, header_length);
     return UCS_OK;  // a rendezvous frame is declined: the sender completes

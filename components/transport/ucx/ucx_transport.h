@@ -122,8 +122,12 @@ class UcxTransport final : public Module {
   bool checkpointed() const { return checkpointed_; }
 
   // UCX callbacks (static trampolines call these).
+  // on_am() takes the common frame itself (the next eager data frame from
+  // an active peer) and hands every other to on_other_am().
   ucs_status_t on_am(const void* header, size_t header_length, void* data, size_t length,
                      const ucp_am_recv_param_t* param);
+  __attribute__((noinline)) ucs_status_t on_other_am(const void* header, size_t header_length, void* data,
+                                                     size_t length, const ucp_am_recv_param_t* param);
   void on_ep_error(UcxPeer& p, ucs_status_t why);
 
  private:
