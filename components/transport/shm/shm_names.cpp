@@ -95,14 +95,16 @@ int sweep_stale(const std::string& dir) {
   int removed = 0;
   while (struct dirent* e = ::readdir(d)) {
     auto n = SegmentName::parse(e->d_name);
-    if (!n || n->pidns != my_ns || n->pid == ::getpid()) continue;
-    if (::kill(n->pid, 0) == 0 || errno != ESRCH) continue;
+    if (!n || n->pidns != my_ns) continue;
+    // Our own pid's too: a former process that had it died and left them
+    // (the pid was reused), since we have none while this runs.
+    if (n->pid != ::getpid() && (::kill(n->pid, 0) == 0 || errno != ESRCH)) continue;
     const std::string path = dir + "/" + e->d_name;
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
     if (::unlink(path.c_str()) == 0) {
       ++removed;
-      log::debug("shm: removed %s, left behind by pid %d which no longer exists", path.c_str(),
+      log::debug("shm: removed %s, left behind by a pid %d that no longer exists or is now ours", path.c_str(),
                  static_cast<int>(n->pid));
     }
   }

@@ -40,8 +40,10 @@ struct SegmentName {
 uint64_t current_pid_namespace();
 
 // Removes files of `dir` named by SegmentName whose creator is provably gone:
-// same PID namespace as ours, same owner uid, and the pid no longer exists.
-// Returns how many were removed. Never fails (logs at debug level).
+// same PID namespace as ours, same owner uid, and the pid no longer exists
+// or is ours (called only while this process has no segment of its own:
+// before init() and a restart make theirs). Returns how many were removed.
+// Never fails (logs at debug level).
 int sweep_stale(const std::string& dir);
 
 }  // namespace lz::transport::shm

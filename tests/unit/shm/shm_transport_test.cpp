@@ -26,6 +26,7 @@
 
 #include "lazarus/registry.h"
 #include "shm_membarrier.h"
+#include "shm_names.h"
 #include "temp_dir.h"
 #include "transport_job.h"
 
@@ -440,6 +441,26 @@ TEST(ShmTransport, StaleFilesOfDeadCreatorsAreSwept) {
   }));
   EXPECT_NE(::access(stale.c_str(), F_OK), 0) << "stale segment not removed";
   EXPECT_EQ(::access(unrelated.c_str(), F_OK), 0) << "removed a file that is not ours";
+}
+
+TEST(ShmTransport, SweepRemovesFilesOfOurOwnPidAndKeepsALiveCreators) {
+  // A process that had our pid died and left its files (the pid was
+  // reused). The sweep runs while this process has no segment of its own,
+  // so no file of our pid is in use; before, they stayed until we exited.
+  TempDir backing;
+  struct stat st;
+  ASSERT_EQ(::stat("/proc/self/ns/pid", &st), 0);
+  auto name = [&](pid_t pid, int rank, int gen) {
+    return "lz-shm.oldjob." + std::to_string(st.st_ino) + "." + std::to_string(pid) + "." + std::to_string(rank) +
+           "." + std::to_string(gen);
+  };
+  const std::string own_seg = backing.write(name(::getpid(), 1, 1) + ".seg", "x");
+  const std::string own_bell = backing.write(name(::getpid(), 1, 1) + ".bell", "x");
+  const std::string live = backing.write(name(::getppid(), 0, 0) + ".seg", "x");
+  EXPECT_EQ(lz::transport::shm::sweep_stale(backing.path()), 2);
+  EXPECT_NE(::access(own_seg.c_str(), F_OK), 0) << "our own pid's segment was kept";
+  EXPECT_NE(::access(own_bell.c_str(), F_OK), 0) << "our own pid's doorbell was kept";
+  EXPECT_EQ(::access(live.c_str(), F_OK), 0) << "removed the file of a live process";
 }
 
 TEST(ShmTransport, UnusableBackingDirDeclinesWithReason) {
