@@ -127,8 +127,9 @@ void Engine::log_late(Request* r, const char* data, uint64_t bytes) {
 
 // Inlined into deliver(), with deliver_eager(): an eager message's whole
 // way to its posted receive is one function.
-inline __attribute__((always_inline)) void Engine::recv_eager_into(Request* r, int world, int src, int tag, uint64_t stamp, const char* payload,
-                             uint64_t len) {
+inline __attribute__((always_inline)) void Engine::recv_eager_into(Request* r, int world, int src, int tag,
+                                                                    uint64_t stamp, const char* payload,
+                                                                    uint64_t len) {
   if (__builtin_expect(mlog_ != nullptr, 0)) note_match(r, world, src, tag, stamp);
   const uint64_t n = accept(r, src, tag, len);
   r->world_peer = world;

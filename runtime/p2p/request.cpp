@@ -51,22 +51,13 @@ Request* RequestPool::get() {
   return r;
 }
 
-void RequestPool::put_general(Request* r) {
+void RequestPool::release_owned(Request* r) {
   if (r->bsend_xfer != nullptr) {  // its transfer outlives it: no longer linked
     r->bsend_xfer->bsend_owner = nullptr;
     r->bsend_xfer = nullptr;
   }
   r->free_tmp();
   lz::dt::Datatype::release(r->dt);
-  r->dt = nullptr;
-  r->magic = 0;
-  if (free_count_ >= kMaxFree) {
-    delete r;
-    return;
-  }
-  r->next = free_;
-  free_ = r;
-  ++free_count_;
 }
 
 }  // namespace lz::rt

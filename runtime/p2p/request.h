@@ -101,26 +101,28 @@ using Request = ::lz_mpi_request_s;
 class RequestPool {
  public:
   Request* get();
-  // Inline for the common request (no buffered-send link, no temporary
-  // buffer, a predefined datatype or none, room in the list): a blocking
-  // receive returns its request on the way to the caller.
+  // Inline: a blocking receive returns its request on the way to the
+  // caller. What the request owns (a buffered-send link, a temporary buffer,
+  // a derived datatype) is released out of line.
   void put(Request* r) {
-    if (__builtin_expect(r->bsend_xfer == nullptr && r->tmp == nullptr &&
-                             (r->dt == nullptr || r->dt->is_predefined()) && free_count_ < kMaxFree,
-                         1)) {
-      r->dt = nullptr;
-      r->magic = 0;
-      r->next = free_;
-      free_ = r;
-      ++free_count_;
+    if (__builtin_expect(r->bsend_xfer != nullptr || r->tmp != nullptr ||
+                             (r->dt != nullptr && !r->dt->is_predefined()),
+                         0))
+      release_owned(r);
+    r->dt = nullptr;
+    r->magic = 0;
+    if (__builtin_expect(free_count_ >= kMaxFree, 0)) {
+      delete r;
       return;
     }
-    put_general(r);
+    r->next = free_;
+    free_ = r;
+    ++free_count_;
   }
 
  private:
   static constexpr size_t kMaxFree = 4096;
-  void put_general(Request* r);
+  static void release_owned(Request* r);
 
   Request* free_ = nullptr;
   size_t free_count_ = 0;
