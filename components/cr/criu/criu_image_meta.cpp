@@ -12,6 +12,8 @@
 #include <map>
 #include <sstream>
 
+#include "lazarus/write_file_at.h"
+
 namespace lz::cr::criu {
 namespace {
 
@@ -21,27 +23,6 @@ std::string read_link(const std::string& path) {
   if (n < 0) return {};
   buf[n] = '\0';
   return buf;
-}
-
-// Writes `text` to `name` inside `dir_fd` through a temporary name.
-Status write_small_file(int dir_fd, const std::string& name, const std::string& text) {
-  std::string tmp = "." + name + ".tmp";
-  int fd = openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return ErrnoError("cannot create " + name + " in the image directory", errno);
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t w = write(fd, text.data() + off, text.size() - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      close(fd);
-      return ErrnoError("cannot write " + name, err);
-    }
-    off += static_cast<size_t>(w);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) return ErrnoError("cannot write " + name, errno);
-  if (renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) return ErrnoError("cannot rename " + tmp, errno);
-  return Status::Ok();
 }
 
 std::string encode_fd(const FdKey& k) {
@@ -116,7 +97,7 @@ Status write_meta(int dir_fd, const ImageMeta& m) {
   for (const auto& k : m.stdio) out << "stdio " << encode_fd(k) << "\n";
   out << "images_dir " << encode_fd(m.images_dir) << "\n";
   if (!m.restart_channel.key.empty()) out << "restart_channel " << encode_fd(m.restart_channel) << "\n";
-  return write_small_file(dir_fd, kMetaFile, out.str());
+  return write_file_at(dir_fd, kMetaFile, out.str());
 }
 
 StatusOr<ImageMeta> read_meta(const std::string& dir_path) {
@@ -175,7 +156,7 @@ Status write_file_list(int dir_fd) {
   std::ostringstream out;
   out << "# Lazarus: CRIU image files and their sizes at the end of the dump\n";
   for (const auto& [name, size] : sizes) out << size << " " << name << "\n";
-  return write_small_file(dir_fd, kFilesFile, out.str());
+  return write_file_at(dir_fd, kFilesFile, out.str());
 }
 
 Status verify_file_list(const std::string& dir_path) {
