@@ -29,8 +29,8 @@ std::string capability_names(uint64_t caps) {
 namespace cr {
 std::string capability_names(uint64_t caps) {
   static const char* const kNames[] = {"core-image",   "app-level", "needs-privilege", "portable",
-                                       "change-ranks", "restore",   "single-process"};
-  return names_of(caps, kNames, 7);
+                                       "change-ranks", "restore",   "single-process", "records-files"};
+  return names_of(caps, kNames, 8);
 }
 }  // namespace cr
 

@@ -44,6 +44,19 @@ constexpr ParamSpec kRegistryParams[] = {
      "directory is always searched last",
      3},
     {"log_level", ParamType::kEnum, "warn", "Diagnostics shown on stderr", 1, "error|warn|info|debug|trace"},
+    // The cr framework's: what a restart does to the files a checkpointed
+    // process held (lazarus/procfiles), for every back end.
+    {"cr_files", ParamType::kEnum, "truncate",
+     "What a restart does to each regular file a rank held open for writing at the checkpoint: truncate it to "
+     "its size then (for logs and outputs a deterministic program writes again), copy (the snapshot keeps the "
+     "file's contents, up to cr_files_copy_max, and puts them back: for files rewritten in place), or keep it as "
+     "it is and report the change; files mapped shared and written are always copied, files only read are "
+     "checked. Given to `lazarus restart`, keep leaves every file as it is",
+     2, "truncate|copy|keep"},
+    {"cr_files_copy_max", ParamType::kSize, "64M",
+     "Largest file whose contents a snapshot keeps (cr_files=copy, files mapped shared); a larger one is "
+     "truncated instead, as the snapshot's report says",
+     3},
 };
 
 // The directory of the library holding this code (liblazarus.so or the executable).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lazarus/appfmt/reader.h"
+#include "lazarus/procfiles/file_record.h"
 
 namespace lz::cli {
 namespace {
@@ -30,7 +31,8 @@ StatusOr<std::vector<std::string>> files_of(const std::string& path) {
       out.push_back(it->path().string());
   if (ec) return IoError("cannot list " + path + ": " + ec.message());
   if (out.empty())
-    return NotFound("no application-level snapshot file (*.lzck) in " + path +
+    return NotFound("no application-level snapshot file (*.lzck) and no record of a process's files (" +
+                    std::string(procfiles::kRecordFile) + ") in " + path +
                     " (core-image snapshots of cr=criu are checked by `lazarus restart`)");
   std::sort(out.begin(), out.end());
   return out;
@@ -60,12 +62,65 @@ nlohmann::ordered_json variable_json(const appfmt::VariableInfo& v) {
   return j;
 }
 
+// The directories below `path` (itself included) that hold a record of a
+// process's files (lazarus/procfiles), in order.
+std::vector<std::string> file_records_of(const std::string& path) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(path) / procfiles::kRecordFile, ec)) out.push_back(path);
+  if (!fs::is_directory(path, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().filename() == procfiles::kRecordFile)
+      out.push_back(it->path().parent_path().string());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// What a restart does to each file the process held (both back ends).
+int show_file_records(const std::vector<std::string>& dirs, bool json, nlohmann::ordered_json& all) {
+  int rc = 0;
+  for (const std::string& dir : dirs) {
+    auto pf = procfiles::read_process_files(dir);
+    if (!pf.ok()) {
+      std::fprintf(stderr, "lazarus snapshot show: %s\n", pf.status().message().c_str());
+      rc = 1;
+      continue;
+    }
+    if (json) {
+      nlohmann::ordered_json files = nlohmann::ordered_json::array();
+      for (const auto& f : pf->files) {
+        nlohmann::ordered_json j{{"path", f.path},           {"written", f.written},
+                                 {"mapped_shared", f.mapped_shared}, {"size", f.size},
+                                 {"action", procfiles::action_name(f.action)}};
+        if (!f.copy.empty()) j["copy"] = f.copy;
+        if (!f.note.empty()) j["note"] = f.note;
+        files.push_back(j);
+      }
+      all.push_back({{"files_of", dir},
+                     {"pid", pf->pid},
+                     {"cwd", pf->cwd},
+                     {"policy", procfiles::policy_name(pf->policy)},
+                     {"files", files}});
+      continue;
+    }
+    std::printf("%s: files of pid %d (working directory %s), cr_files %s:\n", dir.c_str(), pf->pid,
+                pf->cwd.c_str(), procfiles::policy_name(pf->policy));
+    if (pf->files.empty()) std::printf("  (none)\n");
+    for (const auto& f : pf->files) std::printf("  %s\n", procfiles::describe(f).c_str());
+  }
+  return rc;
+}
+
 int show(const std::string& path, bool json) {
+  const std::vector<std::string> records = file_records_of(path);
   auto files = files_of(path);
-  if (!files.ok()) {
+  if (!files.ok() && (records.empty() || files.status().code() != Code::kNotFound)) {
     std::fprintf(stderr, "lazarus snapshot show: %s\n", files.status().message().c_str());
     return 1;
   }
+  if (!files.ok()) files = std::vector<std::string>{};  // a core image: its files' record alone
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   int rc = 0;
   for (const std::string& f : *files) {
@@ -99,6 +154,7 @@ int show(const std::string& path, bool json) {
                   static_cast<unsigned long long>(v.xxh3), dec.c_str(), v.compressed ? " (zstd)" : "");
     }
   }
+  if (show_file_records(records, json, all) != 0) rc = 1;
   if (json) std::printf("%s\n", all.dump(2).c_str());
   return rc;
 }
@@ -133,13 +189,18 @@ int verify(const std::string& path) {
 
 void add_snapshot_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
-      "snapshot", "Inspect application-level snapshot files (cr=app): `snapshot show`, `snapshot verify`");
+      "snapshot", "Inspect snapshots: `snapshot show` (variables of cr=app, and for both back ends the files each "
+                  "rank held and what a restart does to them), `snapshot verify` (cr=app)");
   cmd->require_subcommand(1);
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   CLI::App* sh = cmd->add_subcommand(
-      "show", "List ranks, variables, types, shapes, sizes and checksums of a snapshot's *.lzck (and *.c3) files");
-  sh->add_option("path", *path, "A snapshot directory (every *.lzck and *.c3 below it) or one file")->required();
+      "show",
+      "List ranks, variables, types, shapes, sizes and checksums of a snapshot's *.lzck (and *.c3) files, and the "
+      "files every rank held at the checkpoint with what a restart does to each (truncate, copy, keep, check)");
+  sh->add_option("path", *path,
+                 "A snapshot directory (every *.lzck, *.c3 and lazarus-files.yaml below it) or one file")
+      ->required();
   sh->add_flag("--json", *json, "Machine-readable output");
   sh->callback([path, json, &exit_code] { exit_code = show(*path, *json); });
   CLI::App* ve = cmd->add_subcommand(

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "cr/app_handover.h"
+#include "cr/own_files.h"
 #include "lazarus/log.h"
 #include "lazarus/snapshot_layout.h"
 #include "oob/messages.h"
@@ -155,7 +156,10 @@ Status AppService::take_line(uint64_t safe_point) {
   send(MsgType::kAppLine, oob::encode_cr_bookmarks(m));
   LZ_RETURN_IF_ERROR(wait_for("the snapshot directory (APP_DIR)", &AppService::have_dir));
   cr::AppSave save{dir_, rt_.bootstrap().job().job_id, seq_, safe_point, rt_.rank(), rt_.size(), &vars_.all()};
-  auto bytes = rt_.cr_module().save_variables(save);
+  // The program's files as they are at this safe point, for the restart
+  // that re-runs it from here.
+  Status files = record_own_files(rt_.registry().params(), dir_);
+  auto bytes = files.ok() ? rt_.cr_module().save_variables(save) : StatusOr<uint64_t>(files);
   if (!bytes.ok()) {
     pending_ = true;
     fail_pending(bytes.status().message());

@@ -16,6 +16,7 @@
 #include "cr/cr_params.h"
 #include "lazarus/log.h"
 #include "cr/entry_lock.h"
+#include "cr/own_files.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
 #include "p2p/comm.h"
@@ -324,7 +325,11 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     snap.rank = rt_.rank();
     snap.terminate = (flags & oob::kCrTerminate) != 0;
     snap.restart_fd = restart_fd;
-    auto out = rt_.cr_module().checkpoint(snap);
+    // A back end that does not record the process's files as it saves it
+    // gets them recorded here, just before.
+    if (!(rt_.cr_module().capabilities() & cr::kCapRecordsFiles))
+      failure = record_own_files(rt_.registry().params(), dir);
+    auto out = failure.ok() ? rt_.cr_module().checkpoint(snap) : StatusOr<cr::Outcome>(failure);
     if (!out.ok()) failure = out.status().with_context("cr " + rt_.cr_name());
     else restarted = *out == cr::Outcome::kRestarted;
   }

@@ -1,5 +1,8 @@
 #include "launcher/job.h"
 
+#include <sys/stat.h>
+
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -18,9 +21,31 @@
 #include "launcher/live_children.h"
 #include "lazarus/auth.h"
 #include "lazarus/log.h"
+#include "lazarus/unique_fd.h"
 
 namespace lz::launcher {
+
 namespace {
+
+// The launcher's stdin when it is a regular file, opened again by its path
+// here at the offset it has: the rank then holds a descriptor on a mount of
+// its own mount namespace, which CRIU can save (one inherited from a shell
+// outside `unshare --mount` it cannot: "Can't lookup mount"). Invalid when
+// stdin is not a file (a terminal, a pipe: ranks read /dev/null).
+UniqueFd input_file() {
+  struct stat st {};
+  if (fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return UniqueFd();
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/fd/0", path, sizeof path - 1);
+  if (n <= 0) return UniqueFd();
+  path[n] = '\0';
+  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  struct stat again {};
+  if (!fd.valid() || fstat(fd.get(), &again) != 0 || again.st_ino != st.st_ino) return UniqueFd();
+  const off_t at = lseek(STDIN_FILENO, 0, SEEK_CUR);
+  if (at > 0) lseek(fd.get(), at, SEEK_SET);
+  return fd;
+}
 
 // How long a rank whose OOB connection closed unexpectedly has to exit
 // before the launcher calls it lost: its exit status, when it comes, says
@@ -97,6 +122,7 @@ Status Job::start_ranks() {
     ~Done() { flag = false; }
   } done{starting_};
   LZ_RETURN_IF_ERROR(starter_.begin(*this, hosts));
+  const UniqueFd input = input_file();
   for (auto& r : ranks_) {
     // A rank that failed while others were being started (they run the
     // event loop while they wait for a helper) stops the job: start no more.
@@ -108,6 +134,10 @@ Status Job::start_ranks() {
     rs.env = rank_env(r);
     rs.secret = secret_;
     rs.cpus = r.place.cpus;
+    // Rank 0 reads the job's input when it comes from a file (`mpirun ...
+    // < input`), as under Open MPI; a core image records the file and its
+    // offset, so a restored rank 0 reads on where it stopped.
+    rs.stdin_fd = r.rank == 0 ? input.get() : -1;
     r.starting = true;
     auto started = starter_.start(rs);
     r.starting = false;

@@ -87,7 +87,8 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGHUP, SIG_DFL);
-    if (!spec.inherit_stdin && devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
+    if (spec.stdin_fd >= 0) dup2(spec.stdin_fd, STDIN_FILENO);
+    else if (devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
     dup2(out_w.get(), STDOUT_FILENO);
     dup2(err_w.get(), STDERR_FILENO);
     // Nothing the launcher inherited from its own parent reaches the rank

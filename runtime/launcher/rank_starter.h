@@ -34,7 +34,7 @@ struct RankSpec {
   std::vector<std::string> argv;  // argv[0]: the program, looked up in PATH
   std::vector<std::string> env;   // complete environment, "NAME=value"
   std::string secret;             // delivered out of band
-  bool inherit_stdin = false;     // otherwise stdin is /dev/null
+  int stdin_fd = -1;              // the rank's stdin (a local rank; the caller's, kept open); -1: /dev/null
   std::vector<int> cpus;          // bind the rank to these CPUs (launcher/binding.h); empty: not bound
   std::string cwd;                // the rank's working directory; empty: the starter's
 };

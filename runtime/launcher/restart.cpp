@@ -24,6 +24,7 @@
 #include "lazarus/strings.h"
 #include "oob/oob_params.h"
 #include "snapshot/snapshot_store.h"
+#include "lazarus/procfiles/file_rollback.h"
 
 namespace lz::launcher {
 namespace {
@@ -33,6 +34,23 @@ void error(const std::string& who, const std::string& text) {
 }
 
 void note(const std::string& who, const std::string& text) { std::fprintf(stderr, "%s: %s\n", who.c_str(), text.c_str()); }
+
+void roll_back_app_files(const std::string& who, const std::string& snapshot, int np, bool keep) {
+  auto rb = procfiles::FileRollback::load(snapshot);
+  if (!rb.ok()) {
+    note(who, "warning: " + rb.status().message());
+    return;
+  }
+  procfiles::RollbackOptions o;
+  o.keep_all = keep;
+  o.lenient = true;
+  for (int r = 0; r < np; ++r) {
+    auto report = rb->apply(r, o);
+    if (!report.ok()) continue;  // lenient: every problem is a warning
+    for (const auto& line : report->done) note("lazarus", "rank " + std::to_string(r) + ": " + line);
+    for (const auto& line : report->warnings) note("lazarus", "rank " + std::to_string(r) + ": warning: " + line);
+  }
+}
 
 std::string parent_dir(const std::string& p) {
   size_t s = p.find_last_of('/');
@@ -273,6 +291,11 @@ int restart_here(const RestartOptions& o) {
     }
     spec.env = std::move(*env);
     spec.env.push_back("LZ_CR_APP_RESTART=" + chosen->info.path);
+    // The program reopens its files itself; those it held at the snapshot
+    // go back to their state then first (a log it appends to must not keep
+    // the iterations it is about to run again). Problems are warnings: the
+    // files are the program's business under cr=app.
+    roll_back_app_files(who, chosen->info.path, rec.np, reg.params().get_string("cr_files") == "keep");
     if (!rec.cwd.empty() && chdir(rec.cwd.c_str()) != 0)
       note(who, "cannot change to the job's directory " + rec.cwd + "; starting the program from here");
     LocalStarter local;

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "launcher/host_list.h"
 #include "lazarus/snapshot_layout.h"
@@ -72,7 +74,11 @@ StatusOr<StartedRank> RestoreStarter::start(const RankSpec& spec) {
   req.stdout_fd = out_w.get();
   req.stderr_fd = err_w.get();
   req.restart_fd = restart_r.get();
+  req.move = seq_ == 0;
+  std::vector<std::string> files;
+  req.file_report = &files;
   auto pid = cr_.restore(req);
+  for (const std::string& line : files) std::fprintf(stderr, "lazarus: rank %d: %s\n", spec.rank, line.c_str());
   // criu restore leaves its log, pid file and statistics in the image
   // directory; a committed snapshot must stay exactly what COMMITTED lists
   // (or it no longer verifies), so they go. A failure's message already

@@ -4,7 +4,9 @@
 // for a fresh rank and a restart pipe carrying the new job's identity
 // (oob/restart_info.h: job id, OOB address, secret, rank, snapshot seq) in
 // place of the restart channel the rank held when it was saved. The restored
-// rank then reconnect()s to this launcher (kAuthReconnect).
+// rank then reconnect()s to this launcher (kAuthReconnect). What the restore
+// did to the rank's files (truncated to their size at the checkpoint ...) is
+// printed on stderr, "lazarus: rank <r>: <what>".
 //
 //   RestoreStarter starter(cr_module, "/snap/job.1a2b/3", 3);
 //   Job job(spec, starter);   // spec.restored = true
@@ -20,6 +22,8 @@ namespace lz::launcher {
 
 class RestoreStarter final : public RankStarter {
  public:
+  // seq 0: the images of a migration (no snapshot); the rank's files are
+  // then checked, not rolled back (cr::RestoreRequest::move).
   RestoreStarter(cr::Module& cr, std::string snapshot_dir, uint64_t seq)
       : cr_(cr), dir_(std::move(snapshot_dir)), seq_(seq) {}
   Status can_start_on(const std::string& host) const override;

@@ -27,6 +27,7 @@ LAYER_OF = [
     ("framework", "base"),
     ("runtime/datatype", "base"),
     ("runtime/appfmt", "base"),
+    ("runtime/procfiles", "base"),
     ("components", "component"),
     ("runtime/oob", "rte"),
     ("runtime/bootstrap", "rte"),

@@ -8,6 +8,7 @@
 // and restore() (kCapSingleProcess, kCapRestore).
 #include <memory>
 
+#include "criu_files_hook.h"
 #include "criu_module.h"
 #include "criu_probe.h"
 #include "lazarus/frameworks/cr.h"
@@ -31,6 +32,10 @@ constexpr ParamSpec kParams[] = {
      4},
     {"shell_job", ParamType::kBool, "true",
      "Dump and restore processes that do not lead their session or own their terminal (criu --shell-job)", 6},
+    {"hook", ParamType::kString, "",
+     "The post-dump hook CRIU runs while a dumped process is frozen, to record its files (cr_files); empty: "
+     "lazarus-criu-hook in the libexec/lazarus directory beside liblazarus",
+     7},
 };
 
 StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
@@ -51,6 +56,13 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   c.log_level = static_cast<int>(level);
   c.leave_running = ctx.params->get_bool(ctx.param_prefix + "leave_running");
   c.shell_job = ctx.params->get_bool(ctx.param_prefix + "shell_job");
+  c.hook = ctx.params->get_string(ctx.param_prefix + "hook");
+  if (c.hook.empty()) c.hook = default_hook_path();
+  if (ctx.params->is_registered("cr_files")) {
+    LZ_ASSIGN_OR_RETURN(c.files, procfiles::parse_policy(ctx.params->get_string("cr_files")));
+    const int64_t max = ctx.params->get_int("cr_files_copy_max");
+    c.files_copy_max = max > 0 ? static_cast<uint64_t>(max) : 0;
+  }
   return std::unique_ptr<lz::Module>(new CriuModule(std::move(c)));
 }
 

@@ -16,15 +16,23 @@ Status CriuModule::init() {
   return Status::Ok();
 }
 
-StatusOr<Outcome> CriuModule::checkpoint(const LocalSnapshot& snap) {
-  int dir_fd = open(snap.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return ErrnoError("cannot open snapshot directory " + snap.dir, errno);
+SelfDumpOptions CriuModule::dump_options(int dir_fd, bool leave_running) const {
   SelfDumpOptions o;
   o.dir_fd = dir_fd;
   o.criu_binary = config_.binary;
   o.log_level = config_.log_level;
-  o.leave_running = config_.leave_running && !snap.terminate;
+  o.leave_running = leave_running;
   o.shell_job = config_.shell_job;
+  o.hook = config_.hook;
+  o.files.policy = config_.files;
+  o.files.copy_max = config_.files_copy_max;
+  return o;
+}
+
+StatusOr<Outcome> CriuModule::checkpoint(const LocalSnapshot& snap) {
+  int dir_fd = open(snap.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return ErrnoError("cannot open snapshot directory " + snap.dir, errno);
+  SelfDumpOptions o = dump_options(dir_fd, config_.leave_running && !snap.terminate);
   o.restart_fd = snap.restart_fd;
   auto r = self_dump(o);
   close(dir_fd);
@@ -33,13 +41,7 @@ StatusOr<Outcome> CriuModule::checkpoint(const LocalSnapshot& snap) {
 
 StatusOr<Outcome> CriuModule::checkpoint_process(const ProcessCheckpoint& req) {
   if (req.dir_fd < 0) return InvalidArgument("checkpoint_process: no images directory (dir_fd is -1)");
-  SelfDumpOptions o;
-  o.dir_fd = req.dir_fd;
-  o.criu_binary = config_.binary;
-  o.log_level = config_.log_level;
-  o.leave_running = true;
-  o.shell_job = config_.shell_job;
-  return self_dump(o);
+  return self_dump(dump_options(req.dir_fd, /*leave_running=*/true));
 }
 
 StatusOr<pid_t> CriuModule::restore(const RestoreRequest& req) {
@@ -51,6 +53,10 @@ StatusOr<pid_t> CriuModule::restore(const RestoreRequest& req) {
   o.stdout_fd = req.stdout_fd;
   o.stderr_fd = req.stderr_fd;
   o.restart_fd = req.restart_fd;
+  o.rank = req.rank;
+  o.move = req.move;
+  o.keep_files = config_.files == procfiles::Policy::kKeep;
+  o.file_report = req.file_report;
   return restore_image(o);
 }
 

@@ -8,9 +8,12 @@
 // component's parameter table (cr_criu_*), read once at query time.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
+#include "criu_self_dump.h"
 #include "lazarus/frameworks/cr.h"
+#include "lazarus/procfiles/file_record.h"
 
 namespace lz::cr::criu {
 
@@ -19,13 +22,16 @@ struct CriuConfig {
   int log_level = 4;
   bool leave_running = true;
   bool shell_job = true;
+  std::string hook;  // the post-dump hook that records the process's files (criu_files_hook.h)
+  procfiles::Policy files = procfiles::Policy::kTruncate;  // cr_files
+  uint64_t files_copy_max = procfiles::kDefaultCopyMax;    // cr_files_copy_max
 };
 
 class CriuModule final : public Module {
  public:
   explicit CriuModule(CriuConfig config) : config_(std::move(config)) {}
   uint64_t capabilities() const override {
-    return kCapCoreImage | kCapNeedsPrivilege | kCapRestore | kCapSingleProcess;
+    return kCapCoreImage | kCapNeedsPrivilege | kCapRestore | kCapSingleProcess | kCapRecordsFiles;
   }
   Status init() override;
   // Dumps into snap.dir. The process keeps running unless snap.terminate or
@@ -44,6 +50,8 @@ class CriuModule final : public Module {
   const CriuConfig& config() const { return config_; }
 
  private:
+  SelfDumpOptions dump_options(int dir_fd, bool leave_running) const;
+
   CriuConfig config_;
 };
 

@@ -1,6 +1,5 @@
 #include "criu_restore.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,8 +16,15 @@
 #include <fstream>
 #include <vector>
 
+#include "criu_env.h"
 #include "criu_image_meta.h"
 #include "criu_self_dump.h"
+#include "lazarus/log.h"
+#include "lazarus/procfiles/file_rollback.h"
+#include "lazarus/procfiles/file_scan.h"
+#include "lazarus/snapshot_layout.h"
+
+extern char** environ;
 
 namespace lz::cr::criu {
 namespace {
@@ -33,32 +39,31 @@ std::string comm_of(pid_t pid) {
   return c;
 }
 
-// The restored process and its descendants (the dumped tree came back whole),
-// from the parent pids in /proc/<pid>/stat.
-std::vector<pid_t> tree_of(pid_t root) {
-  std::vector<std::pair<pid_t, pid_t>> parent_of;  // (pid, ppid)
-  if (DIR* d = opendir("/proc")) {
-    while (dirent* e = readdir(d)) {
-      char* end = nullptr;
-      const long pid = std::strtol(e->d_name, &end, 10);
-      if (pid <= 0 || *end != '\0') continue;
-      std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
-      std::string stat;
-      std::getline(in, stat);
-      const size_t close = stat.rfind(')');  // comm may hold spaces and parentheses
-      if (close == std::string::npos) continue;
-      char state = 0;
-      int ppid = 0;
-      if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2)
-        parent_of.emplace_back(static_cast<pid_t>(pid), static_cast<pid_t>(ppid));
-    }
-    closedir(d);
+// The process's files back to their state at the checkpoint, merged with
+// the other ranks of its snapshot that held the same files (file_rollback.h).
+Status restore_files(const RestoreOptions& o) {
+  const std::string entry = o.rank >= 0 ? snapshot_rank_entry(o.rank) : std::string();
+  const bool in_job = !entry.empty() && o.dir.size() > entry.size() &&
+                      o.dir.compare(o.dir.size() - entry.size(), entry.size(), entry) == 0;
+  const std::string from = in_job ? o.dir.substr(0, o.dir.size() - entry.size() - 1) : o.dir;
+  // A file that cannot be put back is no damaged or unfinished image (the
+  // helper retries those): kUnavailable, naming the file.
+  auto rb = procfiles::FileRollback::load(from);
+  if (!rb.ok()) return Unavailable(rb.status().message());
+  procfiles::RollbackOptions ro;
+  ro.mode = o.move ? procfiles::RollbackMode::kMove : procfiles::RollbackMode::kRollBack;
+  ro.keep_all = o.keep_files;
+  auto r = rb->apply(in_job ? o.rank : -1, ro);
+  if (!r.ok()) return Unavailable(r.status().message());
+  for (const std::string& line : r->done) {
+    if (o.file_report != nullptr) o.file_report->push_back(line);
+    else log::warn("%s", line.c_str());
   }
-  std::vector<pid_t> tree = {root};
-  for (size_t i = 0; i < tree.size(); ++i)
-    for (const auto& [pid, ppid] : parent_of)
-      if (ppid == tree[i]) tree.push_back(pid);
-  return tree;
+  for (const std::string& line : r->warnings) {
+    if (o.file_report != nullptr) o.file_report->push_back("warning: " + line);
+    else log::warn("%s", line.c_str());
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -104,6 +109,7 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
   LZ_ASSIGN_OR_RETURN(ImageMeta meta, read_meta(o.dir));
   if (o.criu_binary.empty() || access(o.criu_binary.c_str(), X_OK) != 0)
     return Unavailable("criu binary `" + o.criu_binary + "` is not executable");
+  LZ_RETURN_IF_ERROR(restore_files(o));
 
   int dir_fd = open(o.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) return ErrnoError("cannot open " + o.dir, errno);
@@ -168,6 +174,11 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> extra_env = criu_environment();
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e) envp.push_back(*e);
+  for (auto& e : extra_env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   std::vector<int> sources;
   for (const auto& [s, k] : inherit) sources.push_back(s);
   std::vector<int> moved(sources.size(), -1);  // filled in the child: no allocation after fork()
@@ -190,7 +201,7 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     signal(SIGCHLD, SIG_DFL);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(dir_fd);
@@ -214,7 +225,7 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
   std::ifstream pf(pidfile);
   pid_t pid = 0;
   if (!(pf >> pid) || pid <= 0) return Internal("criu restore succeeded but wrote no pid to " + pidfile);
-  for (pid_t p : tree_of(pid)) kill(p, SIGCONT);
+  for (pid_t p : procfiles::process_tree(pid)) kill(p, SIGCONT);  // the dumped tree came back whole
   return pid;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "lazarus/status.h"
 
@@ -35,11 +36,19 @@ struct RestoreOptions {
   // Given in place of the restart channel recorded at dump time (-1: none;
   // the restored process then reads end-of-file there, as a continuing one).
   int restart_fd = -1;
+  // The files the process held (lazarus/procfiles): rank -1 for a process
+  // whose directory is not a job snapshot's rank.<r>; a move only checks
+  // them; keep_files leaves them as they are (cr_files=keep).
+  int rank = -1;
+  bool move = false;
+  bool keep_files = false;
+  std::vector<std::string>* file_report = nullptr;  // what was done to them; null: logged
 };
 
 // Checks the directory first (exists, is an image, sizes match the dump, the
 // original pid is free), so the usual failures name the file or the pid rather
-// than CRIU's log. Returns the pid of the restored process.
+// than CRIU's log, then puts the process's files back (a file that cannot be
+// is refused by name). Returns the pid of the restored process.
 StatusOr<pid_t> restore_image(const RestoreOptions& opts);
 
 // The checks alone (used by restore_image and by tools before they start).

@@ -13,7 +13,10 @@
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <vector>
 
+#include "criu_dumpable.h"
+#include "criu_env.h"
 #include "criu_image_meta.h"
 #include "criu_swrk.h"
 #include "dump_sigpipe_guard.h"
@@ -65,11 +68,23 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
                               "`cr_run` do this)");
   std::lock_guard<std::mutex> lock(g_dump_mutex);
   const std::string dir = dir_path_of(o.dir_fd);
+  LZ_RETURN_IF_ERROR(check_dumpable(getpid()));
 
   LZ_RETURN_IF_ERROR(write_meta(o.dir_fd, current_process_meta(o.dir_fd, o.leave_running, o.restart_fd)).with_context(dir));
+  // The hook is named in a CRIU configuration file beside the images, which
+  // `criu swrk` reads at its start (libcriu cannot pass action scripts).
+  std::vector<std::string> env = criu_environment();
+  if (!o.hook.empty()) {
+    FilesRequest files = o.files;
+    files.skip_fds.push_back(o.dir_fd);
+    LZ_RETURN_IF_ERROR(write_files_request(o.dir_fd, files, o.hook).with_context(dir));
+    const std::string here = dir[0] == '/' ? dir : "/proc/" + std::to_string(getpid()) + "/fd/" +
+                                                       std::to_string(o.dir_fd);
+    env.push_back("CRIU_CONFIG_FILE=" + here + "/" + kCriuConfig);
+  }
   // A job rank (it has a restart channel) is the child of a launcher that
   // adopts the criu service and must take it along if it dies.
-  LZ_ASSIGN_OR_RETURN(Swrk swrk, Swrk::start(o.criu_binary, /*die_with_reaper=*/o.restart_fd >= 0));
+  LZ_ASSIGN_OR_RETURN(Swrk swrk, Swrk::start(o.criu_binary, /*die_with_reaper=*/o.restart_fd >= 0, env));
 
   if (criu_init_opts() != 0) return Internal("criu_init_opts failed");
   criu_set_service_fd(swrk.fd());
@@ -97,6 +112,7 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   std::string why = criu_log_errors(log);
   std::string msg = "criu dump of pid " + std::to_string(getpid()) + " into " + dir + " failed (libcriu " +
                     std::to_string(ret) + ": " + std::strerror(ret < 0 ? -ret : err) + ")";
+  if (std::string hook_error = files_error(o.dir_fd); !hook_error.empty()) return IoError(msg + ": " + hook_error);
   // A full store is the likeliest cause and CRIU may not even manage to log
   // it (its log lives there too): say it from what the file system reports.
   struct statvfs fs;

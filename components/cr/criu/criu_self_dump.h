@@ -26,12 +26,18 @@
 //    directory back through --inherit-fd.
 //  - Writes kMetaFile before and kFilesFile after the dump (continuing side,
 //    leave_running only), dump.log (CRIU's log, level log_level) in the dir.
+//  - With a hook, CRIU runs it at post-dump while the process is frozen: it
+//    records the process's files (criu_files_hook.h); its failure fails the
+//    dump, and its reason is in the error.
+//  - Refuses first, naming them, what CRIU cannot save of the process
+//    (criu_dumpable.h).
 //  - Serialised process-wide (libcriu keeps its options in a global).
 // Thread-safety: any thread; concurrent calls run one after the other.
 #pragma once
 
 #include <string>
 
+#include "criu_files_hook.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/status.h"
 
@@ -45,6 +51,8 @@ struct SelfDumpOptions {
   bool shell_job = true;              // the process need not lead its session / own its tty
   std::string log_file = "dump.log";  // relative to the images directory
   int restart_fd = -1;                // recorded in the meta (LocalSnapshot::restart_fd)
+  std::string hook;                   // post-dump hook recording the files; empty: none
+  FilesRequest files;                 // what the hook records and keeps (dir_fd is added to skip_fds)
 };
 
 StatusOr<Outcome> self_dump(const SelfDumpOptions& opts);

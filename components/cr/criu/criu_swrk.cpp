@@ -72,7 +72,8 @@ Swrk::~Swrk() {
   if (fd_ >= 0) close(fd_);
 }
 
-StatusOr<Swrk> Swrk::start(const std::string& binary, bool die_with_reaper) {
+StatusOr<Swrk> Swrk::start(const std::string& binary, bool die_with_reaper,
+                           const std::vector<std::string>& extra_env) {
   if (binary.empty()) return Unavailable("no criu binary configured (cr_criu_binary)");
   int sk[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk) != 0)
@@ -86,6 +87,7 @@ StatusOr<Swrk> Swrk::start(const std::string& binary, bool die_with_reaper) {
     if (std::strncmp(*e, "LD_PRELOAD=", 11) == 0 || std::strncmp(*e, "LAZARUS_CR_RUN=", 15) == 0) continue;
     envp.push_back(*e);
   }
+  for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
   // _Fork: no atfork handlers (the application's, or libcr's) run in these children.

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "lazarus/status.h"
 
@@ -33,7 +34,9 @@ class Swrk {
   // With `die_with_reaper` (a job rank, whose launcher is a subreaper) the
   // service gets SIGKILL when the process that adopts it dies, so a launcher
   // killed mid-dump takes its criu along.
-  static StatusOr<Swrk> start(const std::string& binary, bool die_with_reaper);
+  // `extra_env` ("NAME=value") is added to the service's environment.
+  static StatusOr<Swrk> start(const std::string& binary, bool die_with_reaper,
+                              const std::vector<std::string>& extra_env = {});
 
   Swrk(Swrk&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
   Swrk& operator=(Swrk&& o) noexcept;

@@ -11,6 +11,7 @@
 #include "ofi_config.h"
 #include "ofi_loader.h"
 #include "ofi_proxy.h"
+#include "lazarus/procfiles/file_scan.h"
 
 namespace lz::transport::ofi {
 namespace {
@@ -31,6 +32,8 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
                        "part in the default selection");
   LZ_ASSIGN_OR_RETURN(const OfiApi* api, load_ofi());
   LZ_RETURN_IF_ERROR(api->check_provider(config, ctx.param_prefix + "provider"));
+  // libfabric's shm provider names its regions "<pid>:<n>:<n>": the runtime's.
+  if (!ctx.listing_only) procfiles::add_runtime_files("/dev/shm/[0-9]*:*");
   return std::unique_ptr<lz::Module>(new OfiProxy(std::move(config)));
 }
 

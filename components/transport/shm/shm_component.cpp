@@ -8,6 +8,7 @@
 
 #include "shm_config.h"
 #include "shm_transport.h"
+#include "lazarus/procfiles/file_scan.h"
 
 namespace lz::transport::shm {
 namespace {
@@ -31,6 +32,8 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   LZ_ASSIGN_OR_RETURN(ShmConfig config, ShmConfig::from_params(ctx));
   if (ctx.details != nullptr) ctx.details->push_back(ShmTransport::single_copy_details(config));
   LZ_RETURN_IF_ERROR(check_backing_dir(config));
+  // Its segments are the runtime's, not files of the program a cr=app rank saves.
+  if (!ctx.listing_only) procfiles::add_runtime_files(config.backing_dir + "/lz-shm.*");
   return std::unique_ptr<lz::Module>(new ShmTransport(config));
 }
 

@@ -14,6 +14,7 @@
 #include "ucx_config.h"
 #include "ucx_loader.h"
 #include "ucx_proxy.h"
+#include "lazarus/procfiles/file_scan.h"
 
 namespace lz::transport::ucx {
 namespace {
@@ -37,6 +38,8 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   if (!config.auto_select && !ctx.named)
     return Unavailable("not requested: use --mca transport ucx,self, or transport_ucx_auto_select=1 to let it take "
                        "part in the default selection");
+  // UCX's posix shared memory: the runtime's, not a file of the program's.
+  if (!ctx.listing_only) procfiles::add_runtime_files("/dev/shm/ucx_*");
   return std::unique_ptr<lz::Module>(new UcxProxy(std::move(config)));
 }
 

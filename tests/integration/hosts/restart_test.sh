@@ -21,6 +21,10 @@
 #            namespace) instead: with launch_helper_keepalive 3 the launcher
 #            takes h2's silent helper for lost and recovers as above; h2's
 #            helper, cut off as well, kills its ranks by itself.
+#   files    cr_files.c on h0:1,h1:1 checkpointed, going on, stopped with
+#            --term; restarted from the first snapshot on h1:1,h2:1: every
+#            file it keeps open is rolled back (rank 1's by h2's helper) and
+#            ends byte for byte as an uninterrupted run's.
 # After every job no process of it is left on any host. Skips (77) only
 # where namespaces or CRIU cannot work here.
 set -u
@@ -136,6 +140,46 @@ case $CASE in
     fi
     no_leftovers "$CASE"
     echo "hosts.recover.$([ $CASE = recover ] && echo criu || echo link): ${H[2]} lost ($why), rank 3 moved to ${H[0]} (oversubscribed), $got as uninterrupted"
+    ;;
+  files)
+    # The program's own files (cr_files.c: a log appended to, a status
+    # rewritten in place, pwrite'd records, shared mappings, OpenMP and a
+    # child's output, stdin from a file) after a restart on other hosts, in
+    # the directory the job ran in: byte for byte an uninterrupted run's.
+    CR_FILES=$B/tests/cr/cr_files
+    TAG=$(basename "$D")
+    ITERS=300
+    seq 1 1000 >"$D/input"
+    mkdir -p "$D/ref" "$D/job"
+    (cd "$D/ref" && "$LZ" run -np 2 --mca cr none --timeout 120 "$CR_FILES" $ITERS "${TAG}r" <"$D/input" >"$D/ref.out" 2>&1) ||
+      fail "reference run failed"
+    (cd "$D/job" && on 0 "$LZ" run --host "${H[0]}:1,${H[1]}:1" -np 2 --mca launch_agent "$AGENT" --mca cr criu \
+      --mca snapshot_root "$STORE" --timeout 120 "$CR_FILES" $ITERS "$TAG" <"$D/input" >"$D/job.out" 2>"$D/job.err") &
+    job=$!
+    id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
+    lines() { wc -l < "$D/job/log.0" 2>/dev/null || echo 0; }
+    for i in $(seq 1 600); do [ "$(lines)" -ge 60 ] && break; sleep 0.05; done
+    "$LZ" checkpoint "$id" --wait >"$D/ck1.out" 2>&1 || fail "checkpoint failed: $(cat "$D/ck1.out")"
+    snap1=$(grep -o 'committed: [^ ]*' "$D/ck1.out" | cut -d' ' -f2)
+    for i in $(seq 1 600); do [ "$(lines)" -ge 150 ] && break; sleep 0.05; done
+    "$LZ" checkpoint "$id" --term --wait >"$D/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck2.out")"
+    wait $job || fail "the job stopped by --term exited $?"
+    grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
+    no_leftovers "checkpoint --term"
+    (cd / && on 1 "$LZ" restart "$snap1" --host "${H[1]}:1,${H[2]}:1" --mca launch_agent "$AGENT" --timeout 120 \
+      >"$D/rs.out" 2>"$D/rs.err") || fail "restart on ${H[1]}, ${H[2]} failed"
+    grep -q "rank 1: $D/job/log.1: truncated to its size at the checkpoint" "$D/rs.err" ||
+      fail "the remote rank's log was not rolled back on ${H[2]}"
+    for r in 0 1; do
+      for f in log status data map shm omp child; do
+        cmp "$D/ref/$f.$r" "$D/job/$f.$r" >/dev/null 2>&1 || fail "$f.$r differs from an uninterrupted run's: $(cmp "$D/ref/$f.$r" "$D/job/$f.$r" 2>&1)"
+      done
+    done
+    got=$(grep -o 'result [0-9]*' "$D/rs.out")
+    [ "$got" = "$(grep -o 'result [0-9]*' "$D/ref.out")" ] || fail "restarted result '$got'"
+    no_leftovers restart
+    rm -f /dev/shm/lzcrf."$TAG".* /dev/shm/lzcrf."$TAG"r.*
+    echo "hosts.restart.files: checkpointed on ${H[0]}+${H[1]}, restored from the first snapshot on ${H[1]}+${H[2]}: every file as uninterrupted"
     ;;
   *) fail "unknown case" ;;
 esac

@@ -56,7 +56,10 @@ namespace lz::cr {
 //    kCapSingleProcess; RestoreRequest::stdin_fd.
 // 3: the application-level side: save_variables(), describe_snapshot(),
 //    load_variables() (kCapAppLevel).
-inline constexpr uint32_t kInterfaceVersion = 3;
+// 4: the files a process holds (lazarus/procfiles): RestoreRequest::move and
+//    ::file_report; checkpoint() records them (kCapRecordsFiles) and
+//    restore() puts them back first.
+inline constexpr uint32_t kInterfaceVersion = 4;
 
 enum Capability : uint64_t {
   kCapCoreImage = 1ull << 0,        // saves the whole process image; no application changes
@@ -66,6 +69,8 @@ enum Capability : uint64_t {
   kCapChangeRanks = 1ull << 4,      // restartable with a different number of ranks
   kCapRestore = 1ull << 5,          // restore() brings a saved process back (else kUnimplemented)
   kCapSingleProcess = 1ull << 6,    // checkpoint_process() saves a process outside a job (else kUnimplemented)
+  kCapRecordsFiles = 1ull << 7,     // checkpoint() records the process's files itself (lazarus/procfiles);
+                                    // otherwise the CR service records them at the save
 };
 // "core-image,restore,..." for messages and `lazarus info`; "none" for 0.
 std::string capability_names(uint64_t caps);
@@ -107,6 +112,12 @@ struct RestoreRequest {
   // LocalSnapshot::restart_fd it held at dump time (-1: none). The launcher
   // writes the restart information into it (runtime/oob/restart_info.h).
   int restart_fd = -1;
+  // A migration (the process stopped at its image: its files are checked,
+  // not rolled back) rather than a restart.
+  bool move = false;
+  // Where restore() reports what it did to the process's files before it ran
+  // (lazarus/procfiles: "truncated ...", and warnings); null: logged.
+  std::vector<std::string>* file_report = nullptr;
 };
 
 // A variable the application registered (LZ_Register, LZ_Register_decomposed).
@@ -170,7 +181,9 @@ class Module : public lz::Module {
   // process its child, to be waited for; it must also reap other orphans that
   // reach it. Checks the image first: a missing, incomplete or truncated one
   // is refused naming the file (kNotFound, kDataLoss), a pid in use likewise
-  // (kUnavailable); a failed restore quotes the back end's log (kIoError).
+  // (kUnavailable); then puts the files the process held back to their state
+  // at the checkpoint (lazarus/procfiles, cr_files; a file that cannot be is
+  // refused naming it); a failed restore quotes the back end's log (kIoError).
   // Any thread. Default: kUnimplemented (back ends that restart by starting
   // the program afresh: application level).
   virtual StatusOr<pid_t> restore(const RestoreRequest& req) {
