@@ -107,7 +107,9 @@ case $CASE in
     rs=$!
     helpers=""
     for _ in $(seq 1 300); do
-      helpers=$(pgrep -f "$B/bin/lazarus helper")
+      # Anchored: srun's own command line names the helper too, and srun
+      # runs before its helper does.
+      helpers=$(pgrep -f "^$B/bin/lazarus helper")
       [ -n "$helpers" ] && break
       kill -0 $rs 2>/dev/null || break
       sleep 0.1
