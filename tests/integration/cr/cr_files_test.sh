@@ -59,10 +59,11 @@ job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/laz
 rank_pid() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }' | sed -n "$(($2 + 1))p"; }
 store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
 
+. "$(dirname "$0")/../../support/reference_run.sh"
 reference() {
-  mkdir -p "$T/ref"
-  (cd "$T/ref" && "$LZ" run -np $NP --mca transport "$TRANSPORT" --mca cr none --timeout 300 "$PROG" $ITERS "${TAG}r" \
-    < "$INPUT" > out 2> err) || fail "reference run failed"
+  reference_run "$T/ref" "cr_files.np$NP.it$ITERS.${TRANSPORT//,/_}.$(basename "$INPUT")" "$PROG" \
+    sh -c 'exec "$@" < "$0"' "$INPUT" "$LZ" run -np $NP --mca transport "$TRANSPORT" --mca cr none --timeout 300 \
+    "$PROG" $ITERS "${TAG}r" || fail "reference run failed"
   [ -n "$(result_of "$T/ref/out")" ] || fail "reference run printed no result"
 }
 # Starts the job in $T/$1 (extra args after it) -> $JOB_PID, $JOB_ID

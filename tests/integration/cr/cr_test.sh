@@ -52,10 +52,11 @@ $(for p in $left; do ps -o pid=,ppid=,stat=,nlwp=,args= -p "${p%%:*}"; done)"
 job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
 rank_pids() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }'; }
 store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
+. "$(dirname "$0")/../../support/reference_run.sh"
 reference() {
-  "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "$ITERS" > "$T/ref.out" 2> "$T/ref.err" ||
-    fail "reference run failed"
-  REF=$(result_of "$T/ref.out")
+  reference_run "$T/ref" "$(basename "$PROG").np$NP.it$ITERS.${TRANSPORT//,/_}" "$PROG" \
+    "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "$ITERS" || fail "reference run failed"
+  REF=$(result_of "$T/ref/out")
   [ -n "$REF" ] || fail "reference run printed no result"
 }
 start_job() {  # extra args -> $JOB_PID, $JOB_ID

@@ -54,10 +54,11 @@ wait_for_job() {  # pid -> job id, once registered and past MPI_Init
   done
   return 1
 }
+. "$(dirname "$0")/../../support/reference_run.sh"
 reference() {
-  "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "$ITERS" > "$T/ref.out" 2> "$T/ref.err" ||
-    fail "reference run failed"
-  REF=$(result_of "$T/ref.out")
+  reference_run "$T/ref" "$(basename "$PROG").np$NP.it$ITERS.${TRANSPORT//,/_}" "$PROG" \
+    "$LZ" run -np $NP --mca transport "$TRANSPORT" --timeout 300 "$PROG" "$ITERS" || fail "reference run failed"
+  REF=$(result_of "$T/ref/out")
   [ -n "$REF" ] || fail "reference run printed no result"
 }
 start_job() {

@@ -18,7 +18,14 @@
 # Nothing measures wall-clock time.
 set -u
 MODE=$1 TRANSPORT=$2 BIN=$3 PROG=$4
-REPS=${FINALIZE_REPS:-20}
+# FINALIZE_LONG=1 (the `long` label, scripts/test --long): every rank count
+# 2-8 and 20 repetitions, as written above; the default suite runs a short
+# representative of each loop (rank counts 2, 4 and 8 or fewer repetitions).
+if [ "${FINALIZE_LONG:-0}" = 1 ]; then
+  REPS=${FINALIZE_REPS:-20} NPS="2 3 4 5 6 7 8" TWICE="1 2" LAST_REPS=5
+else
+  REPS=${FINALIZE_REPS:-3} NPS="2 4 8" TWICE="1" LAST_REPS=2
+fi
 T=$(mktemp -d /tmp/lz-finalize.XXXXXX)
 LOADERS=()
 cleanup() {
@@ -54,7 +61,7 @@ reduce|reduce_loaded)
       LOADERS+=($!)
     done
   fi
-  for np in 2 3 4 5 6 7 8; do
+  for np in $NPS; do
     for i in $(seq 1 "$REPS"); do
       run $np reduce
       check_sum $np
@@ -64,12 +71,12 @@ reduce|reduce_loaded)
 collectives)
   for c in barrier bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv \
            alltoall alltoallv reduce_scatter reduce_scatter_block scan exscan; do
-    for np in 2 3 4 5 6 7 8; do run $np coll $c; done
+    for np in $NPS; do run $np coll $c; done
   done
   ;;
 last_first)
-  for np in 2 3 4 5 6 7 8; do
-    for i in $(seq 1 5); do run $np last_first; done
+  for np in $NPS; do
+    for i in $(seq 1 "$LAST_REPS"); do run $np last_first; done
   done
   ;;
 large_last)
@@ -83,7 +90,7 @@ late_receiver|busy_sender)
   EXTRA_MCA="--mca transport_tcp_connect_timeout 0.3 --mca transport_tcp_handshake_timeout 0.3"
   case "$TRANSPORT" in tcp*) ;; *) EXTRA_MCA= ;; esac
   for np in 2 4 8; do
-    for i in 1 2; do
+    for i in $TWICE; do
       run $np "$MODE" 1500
       grep -q "refused unauthenticated" "$T/job.err" && fail "np $np: a live peer was refused as a stranger"
     done

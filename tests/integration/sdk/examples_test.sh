@@ -18,33 +18,46 @@ set -u
 build=$(readlink -f "$1") src=$(readlink -f "$2") scen=$3
 work=$(mktemp -d /tmp/lz-sdk-examples.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$work"' EXIT
-prefix=$work/prefix
-plugins=$work/plugins
-fail() { echo "FAIL: $*"; for f in "$work"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
+# The prefix and the examples built from it are shared: `build` makes them
+# (ctest's fixture sdk_examples), every other scenario uses them, `cleanup`
+# removes them. Outside the source and build trees, which the examples'
+# builds must not see; one per build tree.
+shared=/tmp/lz-sdk-examples.$(printf %s "$build" | md5sum | cut -c1-12)
+prefix=$shared/prefix
+plugins=$shared/plugins
+fail() { echo "FAIL: $*"; for f in "$work"/*.out "$shared"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
 
-cmake --install "$build" --prefix "$prefix" > "$work/install.log" 2>&1 || { cat "$work/install.log"; fail "install"; }
+if [ "$scen" = cleanup ]; then
+  rm -rf "$shared"
+  exit 0
+elif [ "$scen" = build ]; then
+  rm -rf "$shared"
+  mkdir -p "$shared" "$plugins"
+  cmake --install "$build" --prefix "$prefix" > "$shared/install.log" 2>&1 || { cat "$shared/install.log"; fail "install"; }
+  # A copy of the examples outside the source tree, built with a clean
+  # environment: only the prefix is given.
+  cp -r "$src/examples/components" "$shared/src"
+  for ex in transport_udsock coll_allring cr_sealed; do
+    env -i PATH=/usr/bin:/bin HOME="$shared" cmake -S "$shared/src/$ex" -B "$shared/build/$ex" \
+      -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$shared/$ex.cmake.out" 2>&1 ||
+      fail "configure $ex"
+    env -i PATH=/usr/bin:/bin HOME="$shared" cmake --build "$shared/build/$ex" -j2 > "$shared/$ex.build.out" 2>&1 ||
+      fail "build $ex"
+    grep -q "Checking the descriptor" "$shared/$ex.build.out" || fail "$ex: lazarus-component-check did not run"
+    grep -rq "$src\|$build" "$shared/build/$ex/CMakeCache.txt" &&
+      fail "$ex: the build saw the source or build tree"
+    cp "$shared/build/$ex"/lazarus_*.so "$plugins/"
+  done
+  rm -f "$shared"/*.out
+  for so in $(ls "$plugins"/*.so 2>/dev/null); do
+    extra=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^lazarus_component_descriptor$' | grep -v '^_init$\|^_fini$')
+    [ -z "$extra" ] || fail "$(basename "$so") exports more than its entry point: $(echo $extra | head -c 300)"
+  done
+  touch "$shared/.ready"
+elif [ ! -f "$shared/.ready" ]; then
+  fail "no install prefix with the examples built in $shared: integration.sdk.examples.build makes it (ctest fixture sdk_examples)"
+fi
 LZ=$prefix/bin/lazarus
-mkdir -p "$plugins"
-# A copy of the examples outside the source tree, built with a clean
-# environment: only the prefix is given.
-cp -r "$src/examples/components" "$work/src"
-examples=(transport_udsock coll_allring cr_sealed)
-[ "$scen" = conformance_builtin ] && examples=()
-for ex in "${examples[@]}"; do
-  env -i PATH=/usr/bin:/bin HOME="$work" cmake -S "$work/src/$ex" -B "$work/build/$ex" \
-    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$work/$ex.cmake.out" 2>&1 ||
-    fail "configure $ex"
-  env -i PATH=/usr/bin:/bin HOME="$work" cmake --build "$work/build/$ex" -j2 > "$work/$ex.build.out" 2>&1 ||
-    fail "build $ex"
-  grep -q "Checking the descriptor" "$work/$ex.build.out" || fail "$ex: lazarus-component-check did not run"
-  grep -rq "$src\|$build" "$work/build/$ex/CMakeCache.txt" && fail "$ex: the build saw the source or build tree"
-  cp "$work/build/$ex"/lazarus_*.so "$plugins/"
-done
-rm -f "$work"/*.out
-for so in $(ls "$plugins"/*.so 2>/dev/null); do
-  extra=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^lazarus_component_descriptor$' | grep -v '^_init$\|^_fini$')
-  [ -z "$extra" ] || fail "$(basename "$so") exports more than its entry point: $(echo $extra | head -c 300)"
-done
 CP=(--mca component_path "$plugins")
 
 case "$scen" in
