@@ -85,9 +85,9 @@ start_job() {
 # Waits until rank 0's log in $1 has at least $2 lines.
 wait_lines() {
   local i
-  for i in $(seq 1 600); do
+  for i in $(seq 1 3000); do
     [ "$(wc -l < "$1/log.0" 2> /dev/null || echo 0)" -ge "$2" ] && return 0
-    sleep 0.05
+    sleep 0.01
   done
   fail "$1/log.0 did not reach $2 lines"
 }
@@ -107,6 +107,14 @@ same_files() {
   done
   [ "$(result_of "$2")" = "$(result_of "$T/ref/out")" ] ||
     fail "result '$(result_of "$2")' != reference '$(result_of "$T/ref/out")'"
+}
+# kill -9 of rank $1 of the job, which must then recover and end well.
+kill_rank_and_wait() {
+  local victim
+  victim=$(rank_pid "$JOB_ID" "$1")
+  [ -n "$victim" ] || fail "cannot find rank $1's pid"
+  kill -9 "$victim"
+  wait $JOB_PID || fail "recovered job failed (status $?)"
 }
 # Runs until rank 0's log has 60 lines, checkpoints (snapshot 1, the job
 # goes on), runs until 150 lines, stops it with a second checkpoint.
@@ -146,10 +154,7 @@ recover)
   wait_lines "$T/job" 60
   checkpoint
   wait_lines "$T/job" 150
-  victim=$(rank_pid "$JOB_ID" 1)
-  [ -n "$victim" ] || fail "cannot find rank 1's pid"
-  kill -9 "$victim"
-  wait $JOB_PID || fail "recovered job failed (status $?)"
+  kill_rank_and_wait 1
   grep -q "restarting from snapshot 1" "$T/job/err" || fail "no recovery from snapshot 1: $(tail -5 "$T/job/err")"
   grep -q "log.1: truncated to its size at the checkpoint" "$T/job/err" || fail "log.1 was not rolled back"
   same_files "$T/job" "$T/job/out"
@@ -172,10 +177,7 @@ app)
   for i in $(seq 1 400); do grep -q "snapshot 2 committed" "$T/job/err" && break; sleep 0.05; done
   grep -q "snapshot 2 committed" "$T/job/err" || fail "no second snapshot"
   wait_lines "$T/job" 100
-  victim=$(rank_pid "$JOB_ID" 1)
-  [ -n "$victim" ] || fail "cannot find rank 1's pid"
-  kill -9 "$victim"
-  wait $JOB_PID || fail "recovered job failed (status $?)"
+  kill_rank_and_wait 1
   grep -q "restarting from snapshot" "$T/job/err" || fail "no recovery: $(tail -5 "$T/job/err")"
   grep -q "rank 1: $T/job/log.1: truncated to its size at the checkpoint" "$T/job/err" ||
     fail "log.1 was not rolled back before the program ran again"
