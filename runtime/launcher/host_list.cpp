@@ -90,6 +90,11 @@ StatusOr<std::vector<HostEntry>> parse_hostfile(const std::string& path) {
       for (const auto& x : str::split(w, '\t')) words.push_back(x);
     if (words.empty()) continue;
     HostEntry h{words[0], 1};
+    // Hydra's (and MPICH's) form: "host:N".
+    if (size_t colon = h.name.rfind(':'); colon != std::string::npos && h.name.find(':') == colon) {
+      LZ_ASSIGN_OR_RETURN(h.slots, parse_slots(std::string_view(h.name).substr(colon + 1), where));
+      h.name.resize(colon);
+    }
     for (size_t i = 1; i < words.size(); ++i) {
       const std::string& w = words[i];
       if (w.rfind("slots=", 0) == 0) {
@@ -127,8 +132,12 @@ StatusOr<MapBy> parse_map_by(std::string_view text) {
   if (text == "slot") return MapBy::kSlot;
   if (text == "node") return MapBy::kNode;
   if (text == "core") return MapBy::kCore;
-  if (text == "socket") return MapBy::kSocket;
-  return InvalidArgument("--map-by '" + std::string(text) + "': expected slot, node, core or socket");
+  if (text == "socket" || text == "package") return MapBy::kSocket;
+  if (text == "hwthread") return MapBy::kHwthread;
+  if (text == "numa") return MapBy::kNuma;
+  if (text == "l3cache") return MapBy::kL3cache;
+  return InvalidArgument("--map-by '" + std::string(text) +
+                         "': expected slot, node, core, socket, hwthread, numa, l3cache or ppr:N:node|socket");
 }
 
 StatusOr<std::vector<Placement>> place_ranks(const std::vector<HostEntry>& hosts, int np, bool oversubscribe,

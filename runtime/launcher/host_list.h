@@ -1,6 +1,7 @@
 // Hosts of a job and the placement of ranks on them: `--host h1[:slots],h2`,
-// `--hostfile F` (lines "host [slots=N]", '#' comments), and the default (this
-// host with one slot per online core).
+// `--hostfile F` (lines "host [slots=N]" as Open MPI writes them, or
+// "host:N" as MPICH's Hydra does; '#' comments), and the default (this host
+// with one slot per online core).
 //
 //   LZ_ASSIGN_OR_RETURN(auto hosts, parse_host_option("a:2,b"));
 //   LZ_ASSIGN_OR_RETURN(auto placement, place_ranks(hosts, np, true));
@@ -43,8 +44,11 @@ bool is_local_host(const std::string& name);
 // does and decide, on each host, the core each local rank is mapped to (and
 // so bound to, launcher/binding.h): consecutive cores, or the sockets in turn.
 // kDefault: core, or socket with --bind-to socket.
-enum class MapBy { kDefault, kSlot, kNode, kCore, kSocket };
-// "slot", "node", "core", "socket"; kInvalidArgument names the value and the choices.
+// hwthread, numa and l3cache place as slot does and map to hardware threads,
+// NUMA nodes or L3 caches in turn on the host (launcher/binding.h).
+enum class MapBy { kDefault, kSlot, kNode, kCore, kSocket, kHwthread, kNuma, kL3cache };
+// "slot", "node", "core", "socket" (or "package"), "hwthread", "numa",
+// "l3cache"; kInvalidArgument names the value and the choices.
 StatusOr<MapBy> parse_map_by(std::string_view text);
 
 // Places `np` ranks on the hosts' slots as `map` says (node: round-robin over

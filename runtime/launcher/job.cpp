@@ -1,24 +1,23 @@
 #include "launcher/job.h"
 
-#include <sys/stat.h>
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
-
-#include <cstdio>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "launcher/live_children.h"
+#include "launcher/output_options.h"
 #include "lazarus/auth.h"
 #include "lazarus/log.h"
 #include "lazarus/unique_fd.h"
@@ -27,14 +26,18 @@ namespace lz::launcher {
 
 namespace {
 
-// The launcher's stdin when it is a regular file, opened again by its path
-// here at the offset it has: the rank then holds a descriptor on a mount of
-// its own mount namespace, which CRIU can save (one inherited from a shell
-// outside `unshare --mount` it cannot: "Can't lookup mount"). Invalid when
-// stdin is not a file (a terminal, a pipe: ranks read /dev/null).
+// What the ranks that read the job's input get as stdin. A regular file is
+// opened again by its path here, at the offset the launcher's stdin has:
+// the rank then holds a descriptor on a mount of its own mount namespace,
+// which CRIU can save (one inherited from a shell outside `unshare --mount`
+// it cannot: "Can't lookup mount"). A pipe or socket is handed on as it is
+// (`producer | mpirun ...`). Invalid for a terminal (or nothing): those
+// ranks read /dev/null, and the terminal stays the user's.
 UniqueFd input_file() {
   struct stat st {};
-  if (fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return UniqueFd();
+  if (fstat(STDIN_FILENO, &st) != 0) return UniqueFd();
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return UniqueFd(fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3));
+  if (!S_ISREG(st.st_mode)) return UniqueFd();
   char path[4096];
   const ssize_t n = readlink("/proc/self/fd/0", path, sizeof path - 1);
   if (n <= 0) return UniqueFd();
@@ -96,8 +99,11 @@ Status Job::setup_signals() {
 }
 
 std::vector<std::string> Job::rank_env(const RankProcess& r) const {
-  std::vector<std::string> env = spec_.env;
+  std::vector<std::string> env = spec_.app_of(r.rank).env;
   env.push_back("LZ_JOB_ID=" + spec_.job_id);
+  env.push_back("LZ_APPNUM=" + std::to_string(spec_.rank_app[static_cast<size_t>(r.rank)]));
+  env.push_back("LZ_UNIVERSE_SIZE=" +
+                std::to_string(spec_.universe_size > 0 ? spec_.universe_size : static_cast<int>(ranks_.size())));
   env.push_back("LZ_RANK=" + std::to_string(r.rank));
   env.push_back("LZ_SIZE=" + std::to_string(ranks_.size()));
   env.push_back("LZ_LOCAL_RANK=" + std::to_string(r.place.local_rank));
@@ -130,14 +136,17 @@ Status Job::start_ranks() {
     RankSpec rs;
     rs.rank = r.rank;
     rs.host = r.place.host;
-    rs.argv = spec_.argv;
+    rs.argv = spec_.app_of(r.rank).argv;
+    rs.cwd = spec_.app_of(r.rank).cwd;
     rs.env = rank_env(r);
     rs.secret = secret_;
     rs.cpus = r.place.cpus;
-    // Rank 0 reads the job's input when it comes from a file (`mpirun ...
-    // < input`), as under Open MPI; a core image records the file and its
-    // offset, so a restored rank 0 reads on where it stopped.
-    rs.stdin_fd = r.rank == 0 ? input.get() : -1;
+    // Rank 0 (--stdin: another, all or none) reads the job's input, as
+    // under Open MPI; from a file, a core image records the file and its
+    // offset, so a restored rank reads on where it stopped.
+    const bool reads = std::find(spec_.stdin_ranks.begin(), spec_.stdin_ranks.end(), r.rank) != spec_.stdin_ranks.end();
+    rs.stdin_fd = reads ? input.get() : -1;
+    LZ_RETURN_IF_ERROR(open_output(r));
     r.starting = true;
     auto started = starter_.start(rs);
     r.starting = false;
@@ -151,10 +160,22 @@ Status Job::start_ranks() {
   return Status::Ok();
 }
 
+Status Job::open_output(RankProcess& r) {
+  if (r.files.out.valid() || r.files.err.valid()) return Status::Ok();  // a restored or moved rank: the same files
+  LZ_ASSIGN_OR_RETURN(r.files, open_output_files(spec_.output, r.rank, r.place.host));
+  return Status::Ok();
+}
+
 void Job::watch_output(RankProcess& r) {
-  std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
-  r.out_fwd = std::make_unique<OutputForwarder>(STDOUT_FILENO, spec_.tag_output ? tag + "<stdout>:" : "");
-  r.err_fwd = std::make_unique<OutputForwarder>(STDERR_FILENO, spec_.tag_output ? tag + "<stderr>:" : "");
+  const OutputSpec& o = spec_.output;
+  const std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
+  const std::string rank = o.prepend_rank ? "[" + std::to_string(r.rank) + "] " : "";
+  const int out_dst = r.files.out_only ? -1 : STDOUT_FILENO;
+  const int err_dst = r.files.err_only ? -1 : (o.merge_stderr ? STDOUT_FILENO : STDERR_FILENO);
+  r.out_fwd = std::make_unique<OutputForwarder>(out_dst, rank + (o.tag ? tag + "<stdout>:" : ""), o.timestamp,
+                                                r.files.out.get());
+  r.err_fwd = std::make_unique<OutputForwarder>(err_dst, rank + (o.tag ? tag + "<stderr>:" : ""), o.timestamp,
+                                                r.files.err.get());
   RankProcess* rp = &r;
   loop_.watch(r.out.get(), POLLIN, [this, rp](short) { on_output(*rp, false); });
   loop_.watch(r.err.get(), POLLIN, [this, rp](short) { on_output(*rp, true); });
@@ -209,7 +230,8 @@ Status Job::restore_rank(int rank, const std::string& host, const std::string& i
   RankSpec rs;
   rs.rank = rank;
   rs.host = host;
-  rs.argv = spec_.argv;
+  rs.argv = spec_.app_of(rank).argv;
+  rs.cwd = spec_.app_of(rank).cwd;
   {
     RankProcess tmp;
     tmp.rank = rank;
@@ -247,7 +269,13 @@ std::string Job::job_json() const {
   j["job_id"] = spec_.job_id;
   j["launcher_pid"] = spec_.registry_pid > 0 ? spec_.registry_pid : getpid();
   j["np"] = ranks_.size();
-  j["command"] = spec_.argv;
+  // The programs as mpirun's MPMD syntax writes them: "a x : b y".
+  std::vector<std::string> command;
+  for (const JobApp& a : spec_.apps) {
+    if (!command.empty()) command.emplace_back(":");
+    command.insert(command.end(), a.argv.begin(), a.argv.end());
+  }
+  j["command"] = command;
   j["launcher_command"] = spec_.command_line;
   j["oob_address"] = oob_address_;
   if (control_) j["control_socket"] = control_->path();
@@ -690,8 +718,12 @@ void Job::maybe_finish() {
   if (drain_timer_ == 0)
     drain_timer_ = loop_.add_timer(oob::deadline_in(kDrainGrace), [this] {
       for (auto& r : ranks_) {
+        // What is already in the pipe is the rank's: it goes out first.
+        for (bool is_err : {false, true})
+          if ((is_err ? r.err : r.out).valid()) on_output(r, is_err);
         for (oob::Fd* fd : {&r.out, &r.err}) {
           if (!fd->valid()) continue;
+          (fd == &r.out ? r.out_fwd : r.err_fwd)->finish();
           loop_.unwatch(fd->get());
           fd->reset();
         }

@@ -119,6 +119,8 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   Placement place_on(int rank, const std::string& host) const;
   // Stops reading a rank's output pipes (after forwarding what they hold).
   void close_output(RankProcess& r);
+  // The rank's output files (--output-filename, -outfile-pattern), once.
+  Status open_output(RankProcess& r);
   void watch_output(RankProcess& r);
 
   // StarterHost (ranks on other hosts, through the starter's helpers).

@@ -17,17 +17,38 @@
 
 namespace lz::launcher {
 
+// One program of a job, resolved: what its ranks are started with.
+struct JobApp {
+  std::vector<std::string> argv;  // the program and its arguments
+  std::vector<std::string> env;   // its ranks' environment before the LZ_* job variables
+  std::string cwd;                // its ranks' working directory (empty: the launcher's)
+};
+
+// How the ranks' output reaches the user (--tag-output, --output-filename ...).
+struct OutputSpec {
+  bool tag = false;                      // "[job,rank]<stdout>:" before each line
+  bool timestamp = false;                // "[2026-11-28T16:30:01.123] " before each line
+  bool prepend_rank = false;             // "[rank] " before each line
+  bool merge_stderr = false;             // stderr lines go to stdout
+  std::string dir;                       // DIR/[1/]rank.N/stdout|stderr files (--output-filename)
+  bool dir_jobid = true;                 // the "1" level (Open MPI's job number; NOJOBID drops it)
+  bool copy = true;                      // files and the terminal (NOCOPY: files only)
+  std::string out_pattern, err_pattern;  // -outfile-pattern / -errfile-pattern (%r %h %g %%)
+};
+
 struct JobSpec {
   std::string job_id;
-  std::vector<std::string> argv;        // the program and its arguments
+  std::vector<JobApp> apps;             // the job's programs (one, or several: MPMD), in rank order
+  std::vector<int> rank_app;            // each rank's program: an index into apps (MPI_APPNUM)
+  int universe_size = 0;                // MPI_UNIVERSE_SIZE: the slots of the job's hosts (0: np)
   std::vector<Placement> placement;     // one per rank
   // Hosts given to the job (--host, --hostfile, the Slurm allocation) on
   // which no rank starts, kept for ranks to move to (`lazarus migrate --to`,
   // `lazarus evacuate`; cr=criu with launch_helper_pid_namespace): each gets
   // its helper like the ranks' hosts.
   std::vector<std::string> spare_hosts;
-  std::vector<std::string> env;         // every rank's environment before the LZ_* job variables
-  bool tag_output = false;
+  OutputSpec output;
+  std::vector<int> stdin_ranks;         // ranks that read the launcher's stdin (default: rank 0)
   double timeout = 0;                   // seconds; 0: none
   double kill_grace = 3;                // SIGTERM -> SIGKILL
   double handshake_timeout = 5;         // OOB authentication deadline
@@ -35,6 +56,8 @@ struct JobSpec {
   SockAddr bind_address;           // OOB listener
   std::string advertised_host;          // host part of LZ_OOB_ADDR given to ranks
   std::vector<std::string> command_line;  // the launcher's own argv, for the job registry
+
+  const JobApp& app_of(int rank) const { return apps[static_cast<size_t>(rank_app[static_cast<size_t>(rank)])]; }
   pid_t registry_pid = 0;               // launcher pid for the job registry (0: getpid()); the outer
                                         // pid when the launcher runs in its own PID namespace
 

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,10 +15,13 @@
 #include "cr/runtime_params.h"
 #include "launcher/app_rank_mover.h"
 #include "launcher/binding.h"
+#include "launcher/foreign_params.h"
 #include "launcher/host_list.h"
 #include "launcher/job.h"
-#include "launcher/rank_mover.h"
+#include "launcher/job_plan.h"
 #include "launcher/local_starter.h"
+#include "launcher/output_options.h"
+#include "launcher/rank_mover.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restart.h"
 #include "launcher/slurm_allocation.h"
@@ -38,9 +42,9 @@ namespace {
 // Job variables of an enclosing job (mpirun run from inside a rank) must not
 // leak into this job's ranks.
 bool is_job_variable(const std::string& entry) {
-  static const char* const kVars[] = {"LZ_JOB_ID=",     "LZ_RANK=",     "LZ_SIZE=",     "LZ_LOCAL_RANK=",
-                                      "LZ_LOCAL_SIZE=", "LZ_NODE_ID=",  "LZ_HOSTNAME=", "LZ_OOB_ADDR=",
-                                      "LZ_SECRET_FD=",  "LZ_MCA_"};
+  static const char* const kVars[] = {
+      "LZ_JOB_ID=",   "LZ_RANK=",     "LZ_SIZE=",      "LZ_LOCAL_RANK=", "LZ_LOCAL_SIZE=", "LZ_NODE_ID=",
+      "LZ_HOSTNAME=", "LZ_OOB_ADDR=", "LZ_SECRET_FD=", "LZ_MCA_",        "LZ_APPNUM=",     "LZ_UNIVERSE_SIZE="};
   for (const char* v : kVars)
     if (entry.rfind(v, 0) == 0) return true;
   return false;
@@ -58,11 +62,19 @@ void set_env(std::vector<std::string>& env, const std::string& name, const std::
 
 }  // namespace
 
-StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamStore& params) {
+StatusOr<std::vector<std::string>> build_env(const std::vector<std::string>& exports, const ParamStore& params,
+                                             EnvPolicy policy, const std::vector<std::string>& keep) {
   std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (!is_job_variable(*e)) env.emplace_back(*e);
-  for (const std::string& x : o.exports) {
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (is_job_variable(*e)) continue;
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    // PATH always: without it a rank's program is not found (execvp).
+    const bool kept = policy == EnvPolicy::kAll || name == "PATH" ||
+                      (policy == EnvPolicy::kList && std::find(keep.begin(), keep.end(), name) != keep.end());
+    if (kept) env.push_back(entry);
+  }
+  for (const std::string& x : exports) {
     size_t eq = x.find('=');
     std::string name = x.substr(0, eq);
     if (name.empty() || name.find_first_of(" \t\n") != std::string::npos)
@@ -210,8 +222,11 @@ std::vector<std::string> command_words(const std::string& text) {
 }
 
 // The helper is this very executable (mpirun is a link to it), at the same
-// path on every host: a shared installation, as Open MPI assumes its prefix.
-StatusOr<std::string> self_executable() {
+// path on every host: a shared installation, as Open MPI assumes its prefix;
+// or <launch_prefix>/bin/lazarus (mpirun --prefix).
+StatusOr<std::string> helper_executable(const ParamStore& params) {
+  const std::string& prefix = params.get_string(oob::kParamLaunchPrefix);
+  if (!prefix.empty()) return prefix + "/bin/lazarus";
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return ErrnoError("readlink /proc/self/exe (the path of lazarus for the remote helpers)", errno);
@@ -235,7 +250,7 @@ StatusOr<std::unique_ptr<RankStarter>> remote_starter(const ParamStore& params) 
   if (agent.empty())
     return InvalidArgument(
         "launch_agent is empty: ranks on other hosts need a command to start their helper (e.g. ssh)");
-  LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
+  LZ_ASSIGN_OR_RETURN(std::string self, helper_executable(params));
   auto starter =
       std::make_unique<RemoteStarter>(std::move(agent), std::move(self), params.get_double(oob::kParamLaunchAgentTimeout));
   configure_helpers(*starter, params);
@@ -257,7 +272,7 @@ StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, co
   if (slurm) {
     std::vector<std::string> srun = command_words(params.get_string(oob::kParamLaunchSrun));
     if (srun.empty()) return InvalidArgument("launch_srun is empty: launcher=slurm needs the srun command");
-    LZ_ASSIGN_OR_RETURN(std::string self, self_executable());
+    LZ_ASSIGN_OR_RETURN(std::string self, helper_executable(params));
     auto starter = std::make_unique<RemoteStarter>(std::move(srun), std::move(self),
                                                    params.get_double(oob::kParamLaunchAgentTimeout), HelperLaunch::kSrun);
     configure_helpers(*starter, params);
@@ -336,20 +351,61 @@ int run_again(const RunOptions& o, const std::string& death, int rc) {
   return run_launcher(again);
 }
 
+// Every --mca pair of `o` a Lazarus name keeps; Open MPI names (and those of
+// the environment and --am files, first) become the Lazarus parameters and
+// options they stand for, each warned about once where it has no effect.
+StatusOr<std::vector<std::pair<std::string, std::string>>> translate_foreign(const ParamStore& params, RunOptions& o) {
+  ForeignParams f;
+  f.add_environment(environ);
+  for (const std::string& file : o.ompi_param_files) LZ_RETURN_IF_ERROR(f.add_file(file));
+  std::vector<std::pair<std::string, std::string>> out(f.mca().begin(), f.mca().end());
+  const std::vector<std::string> ours = params.names();
+  for (const auto& [name, value] : o.mca) {
+    // A name Lazarus knows, or one a letter or two from it (a misspelling the
+    // store refuses with its "did you mean"), is Lazarus'; an Open MPI name
+    // is mapped or warned about.
+    const bool foreign =
+        !params.is_registered(name) && (ForeignParams::maps_ompi_name(name) ||
+                                        (ForeignParams::is_ompi_name(name) && str::closest(name, ours).empty()));
+    if (!foreign) {
+      out.emplace_back(name, value);
+      continue;
+    }
+    const size_t before = f.mca().size();
+    f.add_ompi(name, value, "--mca");
+    out.insert(out.end(), f.mca().begin() + static_cast<long>(before), f.mca().end());
+  }
+  for (const std::string& w : f.warnings()) std::fprintf(stderr, "lazarus run: warning: %s\n", w.c_str());
+  const ForeignOptions& fo = f.options();
+  if (o.bind_to.empty()) o.bind_to = fo.bind_to;
+  if (o.map_by.empty()) o.map_by = fo.map_by;
+  if (fo.oversubscribe >= 0 && !o.oversubscribe_given) o.oversubscribe = fo.oversubscribe == 1;
+  return out;
+}
+
 }  // namespace
 
-int run_launcher(const RunOptions& o) {
-  if (o.program.empty()) {
+int run_launcher(const RunOptions& options) {
+  if (options.apps.empty() || options.apps.front().argv.empty()) {
     error("no program to run (usage: lazarus run [OPTIONS] PROGRAM [ARGS...]; see --help)");
     return 2;
   }
+  for (const std::string& w : options.warnings) std::fprintf(stderr, "lazarus run: warning: %s\n", w.c_str());
   Registry reg;
   if (Status s = rt::register_runtime_params(reg); !s.ok()) {
     error(s.message());
     return 2;
   }
+  // Open MPI's and MPICH's tuning names (OMPI_MCA_*, MPIR_CVAR_*, --am files,
+  // --mca btl ...) in Lazarus' terms, below the command line's own.
+  RunOptions o = options;
+  auto foreign = translate_foreign(reg.params(), o);
+  if (!foreign.ok()) {
+    error(foreign.status().message());
+    return 2;
+  }
   ConfigOptions cfg;
-  cfg.mca = o.mca;
+  cfg.mca = *foreign;
   cfg.config_files = o.config_files;
   if (Status s = reg.configure(cfg); !s.ok()) {
     error(s.message());
@@ -388,29 +444,21 @@ int run_launcher(const RunOptions& o) {
     hosts = std::move(*h);
   }
   if (hosts.empty()) hosts = default_hosts();
-  int np = o.np;
-  if (np == 0)
-    for (const auto& h : hosts) np += h.slots;
-  MapBy map = MapBy::kDefault;
-  if (!o.map_by.empty()) {
-    auto m = parse_map_by(o.map_by);
-    if (!m.ok()) {
-      error(m.status().message());
-      return 2;
-    }
-    map = *m;
-  }
-  auto placement = place_ranks(hosts, np, o.oversubscribe, map);
-  if (!placement.ok()) {
-    error(placement.status().message());
+  auto plan = plan_job(o, hosts);
+  if (!plan.ok()) {
+    error(plan.status().message());
     return 2;
   }
-  if (Status s = bind_local_ranks(o.bind_to, map, *placement); !s.ok()) {
+  if (o.display_allocation)
+    for (const std::string& line : describe_allocation(plan->hosts))
+      std::fprintf(stderr, "[lazarus] %s\n", line.c_str());
+  if (Status s = bind_local_ranks(o.bind_to, plan->map, plan->placement, plan->cpus_per_rank); !s.ok()) {
     error(s.message());
     return 2;
   }
   if (o.report_bindings)
-    for (const std::string& line : describe_bindings(*placement)) std::fprintf(stderr, "[lazarus] %s\n", line.c_str());
+    for (const std::string& line : describe_bindings(plan->placement))
+      std::fprintf(stderr, "[lazarus] %s\n", line.c_str());
 
   if (o.checkpoint_interval > 0 || o.recover) {
     std::string why;
@@ -425,15 +473,49 @@ int run_launcher(const RunOptions& o) {
 
   JobSpec spec;
   spec.job_id = new_job_id();
-  spec.argv = o.program;
-  spec.placement = std::move(*placement);
-  auto env = build_env(o, reg.params());
-  if (!env.ok()) {
-    error(env.status().message());
+  spec.placement = std::move(plan->placement);
+  spec.rank_app = std::move(plan->rank_app);
+  spec.universe_size = 0;
+  for (const auto& h : plan->hosts) spec.universe_size += h.slots;
+  char cwd[4096] = "";
+  if (getcwd(cwd, sizeof cwd) != nullptr) spec.record.cwd = cwd;
+  for (const AppContext& a : o.apps) {
+    std::vector<std::string> exports = o.exports;
+    exports.insert(exports.end(), a.exports.begin(), a.exports.end());
+    auto env = build_env(exports, reg.params(), a.env_set ? a.env : o.env, a.env_set ? a.env_list : o.env_list);
+    if (!env.ok()) {
+      error(env.status().message());
+      return 2;
+    }
+    JobApp app{a.argv, std::move(*env), a.wdir};
+    // --path: the program is looked for there first (execvpe searches the ranks' PATH).
+    if (!a.path.empty())
+      for (auto& e : app.env)
+        if (e.rfind("PATH=", 0) == 0) e = "PATH=" + a.path + ":" + e.substr(5);
+    snapshot::AppRecord rec{a.argv, 0, a.wdir, {}};
+    for (const std::string& x : exports) {
+      const std::string name = x.substr(0, x.find('='));
+      for (const auto& e : app.env)
+        if (e.rfind(name + "=", 0) == 0) rec.environment.emplace_back(name, e.substr(name.size() + 1));
+    }
+    spec.record.apps.push_back(std::move(rec));
+    spec.apps.push_back(std::move(app));
+  }
+  for (int a : spec.rank_app) ++spec.record.apps[static_cast<size_t>(a)].np;
+  if (o.display_map)
+    for (const std::string& line : describe_map(spec)) std::fprintf(stderr, "[lazarus] %s\n", line.c_str());
+  auto output = output_spec(o);
+  if (!output.ok()) {
+    error(output.status().message());
     return 2;
   }
-  spec.env = std::move(*env);
-  spec.tag_output = o.tag_output;
+  spec.output = *output;
+  auto stdin_ranks = parse_stdin_target(o.stdin_target, static_cast<int>(spec.placement.size()));
+  if (!stdin_ranks.ok()) {
+    error(stdin_ranks.status().message());
+    return 2;
+  }
+  spec.stdin_ranks = std::move(*stdin_ranks);
   spec.timeout = o.timeout;
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
@@ -442,27 +524,24 @@ int run_launcher(const RunOptions& o) {
   // place), a process image only where helpers run in PID namespaces.
   const bool app_level = spec.cr_app_level || spec.cr_component == "app";
   if (app_level || (spec.cr_component != "none" && reg.params().get_bool(oob::kParamHelperPidNamespace)))
-    spec.spare_hosts = hosts_without_ranks(hosts, spec.placement);
+    spec.spare_hosts = hosts_without_ranks(plan->hosts, spec.placement);
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
     error(s.message());
     return 2;
   }
   spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
-  spec.record.name = spec.argv[0].substr(spec.argv[0].find_last_of('/') + 1);
+  const std::string& argv0 = spec.apps.front().argv.front();
+  spec.record.name = argv0.substr(argv0.find_last_of('/') + 1);
   spec.record.id = spec.job_id;
-  spec.record.argv = spec.argv;
+  // The first program's, as manifests of single-program jobs always had.
+  spec.record.argv = spec.record.apps.front().argv;
+  spec.record.environment = spec.record.apps.front().environment;
+  if (spec.record.apps.size() == 1) spec.record.apps.clear();
   spec.record.np = static_cast<int>(spec.placement.size());
   for (const auto& p : spec.placement) spec.record.hosts.push_back(p.host);
-  char cwd[4096] = "";
-  if (getcwd(cwd, sizeof cwd) != nullptr) spec.record.cwd = cwd;
   for (const Param* p : reg.params().all())
     if (p->source.kind != SourceKind::kDefault)
       spec.record.parameters.emplace_back(p->name, format_param_value(p->spec.type, p->value));
-  for (const std::string& x : o.exports) {
-    std::string name = x.substr(0, x.find('='));
-    for (const auto& e : spec.env)
-      if (e.rfind(name + "=", 0) == 0) spec.record.environment.emplace_back(name, e.substr(name.size() + 1));
-  }
 
   int rc = 0;
   std::vector<std::string> lost;
@@ -509,6 +588,7 @@ int run_launcher(const RunOptions& o) {
   r.config_files = o.config_files;
   r.timeout = o.timeout;
   r.tag_output = o.tag_output;
+  r.output = *output;
   r.command_line = o.command_line;
   r.checkpoint_interval = o.checkpoint_interval;
   r.recover = true;

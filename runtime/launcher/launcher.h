@@ -3,7 +3,7 @@
 // places the ranks on the hosts, builds each rank's environment, picks the
 // OOB listener address, and runs the Job. Returns the process exit status.
 //
-//   RunOptions o;  o.np = 4;  o.program = {"./ring"};
+//   RunOptions o;  o.apps = {{.argv = {"./ring"}, .np = 4}};
 //   return run_launcher(o);
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/app_context.h"
 #include "launcher/job_spec.h"
 #include "lazarus/param_store.h"
 #include "lazarus/status.h"
@@ -25,31 +26,52 @@ class ParamStore;
 namespace lz::launcher {
 
 struct RunOptions {
-  int np = 0;                                // 0: one rank per slot
   std::vector<std::string> hosts;            // --host values, each "h1[:n],h2"
   std::string hostfile;
   std::vector<std::pair<std::string, std::string>> mca;
   std::vector<std::string> config_files;
-  std::vector<std::string> exports;          // -x VAR[=value]
+  std::vector<std::string> ompi_param_files;  // --am FILE: Open MPI "name = value" parameter files
+  std::vector<std::string> exports;           // -genv VAR=value: every program's ranks
+  EnvPolicy env = EnvPolicy::kAll;            // -genvnone / -genvlist
+  std::vector<std::string> env_list;
   bool oversubscribe = true;                 // default: allowed
+  bool oversubscribe_given = false;          // --oversubscribe or --nooversubscribe was given
   bool tag_output = false;
+  bool timestamp_output = false;   // --timestamp-output
+  bool prepend_rank = false;       // -prepend-rank: "[rank] " before each line
+  bool merge_stderr = false;       // --merge-stderr-to-stdout
+  std::string output_dir;          // --output-filename DIR[:nojobid,nocopy]: DIR/1/rank.N/std{out,err}
+  std::string outfile_pattern;     // -outfile-pattern: %r rank, %h host, %g 0, %% percent
+  std::string errfile_pattern;     // -errfile-pattern
+  std::string stdin_target = "0";  // --stdin: a rank, "all" or "none"
   double timeout = 0;
-  std::vector<std::string> program;          // program and its arguments
+  std::vector<AppContext> apps;              // the program(s), in rank order
   std::vector<std::string> command_line;     // the launcher's argv
   double checkpoint_interval = 0;            // seconds; 0: none
   bool recover = false;                      // --recover auto
   int max_restarts = 3;
   int restarts_done = 0;                     // --recover auto: restarts made so far, runs from the start included
-  std::string bind_to;                       // --bind-to core|socket|none; empty: core when ranks <= cores
-  std::string map_by;                        // --map-by slot|node|core|socket; empty: core (socket with --bind-to socket)
+  std::string bind_to;    // --bind-to core|socket|hwthread|numa|l3cache|none; empty: core when ranks <= cores
+  std::string map_by;     // --map-by slot|node|core|socket|hwthread|numa|l3cache; empty: core
+  std::string rank_by;    // --rank-by slot|node: rank order over the mapped slots
+  int npernode = 0;       // -N, --npernode, -ppn, --map-by ppr:N:node
+  int cpus_per_rank = 0;  // --map-by ...:PE=n: each rank bound to n cores
+  bool nolocal = false;   // --nolocal: no rank on this host
   bool report_bindings = false;              // --report-bindings
+  bool display_map = false;                  // --display-map: where each rank runs, before the job
+  bool display_allocation = false;           // --display-allocation: the hosts and their slots
+  std::vector<std::string> warnings;         // said once before the job starts (ignored options ...)
 };
 
 int run_launcher(const RunOptions& options);
 
-// The ranks' environment: the launcher's (without job variables), the -x
-// exports of `o`, and LZ_MCA_* for every parameter not at its default.
-StatusOr<std::vector<std::string>> build_env(const RunOptions& o, const ParamStore& params);
+// The ranks' environment: the launcher's (without job variables; with
+// kNone only PATH, with kList only PATH and `keep`), then `exports` (VAR: its
+// value here; VAR=value; a later one wins), and LZ_MCA_* for every parameter
+// not at its default.
+StatusOr<std::vector<std::string>> build_env(const std::vector<std::string>& exports, const ParamStore& params,
+                                             EnvPolicy policy = EnvPolicy::kAll,
+                                             const std::vector<std::string>& keep = {});
 
 // Pieces `lazarus restart` shares with `lazarus run` (launcher.cpp).
 StatusOr<SockAddr> bind_address(const ParamStore& params);

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <ctime>
 
 namespace lz::launcher {
 
@@ -26,12 +28,23 @@ void write_fully(int fd, const char* data, size_t n) {
 }
 
 void OutputForwarder::emit(const char* line, size_t n) {
-  if (prefix_.empty()) {
+  if (file_ >= 0) write_fully(file_, line, n);
+  if (dst_ < 0) return;
+  if (prefix_.empty() && !timestamp_) {
     write_fully(dst_, line, n);
     return;
   }
   std::string s;
-  s.reserve(prefix_.size() + n);
+  if (timestamp_) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    tm local{};
+    localtime_r(&now.tv_sec, &local);
+    char stamp[64];
+    const size_t k = std::strftime(stamp, sizeof stamp, "[%Y-%m-%dT%H:%M:%S", &local);
+    std::snprintf(stamp + k, sizeof stamp - k, ".%03ld] ", now.tv_nsec / 1000000);
+    s += stamp;
+  }
   s += prefix_;
   s.append(line, n);
   write_fully(dst_, s.data(), s.size());
@@ -60,7 +73,7 @@ void OutputForwarder::write(const char* data, size_t n) {
 void OutputForwarder::finish() {
   if (partial_.empty()) return;
   // With tags every forwarded line must end, so the next tag starts a line.
-  if (!prefix_.empty()) partial_ += '\n';
+  if (!prefix_.empty() || timestamp_) partial_ += '\n';
   emit(partial_.data(), partial_.size());
   partial_.clear();
 }

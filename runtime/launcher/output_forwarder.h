@@ -1,8 +1,10 @@
 // OutputForwarder: one rank's stdout or stderr, forwarded to the launcher's
 // own stdout/stderr line by line, so lines of different ranks never mix
-// mid-line, with an optional tag ("[job,rank]<stdout>:") for --tag-output.
-// Each rank's lines keep their order; a partial last line is written by
-// finish() when the rank's pipe closes.
+// mid-line, with an optional tag ("[job,rank]<stdout>:") for --tag-output,
+// "[rank] " for -prepend-rank, a time stamp for --timestamp-output; and/or
+// copied as it is into a file of the rank's own (--output-filename,
+// -outfile-pattern). Each rank's lines keep their order; a partial last line
+// is written by finish() when the rank's pipe closes.
 //
 //   OutputForwarder out(STDOUT_FILENO, "[4f2a,1]<stdout>:");
 //   out.write(buf, n);  ...  out.finish();
@@ -15,7 +17,9 @@ namespace lz::launcher {
 
 class OutputForwarder {
  public:
-  OutputForwarder(int dst_fd, std::string prefix) : dst_(dst_fd), prefix_(std::move(prefix)) {}
+  // dst_fd -1: the file alone; file_fd -1: no file. The caller keeps both open.
+  OutputForwarder(int dst_fd, std::string prefix, bool timestamp = false, int file_fd = -1)
+      : dst_(dst_fd), file_(file_fd), prefix_(std::move(prefix)), timestamp_(timestamp) {}
 
   void write(const char* data, size_t n);
   void finish();
@@ -26,7 +30,9 @@ class OutputForwarder {
   // A line longer than this is written in pieces rather than held.
   static constexpr size_t kMaxLine = 64 * 1024;
   int dst_;
+  int file_;
   std::string prefix_;
+  bool timestamp_;
   std::string partial_;
 };
 

@@ -11,6 +11,7 @@
 
 #include "launcher/host_list.h"
 #include "launcher/output_forwarder.h"
+#include "launcher/output_options.h"
 #include "oob/socket.h"
 
 namespace lz::launcher {
@@ -25,6 +26,7 @@ struct RankProcess {
   oob::Fd err;
   std::unique_ptr<OutputForwarder> out_fwd;
   std::unique_ptr<OutputForwarder> err_fwd;
+  RankOutputFiles files;  // --output-filename, -outfile-pattern (kept across restores and moves)
 
   bool exited = false;
   int wait_status = 0;

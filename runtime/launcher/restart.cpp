@@ -139,7 +139,7 @@ int restart_here(const RestartOptions& o) {
     return 1;
   }
   const snapshot::JobRecord& rec = chosen->record;
-  if (rec.np <= 0 || rec.argv.empty()) {
+  if (rec.np <= 0 || (rec.argv.empty() && rec.apps.empty())) {
     error(who, "the manifest of " + chosen->store_dir + " records no job (np/argv missing)");
     return 1;
   }
@@ -240,9 +240,24 @@ int restart_here(const RestartOptions& o) {
 
   JobSpec spec;
   spec.job_id = new_job_id();
-  spec.argv = rec.argv;
+  // The programs: the manifest's (MPMD), or its one program on np ranks.
+  std::vector<snapshot::AppRecord> apps = rec.apps;
+  if (apps.empty()) {
+    apps.push_back({rec.argv, np, "", rec.environment});
+  } else if (np != rec.np) {
+    error(who, "job " + rec.name + "." + rec.id + " runs " + std::to_string(apps.size()) +
+                   " programs (MPMD) and restarts on its own rank counts, not -np " + std::to_string(np));
+    return 2;
+  }
+  for (size_t a = 0; a < apps.size(); ++a) {
+    spec.apps.push_back({apps[a].argv, {}, apps[a].cwd});
+    for (int k = 0; k < apps[a].np; ++k) spec.rank_app.push_back(static_cast<int>(a));
+  }
+  for (const auto& h : hosts) spec.universe_size += h.slots;
   spec.placement = std::move(*placement);
-  spec.tag_output = o.tag_output;
+  spec.output = o.output ? *o.output : OutputSpec{};
+  if (!o.output) spec.output.tag = o.tag_output;
+  spec.stdin_ranks = {0};
   spec.timeout = o.timeout;
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {
     error(who, s.message());
@@ -282,15 +297,17 @@ int restart_here(const RestartOptions& o) {
   std::string death;
   std::vector<std::string> lost;
   if (rerun) {
-    RunOptions env_options;
-    for (const auto& [name, value] : rec.environment) env_options.exports.push_back(name + "=" + value);
-    auto env = build_env(env_options, reg.params());
-    if (!env.ok()) {
-      error(who, env.status().message());
-      return 2;
+    for (size_t a = 0; a < apps.size(); ++a) {
+      std::vector<std::string> exports;
+      for (const auto& [name, value] : apps[a].environment) exports.push_back(name + "=" + value);
+      auto env = build_env(exports, reg.params());
+      if (!env.ok()) {
+        error(who, env.status().message());
+        return 2;
+      }
+      spec.apps[a].env = std::move(*env);
+      spec.apps[a].env.push_back("LZ_CR_APP_RESTART=" + chosen->info.path);
     }
-    spec.env = std::move(*env);
-    spec.env.push_back("LZ_CR_APP_RESTART=" + chosen->info.path);
     // The program reopens its files itself; those it held at the snapshot
     // go back to their state then first (a log it appends to must not keep
     // the iterations it is about to run again). Problems are warnings: the

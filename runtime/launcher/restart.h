@@ -22,11 +22,13 @@
 //   return run_restart(o);
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "launcher/host_list.h"
+#include "launcher/job_spec.h"
 
 namespace lz::launcher {
 
@@ -39,6 +41,9 @@ struct RestartOptions {
   std::vector<std::string> config_files;
   double timeout = 0;
   bool tag_output = false;
+  // The original job's output settings under --recover auto (tag_output
+  // is then output.tag); a `lazarus restart` of its own sets tag_output only.
+  std::optional<OutputSpec> output;
   double checkpoint_interval = 0;
   bool recover = false;  // --recover auto for the restored job
   int max_restarts = 3;

@@ -2,6 +2,7 @@
 // with the MPI-1 names (MPI_Keyval_create, MPI_Attr_*), and the predefined
 // attributes of section 8.1.2, answered on every communicator.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "mpi.h"
@@ -18,10 +19,22 @@ namespace {
 
 bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
 
-// The value a predefined attribute points to.
+// A job variable the launcher sets (LZ_APPNUM, LZ_UNIVERSE_SIZE), or `fallback`.
+int job_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  return *end == '\0' && n >= 0 && n <= 1 << 30 ? static_cast<int>(n) : fallback;
+}
+
+// The value a predefined attribute points to. MPI_APPNUM: the rank's program
+// in an MPMD launch (0 for a single program); MPI_UNIVERSE_SIZE: the slots
+// of the job's hosts, as Open MPI gives them (the world size without a
+// launcher).
 int* predefined_value(MPI_Comm comm, int keyval) {
-  static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0, appnum = 0,
-             universe = 0, last_code = 0;
+  static int tag_ub = MPI_TAG_UB_VALUE, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
+             appnum = job_int("LZ_APPNUM", 0), universe = 0, last_code = 0;
   switch (keyval) {
     case MPI_TAG_UB: return &tag_ub;
     case MPI_HOST: return &host;
@@ -29,7 +42,7 @@ int* predefined_value(MPI_Comm comm, int keyval) {
     case MPI_WTIME_IS_GLOBAL: return &wtime_global;
     case MPI_APPNUM: return &appnum;
     case MPI_UNIVERSE_SIZE:
-      universe = lz_mpi_comm_world.size();
+      universe = job_int("LZ_UNIVERSE_SIZE", lz_mpi_comm_world.size());
       return &universe;
     case MPI_LASTUSEDCODE:
       last_code = lz::rt::last_used_error_code();

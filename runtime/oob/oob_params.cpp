@@ -30,6 +30,10 @@ constexpr ParamSpec kParams[] = {
      "Command that starts the helpers inside a Slurm allocation (launcher=slurm), split into words, then given "
      "the node and task options and the helper's command (e.g. 'srun --partition=p', as Open MPI's plm_slurm_args)",
      4},
+    {kParamLaunchPrefix, ParamType::kString, "",
+     "Installation prefix of Lazarus on the other hosts: their helper is <prefix>/bin/lazarus (mpirun --prefix, "
+     "as Open MPI's); empty: the same path as this lazarus",
+     4},
     {kParamLaunchAgentTimeout, ParamType::kDouble, "60",
      "Seconds a remote host's helper has to connect back to the launcher after its launch agent started, "
      "and to answer a rank start",

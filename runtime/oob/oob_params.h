@@ -26,6 +26,7 @@ inline constexpr const char* kParamHelperKeepalive = "launch_helper_keepalive";
 inline constexpr const char* kParamHelperPidNamespace = "launch_helper_pid_namespace";
 inline constexpr const char* kParamLauncher = "launcher";
 inline constexpr const char* kParamLaunchSrun = "launch_srun";
+inline constexpr const char* kParamLaunchPrefix = "launch_prefix";
 
 // Registers the table once (a second call is a no-op).
 Status register_runtime_params(Registry& reg);

@@ -41,6 +41,20 @@ std::string Manifest::format() const {
   s += "  cwd: " + yaml_quote(job.cwd) + "\n";
   append_map(s, "parameters", job.parameters);
   append_map(s, "environment", job.environment);
+  if (!job.apps.empty()) {
+    s += "  apps:\n";
+    for (const AppRecord& a : job.apps) {
+      s += "    - argv: " + quoted_list(a.argv) + "\n";
+      s += "      np: " + std::to_string(a.np) + "\n";
+      s += "      cwd: " + yaml_quote(a.cwd) + "\n";
+      if (a.environment.empty()) {
+        s += "      environment: {}\n";
+      } else {
+        s += "      environment:\n";
+        for (const auto& [k, v] : a.environment) s += "        " + yaml_quote(k) + ": " + yaml_quote(v) + "\n";
+      }
+    }
+  }
   if (snapshots.empty()) {
     s += "snapshots: []\n";
   } else {
@@ -83,6 +97,27 @@ StatusOr<Manifest> Manifest::parse(const std::string& text, const std::string& p
   LZ_ASSIGN_OR_RETURN(m.job.cwd, f.str(job, "cwd"));
   LZ_ASSIGN_OR_RETURN(m.job.parameters, f.str_map(job, "parameters", true));
   LZ_ASSIGN_OR_RETURN(m.job.environment, f.str_map(job, "environment", true));
+  if (job["apps"]) {
+    LZ_RETURN_IF_ERROR(f.require_seq(job["apps"], "field 'apps'"));
+    int total = 0;
+    for (const auto& item : job["apps"]) {
+      LZ_RETURN_IF_ERROR(f.require_map(item, "a program of 'apps'"));
+      AppRecord a;
+      LZ_ASSIGN_OR_RETURN(a.argv, f.str_list(item, "argv", false));
+      if (a.argv.empty()) return f.error(item, "a program of 'apps' without argv");
+      LZ_ASSIGN_OR_RETURN(uint64_t anp, f.u64(item, "np"));
+      if (anp < 1 || anp > static_cast<uint64_t>(CommitRecord::kMaxRanks))
+        return f.error(item, "np " + std::to_string(anp) + " of a program is out of range");
+      a.np = static_cast<int>(anp);
+      total += a.np;
+      LZ_ASSIGN_OR_RETURN(a.cwd, f.str(item, "cwd"));
+      LZ_ASSIGN_OR_RETURN(a.environment, f.str_map(item, "environment", true));
+      m.job.apps.push_back(std::move(a));
+    }
+    if (total != m.job.np)
+      return f.error(job["apps"], "the programs' np add up to " + std::to_string(total) + ", not the job's " +
+                                      std::to_string(m.job.np));
+  }
 
   LZ_ASSIGN_OR_RETURN(YAML::Node snaps, f.field(root, "snapshots"));
   LZ_RETURN_IF_ERROR(f.require_seq(snaps, "field 'snapshots'"));

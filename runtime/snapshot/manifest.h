@@ -41,16 +41,26 @@ namespace lz::snapshot {
 inline constexpr const char* kManifestFile = "manifest.yaml";
 
 // How the job was started: what `lazarus restart` needs to start it again.
+// One program of an MPMD job (`mpirun -np 2 a : -np 1 b`): its ranks
+// follow the previous program's.
+struct AppRecord {
+  std::vector<std::string> argv;
+  int np = 0;
+  std::string cwd;                                               // -wdir (empty: the job's)
+  std::vector<std::pair<std::string, std::string>> environment;  // its -x / -env exports
+};
+
 struct JobRecord {
   std::string name;                 // job name (the program's base name by default)
   std::string id;                   // launcher's job id
-  std::vector<std::string> argv;    // program and arguments
+  std::vector<std::string> argv;    // program and arguments (of the first program, for an MPMD job)
   int np = 0;
   std::vector<std::string> hosts;   // host of each rank, in rank order
   std::string cwd;
   // Non-default parameters (name, value) and the environment passed with -x.
   std::vector<std::pair<std::string, std::string>> parameters;
   std::vector<std::pair<std::string, std::string>> environment;
+  std::vector<AppRecord> apps;  // every program of an MPMD job, in rank order (empty: argv alone)
 };
 
 struct Manifest {

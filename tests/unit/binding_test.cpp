@@ -141,20 +141,68 @@ TEST(Placement, ParseMapByNamesTheBadValueAndTheChoices) {
   EXPECT_EQ(*parse_map_by("node"), MapBy::kNode);
   EXPECT_EQ(*parse_map_by("core"), MapBy::kCore);
   EXPECT_EQ(*parse_map_by("socket"), MapBy::kSocket);
-  auto bad = parse_map_by("numa");
+  EXPECT_EQ(*parse_map_by("package"), MapBy::kSocket);
+  EXPECT_EQ(*parse_map_by("hwthread"), MapBy::kHwthread);
+  EXPECT_EQ(*parse_map_by("numa"), MapBy::kNuma);
+  EXPECT_EQ(*parse_map_by("l3cache"), MapBy::kL3cache);
+  auto bad = parse_map_by("board");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("'numa'"), std::string::npos);
-  EXPECT_NE(bad.status().message().find("slot, node, core or socket"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("'board'"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("slot, node, core, socket, hwthread, numa, l3cache"), std::string::npos);
+}
+
+// 2 sockets x 2 cores x 2 threads, one NUMA node per socket, one L3 for all.
+CpuTopology two_numas() {
+  CpuTopology t = two_sockets();
+  t.numas = t.sockets;
+  t.l3s = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  return t;
+}
+
+TEST(Binding, HwthreadBindsOneThreadMappedByCoreOrByThread) {
+  auto p = on_this_host(2);
+  ASSERT_TRUE(bind_ranks(BindTo::kHwthread, MapBy::kDefault, two_numas(), p, {true, true}).ok());
+  EXPECT_EQ(p[0].cpus, (std::vector<int>{0}));  // the first thread of core 0
+  EXPECT_EQ(p[1].cpus, (std::vector<int>{1}));  // of core 1
+  auto q = on_this_host(3);
+  ASSERT_TRUE(bind_ranks(BindTo::kHwthread, MapBy::kHwthread, two_numas(), q, {true, true, true}).ok());
+  EXPECT_EQ(q[0].cpus, (std::vector<int>{0}));
+  EXPECT_EQ(q[1].cpus, (std::vector<int>{4}));  // core 0's second thread
+  EXPECT_EQ(q[2].cpus, (std::vector<int>{1}));
+}
+
+TEST(Binding, NumaAndL3BindToTheGroupHoldingTheMappedCore) {
+  auto p = on_this_host(2);
+  ASSERT_TRUE(bind_ranks(BindTo::kNuma, MapBy::kDefault, two_numas(), p, {true, true}).ok());
+  EXPECT_EQ(p[0].cpus, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(p[1].cpus, (std::vector<int>{2, 3, 6, 7})) << "the default map deals NUMA nodes out in turn";
+  auto q = on_this_host(1);
+  ASSERT_TRUE(bind_ranks(BindTo::kL3cache, MapBy::kDefault, two_numas(), q, {true}).ok());
+  EXPECT_EQ(q[0].cpus, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Binding, PeGivesEachRankSeveralCoresInARow) {
+  auto p = on_this_host(2);
+  ASSERT_TRUE(bind_ranks(BindTo::kCore, MapBy::kCore, two_numas(), p, {true, true}, 2).ok());
+  EXPECT_EQ(p[0].cpus, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(p[1].cpus, (std::vector<int>{2, 3, 6, 7}));
+  auto q = on_this_host(3);
+  Status s = bind_ranks(BindTo::kCore, MapBy::kCore, two_numas(), q, {true, true, true}, 2);
+  ASSERT_FALSE(s.ok()) << "3 ranks x 2 cores on 4 cores";
+  EXPECT_NE(s.message().find("2 cores each (PE)"), std::string::npos) << s.message();
 }
 
 TEST(Binding, ParseNamesTheBadValueAndTheChoices) {
   EXPECT_EQ(*parse_bind_to("core"), BindTo::kCore);
   EXPECT_EQ(*parse_bind_to("socket"), BindTo::kSocket);
   EXPECT_EQ(*parse_bind_to("none"), BindTo::kNone);
+  EXPECT_EQ(*parse_bind_to("hwthread"), BindTo::kHwthread);
+  EXPECT_EQ(*parse_bind_to("numa"), BindTo::kNuma);
+  EXPECT_EQ(*parse_bind_to("l3cache"), BindTo::kL3cache);
   auto bad = parse_bind_to("cores");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'cores'"), std::string::npos);
-  EXPECT_NE(bad.status().message().find("core, socket or none"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("core, socket, hwthread, numa, l3cache or none"), std::string::npos);
 }
 
 TEST(Binding, ThisMachinesTopologyCoversExactlyTheCpusThisProcessMayUse) {

@@ -7,7 +7,8 @@
 # tcp,self), remote (all ranks on h1 and h2), output (--tag-output, each rank
 # on its host; --map-by node), failure (a remote rank exits 7), killed (a remote rank gets
 # kill -9 on its host), helper (the helper of a host is killed), timeout (--timeout stops remote ranks), stranger (a
-# wrong secret is refused while the job goes on; lazarus ps shows the hosts).
+# wrong secret is refused while the job goes on; lazarus ps shows the hosts),
+# compat (mpirun's placement options over the hosts, Open MPI's and Hydra's).
 # After every job no process of it is left on any host.
 set -u
 TH=$1
@@ -168,6 +169,44 @@ case $CASE in
     grep -q "^done 0$" "$D/out" && grep -q "^done 1$" "$D/out" || fail "ranks did not finish: $(cat "$D/out")"
     no_leftovers stranger
     echo "hosts.ssh.stranger: a wrong secret was refused and logged, the job went on; ps shows the hosts"
+    ;;
+  compat)
+    # mpirun's placement options across hosts (issue 42), as mpirun_probe
+    # reports them: ranks per node, --map-by node, --rank-by node, a
+    # program's own -host (MPMD), Hydra's hostfile and -hosts, --nolocal,
+    # --prefix.
+    P=$B/tests/launcher/mpirun_probe
+    host_of() { echo "$1" | grep "probe rank=$2 " | sed 's/.* host=\([^ ]*\) .*/\1/'; }
+    hosts_seq() { for r in $(seq 0 $(($2 - 1))); do printf '%s ' "$(host_of "$1" $r)"; done; }
+    three="${H[0]}:2,${H[1]}:2,${H[2]}:2"
+    out=$(run "$three" -N 1 --timeout 60 "$P" 2>&1) || fail "-N 1: $out"
+    [ "$(hosts_seq "$out" 3)" = "${H[0]} ${H[1]} ${H[2]} " ] || fail "-N 1 over 3 hosts: $(hosts_seq "$out" 3)"
+    echo "$out" | grep -q "probe rank=1 .* universe=3 .* local=0/1" || fail "-N 1: local rank or universe: $out"
+    out=$(run "$three" -np 4 --map-by ppr:2:node --timeout 60 "$P" 2>&1) || fail "ppr:2:node: $out"
+    [ "$(hosts_seq "$out" 4)" = "${H[0]} ${H[0]} ${H[1]} ${H[1]} " ] || fail "ppr:2:node: $(hosts_seq "$out" 4)"
+    out=$(run "$three" -np 3 --map-by node --timeout 60 "$P" 2>&1) || fail "--map-by node: $out"
+    [ "$(hosts_seq "$out" 3)" = "${H[0]} ${H[1]} ${H[2]} " ] || fail "--map-by node: $(hosts_seq "$out" 3)"
+    out=$(run "$three" -np 4 --rank-by node --timeout 60 "$P" 2>&1) || fail "--rank-by node: $out"
+    [ "$(hosts_seq "$out" 4)" = "${H[0]} ${H[1]} ${H[0]} ${H[1]} " ] || fail "--rank-by node: $(hosts_seq "$out" 4)"
+    # MPMD: each program on its own host.
+    out=$(on 0 "$B/bin/mpirun" --mca launch_agent "$AGENT" --timeout 60 -np 1 -host "${H[1]}" "$P" a : \
+      -np 2 -host "${H[2]}:2" "$P" b 2>&1) || fail "MPMD with -host per program: $out"
+    [ "$(hosts_seq "$out" 3)" = "${H[1]} ${H[2]} ${H[2]} " ] || fail "per-program -host: $(hosts_seq "$out" 3)"
+    echo "$out" | grep -q "probe rank=2 .* appnum=1 " || fail "per-program -host: appnum: $out"
+    # Hydra: a host:N hostfile, -hosts, -ppn, through mpiexec.
+    printf '%s:1\n%s:1\n' "${H[1]}" "${H[2]}" > "$D/hydra_hosts"
+    out=$(on 0 "$B/bin/mpiexec" -f "$D/hydra_hosts" -launcher-exec "$AGENT" -n 2 "$P" 2>&1) || fail "-f host:N: $out"
+    [ "$(hosts_seq "$out" 2)" = "${H[1]} ${H[2]} " ] || fail "Hydra hostfile: $(hosts_seq "$out" 2)"
+    out=$(on 0 "$B/bin/mpiexec" -hosts "${H[0]},${H[2]}" -launcher-exec "$AGENT" -ppn 1 -n 2 "$P" 2>&1) ||
+      fail "-hosts -ppn: $out"
+    [ "$(hosts_seq "$out" 2)" = "${H[0]} ${H[2]} " ] || fail "-hosts -ppn 1: $(hosts_seq "$out" 2)"
+    # --nolocal: none on the launcher's host; --prefix: the helpers' lazarus is <prefix>/bin/lazarus.
+    out=$(run "${H[0]}:2,${H[1]}:2" -np 2 --nolocal --prefix "$B" --timeout 60 "$P" 2>&1) || fail "--nolocal --prefix: $out"
+    [ "$(hosts_seq "$out" 2)" = "${H[1]} ${H[1]} " ] || fail "--nolocal: $(hosts_seq "$out" 2)"
+    out=$(run "${H[1]}:1" -np 1 --prefix /nonexistent --timeout 60 "$P" 2>&1) && fail "--prefix /nonexistent ran: $out"
+    echo "$out" | grep -q "/nonexistent/bin/lazarus" || fail "a wrong --prefix is not named: $out"
+    no_leftovers compat
+    echo "hosts.ssh.compat: -N, ppr, --map-by node, --rank-by node, per-program -host, Hydra hostfile and -hosts, --nolocal, --prefix"
     ;;
   *) fail "unknown case" ;;
 esac

@@ -140,10 +140,10 @@ TEST_F(BindingTest, MapBySocketStillGivesEachRankItsOwnCore) {
 }
 
 TEST_F(BindingTest, AnUnknownMappingIsRefusedNamingIt) {
-  JobResult r = run({"--map-by", "numa", "-np", "1", "/bin/true"});
+  JobResult r = run({"--map-by", "board", "-np", "1", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("numa"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("slot,node,core,socket"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--map-by 'board'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("slot, node, core, socket, hwthread, numa, l3cache"), std::string::npos) << r.err;
 }
 
 TEST_F(BindingTest, AnUnknownBindingIsRefusedNamingIt) {
