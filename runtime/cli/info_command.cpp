@@ -5,13 +5,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cr/runtime_params.h"
 #include "common_options.h"
+#include "cr/runtime_params.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/frameworks/crcp.h"
 #include "lazarus/frameworks/transport.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
+#include "parameter_reference.h"
 
 namespace lz::cli {
 namespace {
@@ -20,6 +21,7 @@ struct InfoOptions {
   CommonOptions common;
   std::vector<std::string> param;  // {framework, component|all}
   bool json = false;
+  bool markdown = false;
 };
 
 std::string caps_text(const std::string& fw, uint64_t caps) {
@@ -64,6 +66,11 @@ struct FrameworkReport {
 };
 
 int run_info(const InfoOptions& opt) {
+  if (opt.markdown) {
+    Status s = print_parameter_reference(std::cout);
+    if (!s.ok()) print_error(s);
+    return s.ok() ? 0 : 2;
+  }
   Registry reg;
   Status s = rt::register_runtime_params(reg);
   if (s.ok()) s = reg.configure(opt.common.config());
@@ -209,6 +216,11 @@ void add_info_command(CLI::App& app, int& exit_code) {
       ->expected(1, 2)
       ->type_name("FRAMEWORK [COMPONENT|all]");
   cmd->add_flag("--json", opt->json, "Print JSON instead of text");
+  cmd->add_flag("--markdown", opt->markdown,
+                "Print the parameter reference (docs/parameters.md): every framework, built-in component and "
+                "parameter with type, default, level and meaning; defaults only (no file, environment or plugin is "
+                "read)")
+      ->excludes("--json");
   cmd->callback([opt, &exit_code] { exit_code = run_info(*opt); });
 }
 
