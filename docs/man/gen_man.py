@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """gen_man.py: the man pages, generated from the programs' own --help.
 
-    gen_man.py OUTDIR BINDIR VERSION SRCDIR
+    gen_man.py OUTDIR BINDIR VERSION
 
 Writes OUTDIR/man1/*.1: lazarus(1) and one page per subcommand, found by
 walking the "Subcommands:" lists of `lazarus --help` (lazarus-run(1),
 lazarus-snapshot-show(1), ...); mpirun(1) with mpiexec(1) pointing at it;
-cr_run(1), cr_checkpoint(1), cr_restart(1); lazarus-ft-config(1); mpicc(1)
-from SRCDIR/docs/man/mpicc.help (the wrappers pass --help to the compiler),
-with mpicxx, mpifort and mpif90 pointing at it. A tool this build does not
+cr_run(1), cr_checkpoint(1), cr_restart(1); lazarus-ft-config(1); mpicc(1), with mpicxx, mpic++, mpiCC, mpifort,
+mpif90 and mpif77 pointing at it. A tool this build does not
 have (lazarus-ft-config without another MPI, mpifort without gfortran) gets
 no page. A page is the help text
 turned into roff: the lines before "Usage:" and the text after the option
@@ -128,9 +127,9 @@ def subcommands(help_text):
 
 
 def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: gen_man.py OUTDIR BINDIR VERSION SRCDIR")
-    outdir, bindir, version, srcdir = sys.argv[1:]
+    if len(sys.argv) != 4:
+        sys.exit("usage: gen_man.py OUTDIR BINDIR VERSION")
+    outdir, bindir, version = sys.argv[1:]
     man1 = os.path.join(outdir, "man1")
     os.makedirs(man1, exist_ok=True)
     pages = {}
@@ -152,9 +151,9 @@ def main():
             continue  # not built here (liblazarus-ft needs another MPI)
         pages[tool] = page(tool, help_of([os.path.join(bindir, tool)]), version,
                            ["cr_run", "cr_checkpoint", "cr_restart"] if tool.startswith("cr_") else ["mpicc"])
-    with open(os.path.join(srcdir, "docs", "man", "mpicc.help")) as f:
-        pages["mpicc"] = page("mpicc", f.read(), version, ["mpicxx", "mpifort", "mpirun"])
-    aliases = {"mpiexec": "mpirun", "mpicxx": "mpicc", "mpifort": "mpicc", "mpif90": "mpicc"}
+    pages["mpicc"] = page("mpicc", help_of([os.path.join(bindir, "mpicc")]), version, ["mpicxx", "mpifort", "mpirun"])
+    aliases = {"mpiexec": "mpirun", "mpicxx": "mpicc", "mpic++": "mpicc", "mpiCC": "mpicc", "mpifort": "mpicc",
+               "mpif90": "mpicc", "mpif77": "mpicc"}
     for name, text in pages.items():
         with open(os.path.join(man1, name + ".1"), "w") as f:
             f.write(text)
