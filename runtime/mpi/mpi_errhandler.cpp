@@ -40,6 +40,10 @@ const char* error_text(int code) {
     case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY: key longer than MPI_MAX_INFO_KEY";
     case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE: value longer than MPI_MAX_INFO_VAL";
     case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY: no such key in the info object";
+    case MPI_ERR_NO_MEM:
+      return "MPI_ERR_NO_MEM: out of memory (MPI_Alloc_mem)";
+    case MPI_ERR_BASE:
+      return "MPI_ERR_BASE: not a base address MPI_Alloc_mem returned";
     default: return nullptr;
   }
 }

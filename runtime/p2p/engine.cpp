@@ -11,6 +11,7 @@
 #include "p2p/comm.h"
 #include "p2p/cpu_sharing.h"
 #include "p2p/engine_detail.h"
+#include "p2p/registration_cache.h"
 
 namespace lz::rt {
 
@@ -254,6 +255,7 @@ Status Engine::finalize() {
     close(interrupt_fd_);
     interrupt_fd_ = -1;
   }
+  registration_cache().drop_registrations();
   Status first;
   for (auto* m : modules_) {
     Status s = m->finalize();

@@ -1,7 +1,5 @@
 // Checkpoint support: the interrupt that wakes a blocked progress wait for
 // the CR thread, and the transports' checkpoint / continue / restart hooks.
-#include "p2p/engine.h"
-
 #include <malloc.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -12,7 +10,9 @@
 
 #include "lazarus/cpu_list.h"
 #include "lazarus/log.h"
+#include "p2p/engine.h"
 #include "p2p/engine_detail.h"
+#include "p2p/registration_cache.h"
 
 namespace lz::rt {
 
@@ -56,6 +56,8 @@ std::string Engine::transports_without_checkpoint() const {
 
 Status Engine::checkpoint_transports(int timeout_ms) {
   live_ = false;  // the bootstrap's waits block until reconnect_transports()
+  // MPI_Alloc_mem areas are registered again after the checkpoint, on first use.
+  registration_cache().drop_registrations();
   const double t0 = now_seconds();
   for (size_t i = 0; i < modules_.size(); ++i) {
     if (cr_released_[i]) continue;

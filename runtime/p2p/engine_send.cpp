@@ -1,15 +1,15 @@
 // Sending: frames to a peer through its transport, the per-peer queue of
 // frames a transport could not take yet (and held sends during a checkpoint),
 // and the sender side of the eager and rendezvous protocols.
-#include "p2p/engine.h"
-
 #include <algorithm>
 #include <cstring>
 
 #include "lazarus/log.h"
-#include "p2p/comm.h"
-#include "p2p/engine_detail.h"
 #include "p2p/bsend_buffer.h"
+#include "p2p/comm.h"
+#include "p2p/engine.h"
+#include "p2p/engine_detail.h"
+#include "p2p/registration_cache.h"
 
 namespace lz::rt {
 
@@ -293,6 +293,17 @@ bool Engine::send_eager_zcopy(Request* r, int world, const wire::Header& h) {
 }
 
 bool Engine::offer_get(Request* xfer, Peer& p) {
+  // MPI_Alloc_mem memory: its area's registration with this transport, made
+  // once. Not while a checkpoint is releasing the transports (live_ false):
+  // the cache was emptied for it.
+  if (registration_cache().areas() != 0 && live_) {
+    if (auto region = registration_cache().find(p.transport, xfer->data, xfer->bytes);
+        region && region->key.size() <= transport::kMaxRemoteKey &&
+        sizeof(wire::Header) + region->key.size() <= p.transport->max_frame()) {
+      xfer->region = new RegisteredBuffer{p.transport, std::move(*region), true};
+      return true;
+    }
+  }
   auto* rb = new RegisteredBuffer{p.transport, {}};
   Status s = p.transport->register_memory(xfer->data, xfer->bytes, &rb->region);
   if (s.ok() && rb->region.key.size() <= transport::kMaxRemoteKey &&
@@ -312,7 +323,7 @@ bool Engine::offer_get(Request* xfer, Peer& p) {
 }
 
 void Engine::release_region(Request* r) {
-  r->region->module->deregister_memory(r->region->region);
+  if (!r->region->cached) r->region->module->deregister_memory(r->region->region);
   delete r->region;
   r->region = nullptr;
 }

@@ -209,6 +209,8 @@ extern struct lz_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_pro
 #define MPI_ERR_INFO_KEY 23
 #define MPI_ERR_INFO_VALUE 24
 #define MPI_ERR_INFO_NOKEY 25
+#define MPI_ERR_NO_MEM 26
+#define MPI_ERR_BASE 27
 #define MPI_ERR_LASTCODE 100
 
 #define MPI_ANY_SOURCE (-1)
@@ -301,6 +303,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+int MPI_Free_mem(void* base);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
