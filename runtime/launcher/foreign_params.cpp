@@ -50,22 +50,27 @@ bool ForeignParams::is_ompi_name(const std::string& name) {
   return false;
 }
 
+namespace {
+// The Open MPI names mapped to Lazarus' (add_ompi), also the candidates of
+// "did you mean" for a misspelled one.
+const char* const kMapped[] = {"btl",
+                               "pml",
+                               "mtl",
+                               "coll",
+                               "plm_rsh_agent",
+                               "orte_rsh_agent",
+                               "prte_plm_ssh_agent",
+                               "btl_tcp_if_include",
+                               "btl_tcp_if_exclude",
+                               "oob_tcp_if_include",
+                               "hwloc_base_binding_policy",
+                               "rmaps_base_mapping_policy",
+                               "rmaps_base_oversubscribe",
+                               "mpi_yield_when_idle",
+                               "coll_tuned_use_dynamic_rules"};
+}  // namespace
+
 bool ForeignParams::maps_ompi_name(const std::string& name) {
-  static const char* const kMapped[] = {"btl",
-                                        "pml",
-                                        "mtl",
-                                        "coll",
-                                        "plm_rsh_agent",
-                                        "orte_rsh_agent",
-                                        "prte_plm_ssh_agent",
-                                        "btl_tcp_if_include",
-                                        "btl_tcp_if_exclude",
-                                        "oob_tcp_if_include",
-                                        "hwloc_base_binding_policy",
-                                        "rmaps_base_mapping_policy",
-                                        "rmaps_base_oversubscribe",
-                                        "mpi_yield_when_idle",
-                                        "coll_tuned_use_dynamic_rules"};
   for (const char* m : kMapped)
     if (name == m) return true;
   return name.rfind("coll_tuned_", 0) == 0 && name.size() > 21 && name.compare(name.size() - 10, 10, "_algorithm") == 0;
@@ -169,7 +174,8 @@ void ForeignParams::add_ompi(const std::string& name, const std::string& value, 
                          " (it chooses recursive doubling, Rabenseifner or ring for allreduce, Bruck or ring for "
                          "allgather, all at once or pairwise for alltoall)");
   }
-  no_effect(what, where, "Lazarus has no counterpart of it");
+  const std::string hint = str::did_you_mean(name, std::vector<std::string>(std::begin(kMapped), std::end(kMapped)));
+  no_effect(what, where, "Lazarus has no counterpart of it" + hint);
 }
 
 void ForeignParams::add_mpich(const std::string& name, const std::string& value, const std::string& where) {

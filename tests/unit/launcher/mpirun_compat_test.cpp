@@ -177,6 +177,17 @@ TEST(ForeignParams, OpenMpiNamesMapOrAreWarnedAbout) {
   EXPECT_FALSE(ForeignParams::is_ompi_name("transprot")) << "a misspelled Lazarus name stays the store's to refuse";
 }
 
+TEST(ForeignParams, AMisspelledOpenMpiNameIsWarnedWithTheNameItResembles) {
+  ForeignParams f;
+  f.add_ompi("btl_tcp_if_inclde", "lo", "--mca");
+  EXPECT_TRUE(f.mca().empty());
+  ASSERT_EQ(f.warnings().size(), 1u);
+  EXPECT_NE(f.warnings()[0].find("has no effect here: Lazarus has no counterpart of it (did you mean "
+                                 "'btl_tcp_if_include'?)"),
+            std::string::npos)
+      << f.warnings()[0];
+}
+
 TEST(ForeignParams, EnvironmentAndParameterFiles) {
   lz::test::TempDir d;
   const std::string conf = d.write("mca-params.conf", "# Open MPI\nbtl = tcp,self\n\nrmaps_base_oversubscribe = 1\n");
