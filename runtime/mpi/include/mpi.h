@@ -29,8 +29,18 @@ typedef struct lz_mpi_errhandler_s *MPI_Errhandler;
 typedef struct lz_mpi_message_s *MPI_Message;
 typedef struct lz_mpi_info_s *MPI_Info;
 typedef ptrdiff_t MPI_Aint;
+/* 64-bit counts and offsets are long long, which C89 and C++98 lack:
+ * programs built with -std=c89 (or c++98) -pedantic -Werror, as benchmark
+ * suites are, get it as GCC's and clang's extension, without a warning. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wlong-long"
+#endif
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 typedef struct MPI_Status {
   int MPI_SOURCE;
@@ -38,7 +48,7 @@ typedef struct MPI_Status {
   int MPI_ERROR;
   /* private */
   int lz_cancelled;
-  long long lz_bytes; /* bytes received */
+  MPI_Count lz_bytes; /* bytes received */
 } MPI_Status;
 
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);

@@ -11,6 +11,9 @@
 #                -DMPI_<LANG>_COMPILER=<build>/bin/mpi..., and again by PATH
 #                alone; each built program runs under mpirun -np 2, sums the
 #                ranks and is linked to the build's libmpi
+#   header       mpi.h compiles without a warning under -Wall -Wextra
+#                -pedantic -Werror as C89, C99, C11, C++98, C++11, C++17 and
+#                C++20, with gcc and (where installed) clang
 #   pkgconfig    mpi-c, mpi-cxx, mpi-fort, mpi and lazarus-mpi from
 #                <build>/lib/pkgconfig: the programs built with the compilers
 #                and `pkg-config --cflags --libs`, run and linked as above
@@ -121,6 +124,26 @@ case "$CASE" in
     configure_build_run "$BUILD/bin" "$BUILD/lib" -DMPI_C_COMPILER="$BUILD/bin/mpicc" \
       -DMPI_CXX_COMPILER="$BUILD/bin/mpicxx" -DMPI_Fortran_COMPILER="$BUILD/bin/mpifort"
     PATH="$BUILD/bin:$PATH" configure_build_run "$BUILD/bin" "$BUILD/lib" ;;
+  header)
+    printf '#include <mpi.h>\nint main(int argc, char** argv) {\n  MPI_Status s;\n  MPI_Count n = 0;\n  MPI_Init(&argc, &argv);\n  (void)s;\n  (void)n;\n  return MPI_Finalize();\n}\n' > "$T/h.c"
+    cp "$T/h.c" "$T/h.cpp"
+    n=0
+    for cc in gcc clang; do
+      command -v $cc > /dev/null || { echo "($cc is not installed: not tried)"; continue; }
+      cxx=g++
+      [ $cc = clang ] && cxx=clang++
+      for std in c89 c99 c11; do
+        $cc -std=$std -Wall -Wextra -pedantic -Werror -I"$SRC/runtime/mpi/include" -c "$T/h.c" -o "$T/h.o" ||
+          fail "mpi.h with $cc -std=$std"
+        n=$((n + 1))
+      done
+      for std in c++98 c++11 c++17 c++20; do
+        $cxx -std=$std -Wall -Wextra -pedantic -Werror -I"$SRC/runtime/mpi/include" -c "$T/h.cpp" -o "$T/h.o" ||
+          fail "mpi.h with $cxx -std=$std"
+        n=$((n + 1))
+      done
+    done
+    echo "ok: mpi.h warning-free in $n compilations" ;;
   pkgconfig) pkgconfig_build_run "$BUILD/lib/pkgconfig" "$BUILD/bin" "$BUILD/lib" ;;
   prefix)
     P=$T/prefix
