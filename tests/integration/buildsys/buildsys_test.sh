@@ -14,6 +14,12 @@
 #   header       mpi.h compiles without a warning under -Wall -Wextra
 #                -pedantic -Werror as C89, C99, C11, C++98, C++11, C++17 and
 #                C++20, with gcc and (where installed) clang
+#   meson        meson_project/ (dependency('mpi') for C, C++, Fortran) found
+#                by pkg-config with PKG_CONFIG_PATH=<build>/lib/pkgconfig
+#                (Meson asks for ompi-c ...), then by the wrappers on PATH
+#                alone (no .pc file visible: PKG_CONFIG_LIBDIR empty)
+#   autoconf     autoconf_project/ (AX_MPI from autoconf-archive) with the
+#                wrappers first on PATH
 #   pkgconfig    mpi-c, mpi-cxx, mpi-fort, mpi and lazarus-mpi from
 #                <build>/lib/pkgconfig: the programs built with the compilers
 #                and `pkg-config --cflags --libs`, run and linked as above
@@ -61,6 +67,20 @@ hello $3 1/2 sum 1" "$(echo "$out" | sort)"
   local got
   got=$(ldd "$4" | sed -n 's/^[[:space:]]*libmpi\.so[^ ]* => \([^ ]*\) .*/\1/p')
   expect "$4 loads" "$(readlink -f "$2/libmpi.so")" "$(readlink -f "$got")"
+}
+
+# meson_build_run DIR [VAR=value...]: meson_project configured and built in
+# DIR with the environment given, each program run and checked.
+meson_build_run() {
+  local b=$1
+  shift
+  cp -r "$SRC/tests/integration/buildsys/meson_project" "$SRC/tests/integration/buildsys/cmake_project" "$T/" 2> /dev/null
+  env "$@" meson setup "$b" "$T/meson_project" > "$b.log" 2>&1 || { tail -30 "$b.log"; fail "meson setup ($*)"; }
+  grep -q "Run-time dependency MPI for fortran found: YES $LZ_VERSION" "$b.log" ||
+    { grep 'dependency MPI' "$b.log"; fail "Meson did not find Lazarus $LZ_VERSION ($*)"; }
+  env "$@" ninja -C "$b" > "$b.build.log" 2>&1 || { tail -30 "$b.build.log"; fail "ninja ($*)"; }
+  for p in c cxx f; do run_checked "$BUILD/bin" "$BUILD/lib" $p "$b/hello_$p"; done
+  echo "ok: Meson dependency('mpi') with $*: C, C++, Fortran programs ran on 2 ranks"
 }
 
 # pkgconfig_build_run PCDIR BIN LIB: each program built with plain compilers
@@ -144,6 +164,23 @@ case "$CASE" in
       done
     done
     echo "ok: mpi.h warning-free in $n compilations" ;;
+  meson)
+    command -v meson > /dev/null || fail "meson is not installed (scripts/setup installs it)"
+    LZ_VERSION=$("$BUILD/bin/lazarus" --version | grep -o '[0-9][0-9.]*' | head -1)
+    meson_build_run "$T/m1" PKG_CONFIG_PATH="$BUILD/lib/pkgconfig"
+    mkdir "$T/no-pc"
+    meson_build_run "$T/m2" PKG_CONFIG_LIBDIR="$T/no-pc" PATH="$BUILD/bin:$PATH" ;;
+  autoconf)
+    [ -f /usr/share/aclocal/ax_mpi.m4 ] || fail "AX_MPI is missing (autoconf-archive; scripts/setup installs it)"
+    cp -r "$SRC/tests/integration/buildsys/autoconf_project" "$SRC/tests/integration/buildsys/cmake_project" "$T/"
+    (cd "$T/autoconf_project" && autoreconf -fi) > "$T/autoreconf.log" 2>&1 || { cat "$T/autoreconf.log"; fail "autoreconf"; }
+    mkdir "$T/b"
+    (cd "$T/b" && PATH="$BUILD/bin:$PATH" ../autoconf_project/configure) > "$T/configure.log" 2>&1 ||
+      { tail -30 "$T/configure.log"; fail "configure"; }
+    grep -q '^checking for mpicc... mpicc$' "$T/configure.log" || { grep mpi "$T/configure.log"; fail "AX_MPI: no mpicc"; }
+    (cd "$T/b" && PATH="$BUILD/bin:$PATH" make) > "$T/make.log" 2>&1 || { cat "$T/make.log"; fail "make"; }
+    run_checked "$BUILD/bin" "$BUILD/lib" c "$T/b/hello_c"
+    echo "ok: autoconf AX_MPI found mpicc; the program ran on 2 ranks" ;;
   pkgconfig) pkgconfig_build_run "$BUILD/lib/pkgconfig" "$BUILD/bin" "$BUILD/lib" ;;
   prefix)
     P=$T/prefix
