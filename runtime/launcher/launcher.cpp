@@ -397,9 +397,22 @@ int run_launcher(const RunOptions& options) {
     return 2;
   }
   // Open MPI's and MPICH's tuning names (OMPI_MCA_*, MPIR_CVAR_*, --am files,
-  // --mca btl ...) in Lazarus' terms, below the command line's own.
+  // --mca btl ...) in Lazarus' terms, below the command line's own. What is
+  // Lazarus' is known only once its components, the plugins of
+  // component_path included (coll_allring_verbose), have registered theirs:
+  // a first configuration with the same settings, unknown names only listed,
+  // says.
   RunOptions o = options;
-  auto foreign = translate_foreign(reg.params(), o);
+  Registry known;
+  {
+    ConfigOptions probe;
+    probe.mca = o.mca;
+    probe.config_files = o.config_files;
+    std::vector<std::string> unknown;
+    probe.ignored = &unknown;
+    if (Status s = rt::register_runtime_params(known); s.ok()) (void)known.configure(probe);
+  }
+  auto foreign = translate_foreign(known.params(), o);
   if (!foreign.ok()) {
     error(foreign.status().message());
     return 2;
