@@ -186,7 +186,8 @@ int run_main(int argc, char** argv) {
       ->type_name("SECONDS");
   std::string interval, recover = "off";
   app.add_option("--checkpoint-interval", interval,
-                 "Checkpoint the job every DURATION (30s, 2m, 500ms; needs a cr component, e.g. --mca cr criu)")
+                 "Checkpoint the job every DURATION of running (30s, 2m, 500ms; counted from the end of the previous "
+                 "checkpoint; needs a cr component, e.g. --mca cr criu)")
       ->type_name("DURATION");
   app.add_option("--recover", recover,
                  "'auto': when a rank dies, stop the others and restart the job from its newest snapshot (from the "

@@ -477,6 +477,17 @@ void CheckpointCoordinator::reset() {
   if (!host_.stopping()) terminating_ = false;
   snap_.reset();
   migration_.reset();
+  // --checkpoint-interval is the time the job runs between two checkpoints:
+  // the next periodic one is due an interval after this one ended, not after
+  // it began. Counted from the start, a checkpoint longer than the interval
+  // (2 s against 1 s for four ranks over libfabric's tcp;ofi_rxm on a loaded
+  // machine) left the job a fraction of a second between checkpoints, all of
+  // it spent reconnecting, and it never finished.
+  if (interval_timer_ != 0 && !host_.stopping()) {
+    loop_.cancel_timer(interval_timer_);
+    interval_timer_ = 0;
+    arm_interval_timer();
+  }
 }
 
 void CheckpointCoordinator::arm_interval_timer() {
