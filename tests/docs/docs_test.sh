@@ -32,6 +32,15 @@ PY=${PYTHON:-python3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TIMEOUT=${LZ_DOCS_BLOCK_TIMEOUT:-120}
 
+# Descriptors above 2 inherited from whatever started the suite are closed:
+# a block's background job (cr_run ./counter) would carry them into its
+# checkpoint, and one opened in another mount namespace (CI runs the suite
+# under `unshare --mount-proc`; its harness left fd 10 on /dev/null) is one
+# CRIU cannot save: "Can't lookup mount=23 for fd=10 path=/dev/null".
+for fd in /proc/$$/fd/*; do
+  fd=${fd##*/}
+  [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2> /dev/null
+done
 S=$(mktemp -d /tmp/lz-docs.XXXXXX) || exit 1
 cd /
 # Whatever a block left running (the block's process group, and anything with
