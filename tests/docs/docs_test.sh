@@ -53,6 +53,15 @@ procs_in() {  # DIR: pids whose working directory is under DIR
     case "$d" in "$1" | "$1"/*) echo "${p#/proc/}" ;; esac
   done
 }
+# A zombie has ended: only its parent's wait is missing (under a PID namespace
+# whose init does not reap, a process substitution's child stays one).
+not_zombies() {
+  local p s
+  while read -r p; do
+    s=$(awk '{ print $3 }' "/proc/$p/stat" 2> /dev/null)
+    [ -n "$s" ] && [ "$s" != Z ] && echo "$p"
+  done
+}
 cleanup() {
   local p
   for p in $(procs_in "$S"); do kill -9 "$p" 2>/dev/null; done
@@ -125,7 +134,7 @@ while IFS=$'\t' read -r n page line attrs; do
   # restored process): what is still there 3 s after it ended is a failure.
   left=""
   for i in $(seq 1 30); do
-    left=$({ pgrep -g $pid; procs_in "$dir"; } | sort -u)
+    left=$({ pgrep -g $pid; procs_in "$dir"; } | sort -u | not_zombies)
     [ -z "$left" ] && break
     sleep 0.1
   done
