@@ -718,14 +718,15 @@ void Job::maybe_finish() {
   if (drain_timer_ == 0)
     drain_timer_ = loop_.add_timer(oob::deadline_in(kDrainGrace), [this] {
       for (auto& r : ranks_) {
-        // What is already in the pipe is the rank's: it goes out first.
-        for (bool is_err : {false, true})
-          if ((is_err ? r.err : r.out).valid()) on_output(r, is_err);
-        for (oob::Fd* fd : {&r.out, &r.err}) {
-          if (!fd->valid()) continue;
-          (fd == &r.out ? r.out_fwd : r.err_fwd)->finish();
-          loop_.unwatch(fd->get());
-          fd->reset();
+        for (bool is_err : {false, true}) {
+          oob::Fd& fd = is_err ? r.err : r.out;
+          // What is already in the pipe is the rank's: it goes out first
+          // (reading it may reach the end and close the pipe).
+          if (fd.valid()) on_output(r, is_err);
+          if (!fd.valid()) continue;
+          (is_err ? r.err_fwd : r.out_fwd)->finish();
+          loop_.unwatch(fd.get());
+          fd.reset();
         }
       }
       loop_.stop();

@@ -293,21 +293,22 @@ bool Engine::send_eager_zcopy(Request* r, int world, const wire::Header& h) {
 }
 
 bool Engine::offer_get(Request* xfer, Peer& p) {
+  // The remote key travels in the rendezvous request.
+  const auto key_fits = [&p](const transport::MemoryRegion& r) {
+    return r.key.size() <= transport::kMaxRemoteKey && sizeof(wire::Header) + r.key.size() <= p.transport->max_frame();
+  };
   // MPI_Alloc_mem memory: its area's registration with this transport, made
   // once. Not while a checkpoint is releasing the transports (live_ false):
   // the cache was emptied for it.
   if (registration_cache().areas() != 0 && live_) {
-    if (auto region = registration_cache().find(p.transport, xfer->data, xfer->bytes);
-        region && region->key.size() <= transport::kMaxRemoteKey &&
-        sizeof(wire::Header) + region->key.size() <= p.transport->max_frame()) {
+    if (auto region = registration_cache().find(p.transport, xfer->data, xfer->bytes); region && key_fits(*region)) {
       xfer->region = new RegisteredBuffer{p.transport, std::move(*region), true};
       return true;
     }
   }
   auto* rb = new RegisteredBuffer{p.transport, {}};
   Status s = p.transport->register_memory(xfer->data, xfer->bytes, &rb->region);
-  if (s.ok() && rb->region.key.size() <= transport::kMaxRemoteKey &&
-      sizeof(wire::Header) + rb->region.key.size() <= p.transport->max_frame()) {
+  if (s.ok() && key_fits(rb->region)) {
     xfer->region = rb;
     return true;
   }
