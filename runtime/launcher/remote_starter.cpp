@@ -347,14 +347,16 @@ StatusOr<StartedRank> RemoteStarter::start_remote(const RankSpec& spec, oob::Msg
                        std::to_string(rank) +
                        (s.ok() ? std::string(" (the launcher is stopping)") : ": " + s.message()));
   if (done.started.error != 0) {
-    ranks_.erase(rank);
+    // Taken before the erase, which destroys `done`.
     const int e = done.started.error;
+    const std::string reason = std::move(done.started.reason);
+    ranks_.erase(rank);
     return Status(e == ENOENT                 ? Code::kNotFound
                   : e == EACCES || e == EPERM ? Code::kPermissionDenied
                   : e == EINVAL               ? Code::kInvalidArgument
                   : e == EAGAIN               ? Code::kDataLoss  // an image not complete yet
                                               : Code::kUnavailable,
-                  done.started.reason + " (on host " + h.host + ")");
+                  reason + " (on host " + h.host + ")");
   }
   done.returned = true;
   if (done.exit_pending) {
