@@ -266,8 +266,8 @@ void add_cr_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   rs->footer("The snapshot is verified first: a damaged or truncated file is refused, naming it (from a store\n"
              "directory the newest snapshot that verifies is used). Core-image snapshots (cr=criu) are\n"
-             "restored in a new PID namespace, so a restart works while the original job still runs; that\n"
-             "needs root or CAP_CHECKPOINT_RESTORE. Application-level snapshots (cr=app) start the program\n"
+             "restored in a new PID namespace, so a restart works while the original job still runs (an\n"
+             "ordinary user's in a user namespace of its own, too). Application-level snapshots (cr=app) start the program\n"
              "again, which loads its registered variables (no privilege needed; -np M redistributes\n"
              "decomposed arrays). New snapshots of the restored job go to the same store.\n"
              "With --host/--hostfile naming other hosts (placed as by `lazarus run`), each rank comes back on\n"

@@ -12,8 +12,11 @@
 #include "info_command.h"
 #include "run_command.h"
 #include "snapshot_command.h"
+#include "lazarus/userns/job_namespace.h"
 
 int main(int argc, char** argv) {
+  // It starts jobs: a cr=criu job of an ordinary user runs in a user namespace it makes.
+  lz::userns::allow_entry();
   if (lz::cli::is_run_invocation(argc, argv)) return lz::cli::run_main(argc, argv);
   CLI::App app{"Lazarus " LZ_VERSION ": a fault-tolerant MPI-like runtime (checkpoint, restart, migrate)", "lazarus"};
   app.require_subcommand(1);

@@ -20,7 +20,6 @@
 #include "launcher/event_loop.h"
 #include "launcher/live_children.h"
 #include "launcher/local_starter.h"
-#include "launcher/pid_namespace.h"
 #include "launcher/restore_starter.h"
 #include "lazarus/auth.h"
 #include "lazarus/frameworks/cr.h"
@@ -28,6 +27,7 @@
 #include "lazarus/registry.h"
 #include "lazarus/snapshot_layout.h"
 #include "lazarus/strings.h"
+#include "lazarus/userns/pid_namespace.h"
 #include "oob/helper_messages.h"
 #include "oob/oob_client.h"
 
@@ -539,7 +539,7 @@ int run_helper(const HelperOptions& given) {
     std::fclose(f);
   }
   std::string err;
-  int rc = run_in_pid_namespace(
+  int rc = userns::run_in_pid_namespace(
       [&] {
         Helper h(o, std::move(*secret));
         return h.run();

@@ -21,6 +21,7 @@
 #include "lazarus/auth.h"
 #include "lazarus/log.h"
 #include "lazarus/unique_fd.h"
+#include "lazarus/userns/pid_namespace.h"
 
 namespace lz::launcher {
 
@@ -290,7 +291,10 @@ std::string Job::job_json() const {
   j["start_time"] = static_cast<int64_t>(std::time(nullptr));
   j["ranks"] = nlohmann::json::array();
   for (const auto& r : ranks_)
-    j["ranks"].push_back({{"rank", r.rank}, {"pid", r.pid}, {"host", r.place.host}, {"moves", r.moves}});
+    j["ranks"].push_back({{"rank", r.rank},
+                          {"pid", r.remote ? r.pid : userns::outer_pid_of(r.pid)},
+                          {"host", r.place.host},
+                          {"moves", r.moves}});
   return j.dump(2) + "\n";
 }
 

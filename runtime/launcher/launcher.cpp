@@ -30,6 +30,8 @@
 #include "lazarus/net.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
+#include "lazarus/userns/job_namespace.h"
+#include "lazarus/userns/pid_namespace.h"
 #include "oob/oob_params.h"
 #include "snapshot/snapshot_params.h"
 #include "snapshot/snapshot_store.h"
@@ -240,7 +242,9 @@ namespace {
 
 void configure_helpers(RemoteStarter& starter, const ParamStore& params) {
   starter.helper_keepalive(params.get_double(oob::kParamHelperKeepalive));
-  starter.helpers_in_pid_namespace(params.get_bool(oob::kParamHelperPidNamespace));
+  // Helpers of a job in its own user namespace make theirs (ranks need the
+  // capability there, and the namespace's PID namespace keeps their pids).
+  starter.helpers_in_pid_namespace(params.get_bool(oob::kParamHelperPidNamespace) || userns::inside());
 }
 
 }  // namespace
@@ -304,6 +308,16 @@ std::string selected_cr(Registry& reg, std::string* why, bool* app_level) {
   if (app_level != nullptr)
     *app_level = sel->front().module && (sel->front().module->capabilities() & cr::kCapAppLevel) != 0;
   return sel->front().entry->desc->name;
+}
+
+// A core-image back end that needs privilege (cr=criu), for a user without it.
+static bool needs_job_namespace(Registry& reg, const JobSpec& spec) {
+  if (spec.cr_component == "none" || !userns::wanted()) return false;
+  Framework* fw = reg.framework("cr");
+  if (fw == nullptr) return false;
+  auto sel = fw->select(reg.query_context());
+  return sel.ok() && !sel->empty() && sel->front().module &&
+         (sel->front().module->capabilities() & cr::kCapNeedsPrivilege) != 0;
 }
 
 void fill_cr_spec(Registry& reg, JobSpec& spec) {
@@ -532,6 +546,14 @@ int run_launcher(const RunOptions& options) {
   spec.timeout = o.timeout;
   spec.command_line = o.command_line;
   fill_cr_spec(reg, spec);
+  // A back end asked for by name that cannot run here stops the job now,
+  // with the reason and its fix, rather than in every rank's MPI_Init.
+  if (const Param* cr = reg.params().find("cr");
+      spec.cr_component == "none" && !spec.cr_unavailable.empty() && cr != nullptr &&
+      cr->source.kind != SourceKind::kDefault && format_param_value(cr->spec.type, cr->value) != "none") {
+    error(spec.cr_unavailable);
+    return 2;
+  }
   // Hosts left without a rank wait for ranks that move, where moved ranks
   // can come back: a cr=app job's anywhere (a new process takes the rank's
   // place), a process image only where helpers run in PID namespaces.
@@ -556,59 +578,78 @@ int run_launcher(const RunOptions& options) {
     if (p->source.kind != SourceKind::kDefault)
       spec.record.parameters.emplace_back(p->name, format_param_value(p->spec.type, p->value));
 
-  int rc = 0;
-  std::vector<std::string> lost;
-  std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
-  {
-    auto starter = make_starter(reg.params(), ranks_and_spares(spec));
-    if (!starter.ok()) {
-      error(starter.status().message());
-      return 2;
-    }
-    // A back end that restores process images (cr=criu) lets the job move
-    // ranks (`lazarus migrate`): the launcher restores them with its own
-    // instance of the job's cr module.
-    std::optional<std::vector<QueryResult>> cr_sel;
-    std::unique_ptr<RankMover> mover;
-    // An application-level job moves a rank by starting a new process in
-    // its place, which loads what the rank wrote at the safe point.
-    if (app_level) {
-      mover = std::make_unique<AppRankMover>(**starter);
-    } else if (spec.cr_component != "none") {
-      if (Framework* fw = reg.framework("cr"); fw != nullptr) {
-        auto sel = fw->select(reg.query_context());
-        if (sel.ok() && !sel->empty() && sel->front().module &&
-            (sel->front().module->capabilities() & cr::kCapRestore)) {
-          cr_sel.emplace(std::move(*sel));
-          std::vector<std::string> params;
-          for (const auto& [k, v] : spec.record.parameters) params.push_back(k + "=" + v);
-          mover = make_rank_mover(**starter, static_cast<cr::Module&>(*cr_sel->front().module), std::move(params));
+  // An ordinary user's cr=criu job runs in namespaces of its own (user,
+  // PID, mount: job_namespace.h), where its ranks hold the capability CRIU
+  // needs and keep their pids when restored or moved. Others reach the job
+  // through this process, outside.
+  const bool own_namespace = needs_job_namespace(reg, spec);
+  const pid_t outer_pid = getpid();
+  auto run_job = [&]() -> int {
+    if (own_namespace && getpid() == 1) spec.registry_pid = outer_pid;
+    int rc = 0;
+    std::vector<std::string> lost;
+    std::string death, store_dir = spec.snapshot_root + "/" + spec.record.name + "." + spec.record.id;
+    {
+      auto starter = make_starter(reg.params(), ranks_and_spares(spec));
+      if (!starter.ok()) {
+        error(starter.status().message());
+        return 2;
+      }
+      // A back end that restores process images (cr=criu) lets the job move
+      // ranks (`lazarus migrate`): the launcher restores them with its own
+      // instance of the job's cr module.
+      std::optional<std::vector<QueryResult>> cr_sel;
+      std::unique_ptr<RankMover> mover;
+      // An application-level job moves a rank by starting a new process in
+      // its place, which loads what the rank wrote at the safe point.
+      if (app_level) {
+        mover = std::make_unique<AppRankMover>(**starter);
+      } else if (spec.cr_component != "none") {
+        if (Framework* fw = reg.framework("cr"); fw != nullptr) {
+          auto sel = fw->select(reg.query_context());
+          if (sel.ok() && !sel->empty() && sel->front().module &&
+              (sel->front().module->capabilities() & cr::kCapRestore)) {
+            cr_sel.emplace(std::move(*sel));
+            std::vector<std::string> params;
+            for (const auto& [k, v] : spec.record.parameters) params.push_back(k + "=" + v);
+            mover = make_rank_mover(**starter, static_cast<cr::Module&>(*cr_sel->front().module), std::move(params));
+          }
         }
       }
+      Job job(std::move(spec), **starter);
+      job.set_mover(mover.get());
+      rc = job.run();
+      death = job.rank_death();
+      lost = job.lost_hosts();
     }
-    Job job(std::move(spec), **starter);
-    job.set_mover(mover.get());
-    rc = job.run();
-    death = job.rank_death();
-    lost = job.lost_hosts();
+    if (!o.recover || death.empty()) return rc;
+    if (!has_snapshot(store_dir)) return run_again(o, death, rc);
+    RestartOptions r;
+    r.hosts = o.hosts;
+    r.hostfile = o.hostfile;
+    r.mca = o.mca;
+    r.config_files = o.config_files;
+    r.timeout = o.timeout;
+    r.tag_output = o.tag_output;
+    r.output = *output;
+    r.command_line = o.command_line;
+    r.checkpoint_interval = o.checkpoint_interval;
+    r.recover = true;
+    r.max_restarts = o.max_restarts;
+    r.restarts_done = o.restarts_done;
+    r.lost_hosts = std::move(lost);
+    return recover_job(store_dir, death, rc, r);
+  };
+  if (!own_namespace) return run_job();
+  setenv("LZ_OUTER_PID", std::to_string(outer_pid).c_str(), 1);
+  std::string err;
+  int rc = userns::run_in_pid_namespace(run_job, &err);
+  if (rc < 0) {
+    error("cr=" + spec.cr_component + " as uid " + std::to_string(geteuid()) + ": " + err +
+          " (or choose --mca cr app, which needs no privilege)");
+    return 2;
   }
-  if (!o.recover || death.empty()) return rc;
-  if (!has_snapshot(store_dir)) return run_again(o, death, rc);
-  RestartOptions r;
-  r.hosts = o.hosts;
-  r.hostfile = o.hostfile;
-  r.mca = o.mca;
-  r.config_files = o.config_files;
-  r.timeout = o.timeout;
-  r.tag_output = o.tag_output;
-  r.output = *output;
-  r.command_line = o.command_line;
-  r.checkpoint_interval = o.checkpoint_interval;
-  r.recover = true;
-  r.max_restarts = o.max_restarts;
-  r.restarts_done = o.restarts_done;
-  r.lost_hosts = std::move(lost);
-  return recover_job(store_dir, death, rc, r);
+  return rc;
 }
 
 }  // namespace lz::launcher

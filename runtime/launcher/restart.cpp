@@ -16,12 +16,12 @@
 #include "launcher/launcher.h"
 #include "launcher/rank_mover.h"
 #include "launcher/local_starter.h"
-#include "launcher/pid_namespace.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restore_starter.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
+#include "lazarus/userns/pid_namespace.h"
 #include "oob/oob_params.h"
 #include "snapshot/snapshot_store.h"
 #include "lazarus/procfiles/file_rollback.h"
@@ -366,10 +366,12 @@ std::string describe_moves(const std::vector<std::string>& old_hosts, const std:
 
 int run_restart(const RestartOptions& o) {
   if (!o.new_pid_namespace || !restores_images(o.path, o.mca)) return restart_here(o);
-  // The job registry records the pid others can signal: ours, outside.
-  setenv("LZ_OUTER_PID", std::to_string(getpid()).c_str(), 1);
+  // The job registry records the pid others can signal: ours, outside (a
+  // launcher that recovers inside its namespace keeps the outermost one).
+  if (getpid() != 1 || std::getenv("LZ_OUTER_PID") == nullptr)
+    setenv("LZ_OUTER_PID", std::to_string(getpid()).c_str(), 1);
   std::string err;
-  int rc = run_in_pid_namespace([&] { return restart_here(o); }, &err);
+  int rc = userns::run_in_pid_namespace([&] { return restart_here(o); }, &err);
   if (rc < 0) {
     error(o.who, err);
     return 1;

@@ -43,8 +43,9 @@ constexpr ParamSpec kParams[] = {
      "helper for lost, as if it had died: a host whose link went down (0: never)",
      5},
     {kParamHelperPidNamespace, ParamType::kBool, "false",
-     "Start each helper as pid 1 of its own PID namespace (needs root), so that core images of ranks can be "
-     "restored on its host while the job runs: `lazarus migrate --to` another host and `lazarus evacuate` "
+     "Start each helper as pid 1 of its own PID namespace (an ordinary user's inside a user namespace of its "
+     "own, always for their cr=criu jobs), so that core images of ranks can be restored on its host while "
+     "the job runs: `lazarus migrate --to` another host and `lazarus evacuate` "
      "under cr=criu need it. The pids `lazarus ps` shows for ranks of those hosts are then the namespace's. "
      "(`lazarus restart` onto other hosts always starts its helpers so.)",
      4},

@@ -17,8 +17,9 @@ line, as "PAGE:LINE: what is wrong"; the exit status is 1 when there is one.
 Blocks. Every fenced block whose info string starts with the words "sh test"
 is written to OUT_DIR/<n>.sh, and OUT_DIR/blocks.tsv lists them, one per line:
     n <TAB> page <TAB> line of the opening fence <TAB> attributes
-The attributes are the words after "sh test": "root" (skipped unless run as
-root), "requires=CMD[,CMD...]" (skipped when a command is not on PATH).
+The attributes are the words after "sh test": "criu" (skipped when cr/criu
+cannot run here, as `lazarus info --mca cr criu` says), "requires=CMD[,CMD...]"
+(skipped when a command is not on PATH).
 A page under docs/ (but the index, docs/README.md) with a plain ```sh block
 (an illustration) but no "sh test" block is reported: every page with
 commands runs some of them.
@@ -33,7 +34,7 @@ REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+\"[^\"]*\")?\s*$")
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-KNOWN_ATTRS = re.compile(r"^(root|requires=[A-Za-z0-9_.+-]+(,[A-Za-z0-9_.+-]+)*)$")
+KNOWN_ATTRS = re.compile(r"^(criu|requires=[A-Za-z0-9_.+-]+(,[A-Za-z0-9_.+-]+)*)$")
 
 
 def slug(text):
@@ -134,7 +135,7 @@ def main():
             attrs = words[2:]
             for a in attrs:
                 if not KNOWN_ATTRS.match(a):
-                    problems.append("%s:%d: unknown attribute '%s' of a sh test block (root, requires=CMD)"
+                    problems.append("%s:%d: unknown attribute '%s' of a sh test block (criu, requires=CMD)"
                                     % (page, b["line"], a))
             n = len(rows) + 1
             with open(os.path.join(out, "%d.sh" % n), "w", encoding="utf-8") as f:

@@ -13,8 +13,8 @@
 #    BUILD_DIR/bin first on PATH, LZ_DOCS_SRC=SOURCE_DIR, LZ_DOCS_BUILD=BUILD_DIR, no LZ_MCA_* from
 #    outside. Each block must exit 0 within LZ_DOCS_BLOCK_TIMEOUT seconds
 #    (default 120) and leave no process behind; a failure prints the page, the
-#    block's line and its output. `sh test root` blocks are skipped (saying so)
-#    when not run as root; `sh test requires=CMD` ones when CMD is missing.
+#    block's line and its output. `sh test criu` blocks are skipped (saying so)
+#    where cr/criu cannot run; `sh test requires=CMD` ones when CMD is missing.
 #    Plain ```sh blocks are illustrations and are not run.
 # PAGE (paths relative to SOURCE_DIR) limits both to those pages, e.g.
 #   tests/docs/docs_test.sh build . docs/running.md
@@ -97,7 +97,8 @@ while IFS=$'\t' read -r n page line attrs; do
   why=""
   for a in $attrs; do
     case "$a" in
-      root) [ "$(id -u)" = 0 ] || why="needs root (CRIU); running as uid $(id -u)" ;;
+      criu) "$BUILD/bin/lazarus" info --mca cr criu > /dev/null 2>&1 ||
+              why="needs cr/criu, which cannot run here (uid $(id -u)): $("$BUILD/bin/lazarus" info --mca cr criu 2>&1 | grep -m1 'criu .*unavailable' | sed 's/^ *//')" ;;
       requires=*)
         for c in $(tr ',' ' ' <<< "${a#requires=}"); do
           command -v "$c" > /dev/null || why="needs $c, which is not installed here"

@@ -28,6 +28,7 @@ LAYER_OF = [
     ("runtime/datatype", "base"),
     ("runtime/appfmt", "base"),
     ("runtime/procfiles", "base"),
+    ("runtime/userns", "base"),
     ("components", "component"),
     ("runtime/oob", "rte"),
     ("runtime/bootstrap", "rte"),

@@ -69,6 +69,25 @@ std::vector<std::string> sysv_segments(pid_t pid) {
   return out;
 }
 
+// Files mapped after they were deleted (not memfds, which CRIU saves by
+// their descriptor): CRIU reaches them only through /proc/PID/map_files,
+// which the kernel opens to CAP_CHECKPOINT_RESTORE in the initial user
+// namespace alone: root's, never an ordinary user's job namespace.
+std::vector<std::string> deleted_mappings(pid_t pid) {
+  std::vector<std::string> out;
+  std::ifstream in(proc(pid, "maps"));
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find(" /");
+    if (at == std::string::npos || line.size() < 10 || line.compare(line.size() - 10, 10, " (deleted)") != 0 ||
+        line.find("/memfd:") != std::string::npos || line.find("/SYSV") != std::string::npos)
+      continue;
+    const std::string file = line.substr(line.find_first_not_of(' ', at));
+    if (std::find(out.begin(), out.end(), file) == out.end()) out.push_back(file);
+  }
+  return out;
+}
+
 std::vector<std::string> inet_fds(pid_t pid) {
   std::vector<std::string> out;
   DIR* d = opendir(proc(pid, "fd").c_str());
@@ -105,6 +124,12 @@ Status check_dumpable(pid_t root) {
       problems.push_back(who + " has System V shared memory attached (" + joined(segs) +
                          "), which CRIU saves only with an IPC namespace of the process's own; use POSIX shared "
                          "memory (shm_open) or a file mapped MAP_SHARED instead, which are restored");
+    if (geteuid() != 0)
+      if (auto files = deleted_mappings(pid); !files.empty())
+        problems.push_back(who + " maps files that were deleted (" + joined(files) +
+                           "), which CRIU can save only as root (it reads them through /proc/PID/map_files, "
+                           "open to CAP_CHECKPOINT_RESTORE outside every user namespace alone); unlink them after "
+                           "the job, or run it as root");
     if (check_inet)
       if (auto fds = inet_fds(pid); !fds.empty())
         problems.push_back(who + " holds IPv4/IPv6 sockets of its own (" + joined(fds) +

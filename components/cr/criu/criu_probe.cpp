@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <sstream>
+
+#include "lazarus/userns/capabilities.h"
+#include "lazarus/userns/job_namespace.h"
 
 namespace lz::cr::criu {
 
@@ -14,7 +16,8 @@ std::string Version::text() const {
 }
 
 StatusOr<Version> probe_version(const std::string& binary) {
-  if (binary.empty()) return Unavailable("no criu binary was found at build time; run scripts/setup, or set cr_criu_binary");
+  if (binary.empty())
+    return Unavailable("no criu binary was found at build time; run scripts/setup, or set cr_criu_binary");
   if (access(binary.c_str(), X_OK) != 0) return Unavailable("criu binary " + binary + " is not executable");
   std::string cmd = "'" + binary + "' --version 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -33,17 +36,14 @@ StatusOr<Version> probe_version(const std::string& binary) {
 }
 
 Status check_privilege() {
-  if (geteuid() == 0) return Status::Ok();
-  std::ifstream st("/proc/self/status");
-  std::string line;
-  while (std::getline(st, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    unsigned long long caps = std::stoull(line.substr(7), nullptr, 16);
-    constexpr int kCapSysAdmin = 21, kCapCheckpointRestore = 40;
-    if (caps & ((1ull << kCapSysAdmin) | (1ull << kCapCheckpointRestore))) return Status::Ok();
-  }
-  return Unavailable("needs root or CAP_CHECKPOINT_RESTORE (run as root, or `setcap cap_checkpoint_restore+eip` "
-                     "on the criu binary and the launcher)");
+  if (userns::checkpoint_capable()) return Status::Ok();
+  // A launcher or tool runs the job in a user namespace of its own, where
+  // its ranks and criu hold CAP_CHECKPOINT_RESTORE.
+  if (userns::entry_allowed()) return userns::probe();
+  return Unavailable("pid " + std::to_string(getpid()) + " (uid " + std::to_string(geteuid()) +
+                     ") is not root and holds no CAP_CHECKPOINT_RESTORE: start it with `mpirun`/`lazarus run` "
+                     "(or `cr_run` for one process), which run it in a user namespace of its own where it holds "
+                     "that capability; or use cr=app");
 }
 
 }  // namespace lz::cr::criu

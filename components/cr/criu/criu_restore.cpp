@@ -167,6 +167,7 @@ StatusOr<pid_t> restore_image(const RestoreOptions& opts) {
   // when criu exits. --restore-sibling makes it our child, so the signal
   // follows us, the restarter.
   if (!meta.restart_channel.key.empty()) args.push_back("--restore-sibling");
+  if (geteuid() != 0) args.push_back("--unprivileged");
   for (size_t i = 0; i < inherit.size(); ++i) {
     args.push_back("--inherit-fd");
     args.push_back("fd[" + std::to_string(kFirstInheritFd + i) + "]:" + inherit[i].second);

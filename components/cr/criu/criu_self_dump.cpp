@@ -92,6 +92,7 @@ StatusOr<Outcome> self_dump(const SelfDumpOptions& o) {
   criu_set_images_dir_fd(o.dir_fd);
   criu_set_leave_running(o.leave_running);
   criu_set_shell_job(o.shell_job);
+  criu_set_unprivileged(geteuid() != 0);
   criu_set_log_level(o.log_level);
   if (criu_set_log_file(o.log_file.c_str()) != 0) return Internal("criu_set_log_file failed");
 

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -156,21 +157,39 @@ StatusOr<int> listen_at(const std::string& path) {
   return s;
 }
 
+// The pids a process has in its PID namespaces, ours first ("NSpid:" of
+// its status). A process that an ordinary user's cr_restart brought back
+// lives in a PID namespace of its own and names its socket by the pid it
+// sees there.
+static std::vector<pid_t> namespace_pids(pid_t pid) {
+  std::vector<pid_t> out{pid};
+  std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(st, line)) {
+    if (line.rfind("NSpid:", 0) != 0) continue;
+    std::istringstream in(line.substr(6));
+    long v = 0;
+    while (in >> v)
+      if (v > 0 && v != pid) out.push_back(static_cast<pid_t>(v));
+  }
+  return out;
+}
+
 std::vector<std::string> candidate_paths(pid_t pid) {
-  const std::string name = "/" + std::to_string(pid) + ".sock";
-  std::vector<std::string> out;
-  auto add = [&](const std::string& d) {
-    for (const auto& p : out)
-      if (p == d + name) return;
-    out.push_back(d + name);
+  std::vector<std::string> dirs;
+  auto add_dir = [&](const std::string& d) {
+    if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
   };
-  add(own_dir());
+  add_dir(own_dir());
   uid_t u = uid_of(pid);
   if (u != static_cast<uid_t>(-1)) {
-    add("/run/user/" + std::to_string(u) + "/lazarus/cr");
-    add("/tmp/lazarus-" + std::to_string(u) + "/cr");
+    add_dir("/run/user/" + std::to_string(u) + "/lazarus/cr");
+    add_dir("/tmp/lazarus-" + std::to_string(u) + "/cr");
   }
-  add("/tmp/lazarus-" + std::to_string(geteuid()) + "/cr");
+  add_dir("/tmp/lazarus-" + std::to_string(geteuid()) + "/cr");
+  std::vector<std::string> out;
+  for (pid_t p : namespace_pids(pid))
+    for (const std::string& d : dirs) out.push_back(d + "/" + std::to_string(p) + ".sock");
   return out;
 }
 
@@ -214,6 +233,15 @@ StatusOr<int> connect_to(pid_t pid, std::string* path_used) {
     int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (s < 0) return ErrnoError("socket", errno);
     if (connect(s, reinterpret_cast<sockaddr*>(&a), len) == 0) {
+      // A socket named by a pid of another namespace may be another
+      // process's: the listener's pid, as we see it, must be `pid`.
+      ucred peer{};
+      socklen_t plen = sizeof peer;
+      if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &peer, &plen) == 0 && peer.pid > 0 && peer.pid != pid) {
+        close(s);
+        tried += (tried.empty() ? "" : ", ") + path + " (another process's)";
+        continue;
+      }
       if (path_used) *path_used = path;
       return s;
     }

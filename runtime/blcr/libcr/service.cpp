@@ -1,10 +1,12 @@
 #include "service.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,6 +37,24 @@ std::string path_of_fd(int fd) {
   if (n < 0) return {};
   buf[n] = '\0';
   return buf;
+}
+
+// The requester's directory, opened again by its path when it is the same
+// directory here: a requester in another mount namespace (outside the one an
+// ordinary user's cr_restart made) hands over a descriptor of a mount that
+// CRIU cannot find from here ("Can't lookup mount").
+int own_mount_namespace_dir(int fd) {
+  const std::string path = path_of_fd(fd);
+  struct stat given {}, here {};
+  int again = path.empty() || path[0] != '/' ? -1 : open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (again < 0) return fd;
+  if (fstat(fd, &given) != 0 || fstat(again, &here) != 0 || given.st_dev != here.st_dev ||
+      given.st_ino != here.st_ino) {
+    close(again);
+    return fd;
+  }
+  close(fd);
+  return again;
 }
 
 }  // namespace
@@ -208,7 +228,7 @@ void Service::handle_connection(int conn) {
         break;
       }
       CheckpointRequest req;
-      req.dir_fd = fd;
+      req.dir_fd = own_mount_namespace_dir(fd);
       req.dest = path_of_fd(fd);
       req.signal = m.signal;
       req.requester = cred.pid;

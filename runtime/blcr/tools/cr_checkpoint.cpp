@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
       "Exit status: 0 when the image is complete; 1 otherwise, with the reason\n"
       "(the process is not a libcr process, a callback refused, CRIU failed: see\n"
       "dump.log in the image directory).\n"
-      "Needs root or CAP_CHECKPOINT_RESTORE. A checkpointed process must not hold\n"
+      "An ordinary user's process must have been started by cr_run (or restored by\n"
+      "cr_restart), which give it CAP_CHECKPOINT_RESTORE in a user namespace of its\n"
+      "own; root's need not. A checkpointed process must not hold\n"
       "IPv4/IPv6 sockets (CRIU 4.1.1 cannot save them on kernels >= 6.16).");
   CLI11_PARSE(app, argc, argv);
 

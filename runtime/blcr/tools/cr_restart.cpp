@@ -15,11 +15,12 @@
 #include <cstring>
 #include <fstream>
 #include <string>
-
 #include <utility>
 #include <vector>
 
 #include "backend.h"
+#include "lazarus/userns/job_namespace.h"
+#include "lazarus/userns/pid_namespace.h"
 
 namespace {
 
@@ -40,40 +41,8 @@ std::string image_dir_of(const std::string& arg) {
   return arg;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "Restart a process from the image written by cr_checkpoint.\n\n"
-      "IMAGE is the directory of CRIU images (or the file a libcr program named as\n"
-      "its checkpoint destination, which points to that directory). The process\n"
-      "comes back under its original pid, which must be free; its stdout and stderr\n"
-      "(and its stdin if that was a pipe) are cr_restart's. cr_restart waits for it,\n"
-      "forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 to it, and exits with\n"
-      "its exit status (or dies of the same signal).",
-      "cr_restart"};
-  std::string image, criu;
-  int log_level = -1;
-  std::vector<std::pair<std::string, std::string>> mca;
-  app.add_option("image", image, "Image directory (or pointer file)")->required();
-  app.add_option("--mca", mca, "Set parameter NAME to VALUE (highest precedence; repeatable), e.g. --mca cr criu")
-      ->type_name("NAME VALUE")
-      ->allow_extra_args(false);
-  app.add_option("--criu", criu,
-                 "criu binary for the cr/criu back end (--mca cr_criu_binary; default: $LZ_MCA_cr_criu_binary or "
-                 "the one found at build time)");
-  app.add_option("--log-level", log_level, "CRIU log level for IMAGE/restore.log (--mca cr_criu_log_level)")
-      ->check(CLI::Range(0, 4));
-  app.footer(
-      "The back end is the cr component `lazarus run` would select (parameter `cr`);\n"
-      "it must have the `restore` capability. Needs root or CAP_CHECKPOINT_RESTORE\n"
-      "for CRIU. Exit status 1 with a message when the image is missing, incomplete,\n"
-      "truncated, or its pid is in use, or when no back end can restore here.");
-  CLI11_PARSE(app, argc, argv);
-
-  // The criu shorthands go first: an explicit --mca of the same name wins.
-  if (!criu.empty()) mca.insert(mca.begin(), {"cr_criu_binary", criu});
-  if (log_level >= 0) mca.insert(mca.begin(), {"cr_criu_log_level", std::to_string(log_level)});
+// Restores the image and waits for the process; its exit status.
+int restore_and_wait(const std::string& image, const std::vector<std::pair<std::string, std::string>>& mca) {
   auto backend = lz::libcr::Backend::open(lz::cr::kCapRestore, "restore a process", mca);
   if (!backend.ok()) {
     std::fprintf(stderr, "cr_restart: %s\n", backend.status().message().c_str());
@@ -128,4 +97,63 @@ int main(int argc, char** argv) {
     return 128 + s;
   }
   return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Restart a process from the image written by cr_checkpoint.\n\n"
+      "IMAGE is the directory of CRIU images (or the file a libcr program named as\n"
+      "its checkpoint destination, which points to that directory). The process\n"
+      "comes back under its original pid, which must be free; its stdout and stderr\n"
+      "(and its stdin if that was a pipe) are cr_restart's. cr_restart waits for it,\n"
+      "forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 to it, and exits with\n"
+      "its exit status (or dies of the same signal).",
+      "cr_restart"};
+  std::string image, criu;
+  int log_level = -1;
+  std::vector<std::pair<std::string, std::string>> mca;
+  app.add_option("image", image, "Image directory (or pointer file)")->required();
+  app.add_option("--mca", mca, "Set parameter NAME to VALUE (highest precedence; repeatable), e.g. --mca cr criu")
+      ->type_name("NAME VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--criu", criu,
+                 "criu binary for the cr/criu back end (--mca cr_criu_binary; default: $LZ_MCA_cr_criu_binary or "
+                 "the one found at build time)");
+  app.add_option("--log-level", log_level, "CRIU log level for IMAGE/restore.log (--mca cr_criu_log_level)")
+      ->check(CLI::Range(0, 4));
+  app.footer(
+      "The back end is the cr component `lazarus run` would select (parameter `cr`);\n"
+      "it must have the `restore` capability. As an ordinary user the process is\n"
+      "restored in user and PID namespaces of its own (its pid is free there), where\n"
+      "CRIU holds CAP_CHECKPOINT_RESTORE. Exit status 1 with a message when the image\n"
+      "is missing, incomplete, truncated, or its pid is in use, or when no back end\n"
+      "can restore here.");
+  CLI11_PARSE(app, argc, argv);
+
+  // The criu shorthands go first: an explicit --mca of the same name wins.
+  if (!criu.empty()) mca.insert(mca.begin(), {"cr_criu_binary", criu});
+  if (log_level >= 0) mca.insert(mca.begin(), {"cr_criu_log_level", std::to_string(log_level)});
+  // An ordinary user's process comes back in user and PID namespaces of its
+  // own, where its pid is free and CRIU holds what it needs
+  // (lazarus/userns/job_namespace.h); this process waits outside.
+  lz::userns::allow_entry();
+  if (lz::userns::wanted()) {
+    std::string err;
+    int rc = lz::userns::run_in_pid_namespace([&] { return restore_and_wait(image, mca); }, &err);
+    if (rc < 0) {
+      std::fprintf(stderr, "cr_restart: %s\n", err.c_str());
+      return 1;
+    }
+    // The namespace's pid 1 cannot die of its own signal: it reports 128 +
+    // the signal the process died of, and we die of it here, as BLCR's does.
+    if (rc > 128 && rc < 128 + NSIG) {
+      std::fflush(stdout);
+      signal(rc - 128, SIG_DFL);
+      raise(rc - 128);
+    }
+    return rc;
+  }
+  return restore_and_wait(image, mca);
 }

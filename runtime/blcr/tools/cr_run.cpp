@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string>
 
+#include "lazarus/userns/job_namespace.h"
+
 #ifndef LZ_CR_LIBDIR_FROM_BINDIR
 #define LZ_CR_LIBDIR_FROM_BINDIR "../lib"
 #endif
@@ -30,8 +32,10 @@ void usage(FILE* out) {
                "  LZ_MCA_cr_criu_binary   criu binary to use (default: the one found at build time)\n"
                "  LAZARUS_CR_SOCKET_DIR   directory of control sockets (default: $XDG_RUNTIME_DIR/lazarus/cr\n"
                "                          or /tmp/lazarus-<uid>/cr)\n\n"
-               "Needs root or CAP_CHECKPOINT_RESTORE (CRIU). The program must not hold IPv4/IPv6\n"
-               "sockets when it is checkpointed.\n",
+               "As an ordinary user, PROG runs in a user namespace of its own, where it holds\n"
+               "CAP_CHECKPOINT_RESTORE, which CRIU needs (and nothing else: the namespace maps\n"
+               "only the user's own ids). The program must not hold IPv4/IPv6 sockets when it\n"
+               "is checkpointed.\n",
                LZ_CR_LIBDIR_FROM_BINDIR);
 }
 
@@ -83,6 +87,14 @@ int main(int argc, char** argv) {
   if (getsid(0) == 0 && setsid() < 0)
     std::fprintf(stderr, "cr_run: warning: cannot start a session (%s); checkpoints may be refused\n",
                  std::strerror(errno));
+  // An ordinary user checkpoints with CRIU in a user namespace of their own
+  // (lazarus/userns/job_namespace.h); PROG keeps this pid.
+  if (lz::userns::wanted()) {
+    lz::Status s = lz::userns::probe();
+    if (s.ok()) s = lz::userns::enter(0);
+    if (!s.ok())
+      std::fprintf(stderr, "cr_run: warning: %s; PROG runs, but cannot be checkpointed\n", s.message().c_str());
+  }
   execvp(argv[first], argv + first);
   int err = errno;
   std::fprintf(stderr, "cr_run: cannot run %s: %s\n", argv[first], std::strerror(err));

@@ -64,7 +64,7 @@ inline constexpr uint32_t kInterfaceVersion = 4;
 enum Capability : uint64_t {
   kCapCoreImage = 1ull << 0,        // saves the whole process image; no application changes
   kCapAppLevel = 1ull << 1,         // saves registered application variables
-  kCapNeedsPrivilege = 1ull << 2,   // needs root or CAP_CHECKPOINT_RESTORE
+  kCapNeedsPrivilege = 1ull << 2,   // needs CAP_CHECKPOINT_RESTORE: root, or a job user namespace (lazarus/userns)
   kCapPortable = 1ull << 3,         // restartable on another architecture
   kCapChangeRanks = 1ull << 4,      // restartable with a different number of ranks
   kCapRestore = 1ull << 5,          // restore() brings a saved process back (else kUnimplemented)

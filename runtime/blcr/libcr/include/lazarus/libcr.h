@@ -79,7 +79,8 @@
  *    requester's working directory).
  *  - Only CR_SCOPE_PROC; a restore needs the original pid to be free; the
  *    process must not hold inet sockets (CRIU 4.1.1 on kernels >= 6.16).
- *  - Needs root or CAP_CHECKPOINT_RESTORE, like CRIU.
+ *  - Needs CAP_CHECKPOINT_RESTORE, like CRIU: root, or a process that cr_run
+ *    started (or cr_restart restored) in a user namespace of its own.
  *  - cr_init() may be called once per process or once per thread; the client
  *    id is per thread as in BLCR.
  * Not provided: cr_forward_checkpoint (fails with ENOSYS), the experimental

@@ -24,13 +24,22 @@
 //   int rc = run_in_pid_namespace([&] { return run_restart_here(opts); }, &err);
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 
-namespace lz::launcher {
+namespace lz::userns {
 
 // Returns the child's status, or -1 with *error set when no namespace could
-// be created (not root, or namespaces disabled).
+// be created (namespaces disabled). An ordinary user's namespace is owned by
+// a user namespace made with it (lazarus/userns/job_namespace.h).
 int run_in_pid_namespace(const std::function<int()>& body, std::string* error);
 
-}  // namespace lz::launcher
+// The pid that processes outside every namespace run_in_pid_namespace()
+// made see for `pid` of this one: what the job registry shows, so that
+// `lazarus ps` and a user's `kill` mean the rank. `pid` itself when this
+// process is in no such namespace or the pid cannot be translated.
+pid_t outer_pid_of(pid_t pid);
+
+}  // namespace lz::userns

@@ -1,4 +1,4 @@
-#include "launcher/pid_namespace.h"
+#include "lazarus/userns/pid_namespace.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -6,19 +6,65 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
-namespace lz::launcher {
+#include "lazarus/userns/capabilities.h"
+#include "lazarus/userns/job_namespace.h"
+
+namespace lz::userns {
+namespace {
+
+// The /proc of the outermost namespace, kept before a namespace's own /proc
+// covers it: a pidfd's fdinfo read through it gives the pid seen there.
+int g_outer_proc = -1;
+
+// Standard streams that are files were opened in the caller's mount
+// namespace, whose mounts CRIU cannot find from this one ("Can't lookup
+// mount"): reopened here by their path, at the same offset, they belong to
+// this namespace's copy of the mount.
+void reopen_stdio_files() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    char path[4096];
+    ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), path, sizeof path - 1);
+    if (n <= 0 || path[0] != '/') continue;
+    path[n] = '\0';
+    const int flags = fcntl(fd, F_GETFL);
+    const off_t pos = lseek(fd, 0, SEEK_CUR);
+    int again = open(path, (flags & (O_ACCMODE | O_APPEND)) | O_CLOEXEC);
+    if (again < 0) continue;
+    if (pos > 0) lseek(again, pos, SEEK_SET);
+    dup3(again, fd, 0);
+    close(again);
+  }
+}
+
+}  // namespace
 
 int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
-  if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) {
+  // An ordinary user owns the new namespaces through a user namespace of
+  // their own (job_namespace.h), made with them.
+  // A PID namespace needs CAP_SYS_ADMIN where it is made: an ordinary user
+  // without it makes a user namespace too (nested, for a helper that a job
+  // in its own namespace started here).
+  const bool own_userns = geteuid() != 0 && !userns::has_effective(userns::kCapSysAdmin);
+  if (own_userns) {
+    if (Status s = userns::enter(CLONE_NEWPID | CLONE_NEWNS); !s.ok()) {
+      *error = s.message();
+      return -1;
+    }
+  } else if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) {
     *error = std::string("cannot create a PID namespace (unshare: ") + std::strerror(errno) +
-             "); restoring ranks needs root or CAP_SYS_ADMIN";
+             "); restoring ranks needs root, CAP_SYS_ADMIN, or a user namespace of the job's own";
     return -1;
   }
   // Signals are taken synchronously (sigwaitinfo) so none is lost between the
@@ -55,11 +101,13 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     pollfd p{alive[0], POLLIN, 0};
     if (poll(&p, 1, 0) != 0) _exit(128 + SIGKILL);  // the parent is already gone (EOF)
     close(alive[0]);
+    if (g_outer_proc < 0) g_outer_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       std::fprintf(stderr, "lazarus: error: cannot mount /proc for the new PID namespace: %s\n", std::strerror(errno));
       _exit(1);
     }
+    reopen_stdio_files();
     // Lead a session inside the namespace: restored ranks join the
     // restorer's session (criu --shell-job), and CRIU can checkpoint them
     // again only if their session leader is in their PID namespace.
@@ -69,6 +117,8 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     _exit(rc);
   }
   close(alive[0]);
+  // Out here we only wait and forward signals: no capability needed.
+  if (own_userns) userns::keep_only({}, {}).ignore();
   int status = 0;
   for (;;) {
     siginfo_t si;
@@ -101,4 +151,21 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
   return 1;
 }
 
-}  // namespace lz::launcher
+pid_t outer_pid_of(pid_t pid) {
+  if (g_outer_proc < 0) return pid;
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return pid;
+  pid_t outer = pid;
+  const std::string path = "self/fdinfo/" + std::to_string(pidfd);
+  if (FILE* f = fdopen(openat(g_outer_proc, path.c_str(), O_RDONLY | O_CLOEXEC), "r")) {
+    char line[128];
+    long v = 0;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "Pid: %ld", &v) == 1 && v > 0) outer = static_cast<pid_t>(v);
+    std::fclose(f);
+  }
+  close(pidfd);
+  return outer;
+}
+
+}  // namespace lz::userns
