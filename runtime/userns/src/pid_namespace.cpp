@@ -51,11 +51,10 @@ void reopen_stdio_files() {
 }  // namespace
 
 int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
-  // An ordinary user owns the new namespaces through a user namespace of
-  // their own (job_namespace.h), made with them.
   // A PID namespace needs CAP_SYS_ADMIN where it is made: an ordinary user
-  // without it makes a user namespace too (nested, for a helper that a job
-  // in its own namespace started here).
+  // without it owns the new namespaces through a user namespace made with
+  // them (job_namespace.h; nested for a helper that a job in its own
+  // namespace started on this machine).
   const bool own_userns = geteuid() != 0 && !userns::has_effective(userns::kCapSysAdmin);
   if (own_userns) {
     if (Status s = userns::enter(CLONE_NEWPID | CLONE_NEWNS); !s.ok()) {
