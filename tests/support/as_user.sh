@@ -4,7 +4,7 @@
 #
 # As root it makes the account `lazarus-test` (useradd, no home, no login
 # shell) if missing, lets it reach the build tree (o+x on the directories
-# above the tree and on the tree's own directories), and drops to it with
+# above the paths the command names, o+rx on a directory named), and drops to it with
 # setpriv: no capability, no supplementary group, HOME in a directory of its
 # own. As anyone else it runs CMD as that user.
 #
@@ -26,11 +26,13 @@ fi
 uid=$(id -u "$USER_NAME") gid=$(id -g "$USER_NAME")
 
 # Every directory from / down to the programs the test names must be
-# searchable by others (a clone in a `mktemp -d` directory is 0700).
+# searchable by others (a clone in a `mktemp -d` directory is 0700), and a
+# directory named is readable too: a job may run there, and CRIU opens a
+# restored process's working directory.
 for a in "$@"; do
   case "$a" in /*) ;; *) continue ;; esac
   d=$a
-  [ -d "$d" ] || d=$(dirname "$d")
+  if [ -d "$d" ]; then chmod o+rx "$d" 2>/dev/null; else d=$(dirname "$d"); fi
   while [ "$d" != / ] && [ -n "$d" ]; do
     chmod o+x "$d" 2>/dev/null
     d=$(dirname "$d")
