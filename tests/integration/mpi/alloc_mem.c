@@ -4,7 +4,11 @@
  * the error handler. Under ucx and ofi the rendezvous from an area uses one
  * registration per transport (runtime/p2p/registration_cache.h); the data
  * must be the same either way.
- *   alloc_mem [iterations]   (any number of ranks >= 2) */
+ *   alloc_mem [iterations [stop-file]]   (any number of ranks >= 2)
+ * With a stop file the ring goes on past its iterations until that file
+ * exists (rank 0 looks, every rank learns it by a broadcast), so a test can
+ * end the run after events it waits for, such as checkpoints, however fast
+ * the machine is. */
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +34,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(size >= 2, "needs 2 ranks or more");
   const int iters = argc > 1 ? atoi(argv[1]) : 10;
+  const char* stop_file = argc > 2 ? argv[2] : NULL;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
   /* Errors, through the handler. */
@@ -67,7 +72,14 @@ int main(int argc, char** argv) {
   const int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
   unsigned char* heap = malloc(BIG);
   CHECK(heap != NULL, "malloc");
-  for (int it = 0; it < iters; ++it) {
+  int done = 0;
+  for (int it = 0;; ++it) {
+    if (it >= iters) {
+      int stop = stop_file == NULL || (rank == 0 && access(stop_file, F_OK) == 0);
+      MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (stop) break;
+    }
+    done = it + 1;
     const long n = it % 3 == 0 ? BIG : it % 3 == 1 ? BIG / 2 + 4096 : 100;
     const long off = it % 3 == 1 ? 12345 : 0;
     unsigned char* from = it % 4 == 3 ? heap : send + off;
@@ -89,7 +101,7 @@ int main(int argc, char** argv) {
   CHECK(MPI_Free_mem(sums) == MPI_SUCCESS, "free sums");
   CHECK(MPI_Free_mem(send) == MPI_SUCCESS && MPI_Free_mem(recv) == MPI_SUCCESS, "free");
   free(heap);
-  if (rank == 0) printf("alloc_mem: %d ranks, %d iterations ok\n", size, iters);
+  if (rank == 0) printf("alloc_mem: %d ranks, %d iterations ok\n", size, done);
   MPI_Finalize();
   return 0;
 }
