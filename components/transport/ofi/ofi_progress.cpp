@@ -67,6 +67,7 @@ void OfiTransport::dispatch(OfiPeer& p, const char* payload, size_t len) {
 // Checks one received message; returns the frames delivered.
 int OfiTransport::on_frame(const char* data, size_t len) {
   FrameHeader h;
+  if (len == 0) return 0;  // a peer's wire-up probe (ofi_wireup.cpp)
   if (len < sizeof h) {
     ++dropped_;
     log::warn("ofi: dropped a %zu-byte message: shorter than the frame header (not from a rank of this job)", len);

@@ -257,7 +257,7 @@ Status OfiTransport::connect() {
     if (p.local && !p.failed && !p.finalized) watch(p);
   }
   checkpointed_ = false;
-  return Status::Ok();
+  return wire_up();
 }
 
 // Exclusivity 5, below tcp (10) and shm (50): measured here, libfabric's shm

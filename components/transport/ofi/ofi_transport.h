@@ -201,6 +201,9 @@ class OfiTransport final : public Module {
   // Checkpoint (ofi_checkpoint.cpp).
   Status reopen(bool restarted);
 
+  // Connections with the local peers before the first frame (ofi_wireup.cpp).
+  Status wire_up();
+
   OfiConfig config_;
   Host* host_ = nullptr;
   int rank_ = -1;
