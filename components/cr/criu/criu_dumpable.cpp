@@ -56,36 +56,36 @@ std::string inet_kind(pid_t pid, int fd) {
   return type == SOCK_STREAM ? "TCP" + v6 : type == SOCK_DGRAM ? "UDP" + v6 : "raw" + v6;
 }
 
-std::vector<std::string> sysv_segments(pid_t pid) {
-  std::vector<std::string> out;
-  std::ifstream in(proc(pid, "maps"));
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t at = line.find("/SYSV");
-    if (at == std::string::npos) continue;
-    const std::string seg = line.substr(at);
-    if (std::find(out.begin(), out.end(), seg) == out.end()) out.push_back(seg);
-  }
-  return out;
-}
+// What one reading of /proc/PID/maps tells: System V segments attached,
+// and files mapped after they were deleted (not memfds, which CRIU saves by
+// their descriptor). CRIU reaches the latter only through
+// /proc/PID/map_files, which the kernel opens to CAP_CHECKPOINT_RESTORE in
+// the initial user namespace alone: root's, never an ordinary user's job
+// namespace.
+struct Mappings {
+  std::vector<std::string> sysv;
+  std::vector<std::string> deleted;
+};
 
-// Files mapped after they were deleted (not memfds, which CRIU saves by
-// their descriptor): CRIU reaches them only through /proc/PID/map_files,
-// which the kernel opens to CAP_CHECKPOINT_RESTORE in the initial user
-// namespace alone: root's, never an ordinary user's job namespace.
-std::vector<std::string> deleted_mappings(pid_t pid) {
-  std::vector<std::string> out;
+Mappings mappings(pid_t pid) {
+  Mappings m;
+  auto add = [](std::vector<std::string>& v, std::string x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(std::move(x));
+  };
   std::ifstream in(proc(pid, "maps"));
   std::string line;
   while (std::getline(in, line)) {
+    if (const size_t at = line.find("/SYSV"); at != std::string::npos) {
+      add(m.sysv, line.substr(at));
+      continue;
+    }
     const size_t at = line.find(" /");
     if (at == std::string::npos || line.size() < 10 || line.compare(line.size() - 10, 10, " (deleted)") != 0 ||
-        line.find("/memfd:") != std::string::npos || line.find("/SYSV") != std::string::npos)
+        line.find("/memfd:") != std::string::npos)
       continue;
-    const std::string file = line.substr(line.find_first_not_of(' ', at));
-    if (std::find(out.begin(), out.end(), file) == out.end()) out.push_back(file);
+    add(m.deleted, line.substr(line.find_first_not_of(' ', at)));
   }
-  return out;
+  return m;
 }
 
 std::vector<std::string> inet_fds(pid_t pid) {
@@ -120,16 +120,16 @@ Status check_dumpable(pid_t root) {
   const bool check_inet = inet_sockets_fail();
   for (pid_t pid : procfiles::process_tree(root)) {
     const std::string who = pid == root ? "pid " + std::to_string(pid) : "its child pid " + std::to_string(pid);
-    if (auto segs = sysv_segments(pid); !segs.empty())
-      problems.push_back(who + " has System V shared memory attached (" + joined(segs) +
+    const Mappings maps = mappings(pid);
+    if (!maps.sysv.empty())
+      problems.push_back(who + " has System V shared memory attached (" + joined(maps.sysv) +
                          "), which CRIU saves only with an IPC namespace of the process's own; use POSIX shared "
                          "memory (shm_open) or a file mapped MAP_SHARED instead, which are restored");
-    if (geteuid() != 0)
-      if (auto files = deleted_mappings(pid); !files.empty())
-        problems.push_back(who + " maps files that were deleted (" + joined(files) +
-                           "), which CRIU can save only as root (it reads them through /proc/PID/map_files, "
-                           "open to CAP_CHECKPOINT_RESTORE outside every user namespace alone); unlink them after "
-                           "the job, or run it as root");
+    if (geteuid() != 0 && !maps.deleted.empty())
+      problems.push_back(who + " maps files that were deleted (" + joined(maps.deleted) +
+                         "), which CRIU can save only as root (it reads them through /proc/PID/map_files, "
+                         "open to CAP_CHECKPOINT_RESTORE outside every user namespace alone); unlink them after "
+                         "the job, or run it as root");
     if (check_inet)
       if (auto fds = inet_fds(pid); !fds.empty())
         problems.push_back(who + " holds IPv4/IPv6 sockets of its own (" + joined(fds) +

@@ -52,9 +52,10 @@ Status OfiTransport::wire_up() {
       const ssize_t rc = fi_inject(fabric_.ep(), nullptr, 0, p.addr);
       const bool dead = p.pid > 0 && ::kill(p.pid, 0) != 0 && errno == ESRCH;
       if (rc == 0 || dead || (rc != -FI_EAGAIN)) {
-        if (rc == 0) p.connected = true;
-        else if (rc != -FI_EAGAIN) log::debug("ofi: wire-up probe to rank %d: %s", p.rank,
-                                              fi_error_text(static_cast<int>(rc)).c_str());
+        if (rc == 0)
+          p.connected = true;
+        else if (rc != -FI_EAGAIN)
+          log::debug("ofi: wire-up probe to rank %d: %s", p.rank, fi_error_text(static_cast<int>(rc)).c_str());
         // A dead peer or a refusing endpoint is left to the data path,
         // which fails the peer on its first frame.
         todo[i] = todo.back();

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "control_channel.h"
 #include "lazarus/libcr.h"
+#include "lazarus/userns/reopen.h"
 #include "libcr_state.h"
 
 namespace lz::libcr {
@@ -42,17 +43,10 @@ std::string path_of_fd(int fd) {
 // The requester's directory, opened again by its path when it is the same
 // directory here: a requester in another mount namespace (outside the one an
 // ordinary user's cr_restart made) hands over a descriptor of a mount that
-// CRIU cannot find from here ("Can't lookup mount").
+// CRIU cannot find from here (lazarus/userns/reopen.h).
 int own_mount_namespace_dir(int fd) {
-  const std::string path = path_of_fd(fd);
-  struct stat given {}, here {};
-  int again = path.empty() || path[0] != '/' ? -1 : open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int again = userns::reopen_here(fd, O_RDONLY | O_DIRECTORY);
   if (again < 0) return fd;
-  if (fstat(fd, &given) != 0 || fstat(again, &here) != 0 || given.st_dev != here.st_dev ||
-      given.st_ino != here.st_ino) {
-    close(again);
-    return fd;
-  }
   close(fd);
   return again;
 }
@@ -228,8 +222,8 @@ void Service::handle_connection(int conn) {
         break;
       }
       CheckpointRequest req;
-      req.dir_fd = own_mount_namespace_dir(fd);
       req.dest = path_of_fd(fd);
+      req.dir_fd = own_mount_namespace_dir(fd);
       req.signal = m.signal;
       req.requester = cred.pid;
       {

@@ -24,6 +24,15 @@
 
 namespace {
 
+// Dies of `sig` as the restored process did, as BLCR's cr_restart does;
+// 128 + sig if this process survives it.
+int die_of(int sig) {
+  std::fflush(stdout);
+  signal(sig, SIG_DFL);
+  raise(sig);
+  return 128 + sig;
+}
+
 volatile sig_atomic_t g_child = 0;
 
 void forward(int sig) {
@@ -89,13 +98,7 @@ int restore_and_wait(const std::string& image, const std::vector<std::pair<std::
     kill(-r, SIGKILL);
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) {
-    int s = WTERMSIG(status);
-    std::fflush(stdout);
-    signal(s, SIG_DFL);
-    raise(s);
-    return 128 + s;
-  }
+  if (WIFSIGNALED(status)) return die_of(WTERMSIG(status));
   return 1;
 }
 
@@ -148,12 +151,7 @@ int main(int argc, char** argv) {
     }
     // The namespace's pid 1 cannot die of its own signal: it reports 128 +
     // the signal the process died of, and we die of it here, as BLCR's does.
-    if (rc > 128 && rc < 128 + NSIG) {
-      std::fflush(stdout);
-      signal(rc - 128, SIG_DFL);
-      raise(rc - 128);
-    }
-    return rc;
+    return rc > 128 && rc < 128 + NSIG ? die_of(rc - 128) : rc;
   }
   return restore_and_wait(image, mca);
 }

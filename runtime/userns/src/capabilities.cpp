@@ -18,15 +18,12 @@ struct CapSets {
 
 bool read_caps(CapSets* c) { return syscall(SYS_capget, &c->header, c->data) == 0; }
 
-bool bit(const __u32 (&words)[2], int cap) { return (words[cap / 32] >> (cap % 32)) & 1u; }
-
 }  // namespace
 
 bool has_effective(int cap) {
   CapSets c;
   if (!read_caps(&c)) return false;
-  const __u32 eff[2] = {c.data[0].effective, c.data[1].effective};
-  return bit(eff, cap);
+  return (c.data[cap / 32].effective >> (cap % 32)) & 1u;
 }
 
 bool checkpoint_capable() {

@@ -18,6 +18,7 @@
 
 #include "lazarus/userns/capabilities.h"
 #include "lazarus/userns/job_namespace.h"
+#include "lazarus/userns/reopen.h"
 
 namespace lz::userns {
 namespace {
@@ -34,13 +35,9 @@ void reopen_stdio_files() {
   for (int fd = 0; fd <= 2; ++fd) {
     struct stat st {};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    char path[4096];
-    ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), path, sizeof path - 1);
-    if (n <= 0 || path[0] != '/') continue;
-    path[n] = '\0';
     const int flags = fcntl(fd, F_GETFL);
     const off_t pos = lseek(fd, 0, SEEK_CUR);
-    int again = open(path, (flags & (O_ACCMODE | O_APPEND)) | O_CLOEXEC);
+    const int again = reopen_here(fd, flags & (O_ACCMODE | O_APPEND));
     if (again < 0) continue;
     if (pos > 0) lseek(again, pos, SEEK_SET);
     dup3(again, fd, 0);

@@ -210,8 +210,9 @@ pid_t p_pid_of(const std::string& image) {
 class LibcrTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0 && !lz::userns::probe().ok())
-      GTEST_SKIP() << "not root, and no user namespace can be made here: " << lz::userns::probe().message();
+    if (geteuid() != 0)
+      if (const lz::Status ns = lz::userns::probe(); !ns.ok())
+        GTEST_SKIP() << "not root, and no user namespace can be made here: " << ns.message();
     if (std::string(LZ_TEST_CRIU).empty() || access(LZ_TEST_CRIU, X_OK) != 0)
       GTEST_SKIP() << "CRIU >= 4.1 was not found at build time (run scripts/setup)";
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -340,10 +341,9 @@ TEST_F(LibcrTest, RestoredProcessCanBeCheckpointedAgain) {
     Proc restarted({LZ_TEST_CR_RESTART, first}, path("restart1.err"));
     Outcome ck;
     for (int attempt = 0; attempt < 500; ++attempt) {  // until the restored process is back (its pid is known)
-      ck = run(
-          {LZ_TEST_CR_CHECKPOINT, "--pid", std::to_string(pid_seen_from_here(restarted.pid(), p_pid_of(first))),
-           "--file", second, "--kill", "--clobber"},
-          path("ck2.err"));
+      ck = run({LZ_TEST_CR_CHECKPOINT, "--pid", std::to_string(pid_seen_from_here(restarted.pid(), p_pid_of(first))),
+                "--file", second, "--kill", "--clobber"},
+               path("ck2.err"));
       if (WIFEXITED(ck.status) && WEXITSTATUS(ck.status) == 0) break;
       usleep(10000);
     }
