@@ -13,6 +13,12 @@ std::vector<std::unique_ptr<Keyval>>& table() {
   return t;
 }
 
+Keyval* any_kind(int k) {
+  const long i = static_cast<long>(k) - kFirstUserKeyval;
+  if (i < 0 || i >= static_cast<long>(table().size())) return nullptr;
+  return table()[static_cast<size_t>(i)].get();
+}
+
 }  // namespace
 
 int keyval_create(const Keyval& k) {
@@ -20,18 +26,17 @@ int keyval_create(const Keyval& k) {
   return kFirstUserKeyval + static_cast<int>(table().size()) - 1;
 }
 
-Keyval* keyval_find(int k) {
-  const long i = static_cast<long>(k) - kFirstUserKeyval;
-  if (i < 0 || i >= static_cast<long>(table().size())) return nullptr;
-  return table()[static_cast<size_t>(i)].get();
+Keyval* keyval_find(int k, Keyval::Kind kind) {
+  Keyval* kv = any_kind(k);
+  return kv != nullptr && kv->kind == kind ? kv : nullptr;
 }
 
 void keyval_retain(int k) {
-  if (Keyval* kv = keyval_find(k)) ++kv->refs;
+  if (Keyval* kv = any_kind(k)) ++kv->refs;
 }
 
 void keyval_release(int k) {
-  Keyval* kv = keyval_find(k);
+  Keyval* kv = any_kind(k);
   if (kv != nullptr && --kv->refs == 0) table()[static_cast<size_t>(k - kFirstUserKeyval)].reset();
 }
 

@@ -64,7 +64,7 @@ int keyval_error(MPI_Comm comm, const char* fn, int keyval) {
 // Runs the delete callback of `comm`'s attribute `it` and removes it.
 int delete_one(const char* fn, MPI_Comm comm, std::vector<std::pair<int, void*>>::iterator it) {
   const int keyval = it->first;
-  Keyval* kv = lz::rt::keyval_find(keyval);
+  Keyval* kv = lz::rt::keyval_find(keyval, Keyval::Kind::kComm);
   if (kv != nullptr && kv->del != nullptr) {
     if (int e = kv->del(comm, keyval, it->second, kv->extra_state); e != MPI_SUCCESS)
       return mpi_error(comm, fn, e, "the delete callback of keyval " + std::to_string(keyval) + " returned " +
@@ -90,7 +90,7 @@ int free_keyval(const char* fn, int* keyval) {
   if (keyval == nullptr) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "keyval is NULL");
   if (lz::rt::is_predefined_keyval(*keyval))
     return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_KEYVAL, "a predefined keyval cannot be freed");
-  if (lz::rt::keyval_find(*keyval) == nullptr) return keyval_error(MPI_COMM_WORLD, fn, *keyval);
+  if (lz::rt::keyval_find(*keyval, Keyval::Kind::kComm) == nullptr) return keyval_error(MPI_COMM_WORLD, fn, *keyval);
   lz::rt::keyval_release(*keyval);
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
@@ -100,7 +100,7 @@ int set_attr(const char* fn, MPI_Comm comm, int keyval, void* value) {
   if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
   if (lz::rt::is_predefined_keyval(keyval))
     return mpi_error(comm, fn, MPI_ERR_KEYVAL, "predefined attribute " + std::to_string(keyval) + " is read-only");
-  if (lz::rt::keyval_find(keyval) == nullptr) return keyval_error(comm, fn, keyval);
+  if (lz::rt::keyval_find(keyval, Keyval::Kind::kComm) == nullptr) return keyval_error(comm, fn, keyval);
   if (auto it = find_attr(comm, keyval); it != comm->attributes.end())
     if (int e = delete_one(fn, comm, it)) return e;  // the old value's delete callback runs first
   lz::rt::keyval_retain(keyval);
@@ -116,7 +116,7 @@ int get_attr(const char* fn, MPI_Comm comm, int keyval, void* value, int* flag) 
     *flag = 1;
     return MPI_SUCCESS;
   }
-  if (lz::rt::keyval_find(keyval) == nullptr) return keyval_error(comm, fn, keyval);
+  if (lz::rt::keyval_find(keyval, Keyval::Kind::kComm) == nullptr) return keyval_error(comm, fn, keyval);
   auto it = find_attr(comm, keyval);
   *flag = it != comm->attributes.end();
   if (*flag) *static_cast<void**>(value) = it->second;
@@ -127,7 +127,7 @@ int delete_attr(const char* fn, MPI_Comm comm, int keyval) {
   if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
   if (lz::rt::is_predefined_keyval(keyval))
     return mpi_error(comm, fn, MPI_ERR_KEYVAL, "predefined attribute " + std::to_string(keyval) + " is read-only");
-  if (lz::rt::keyval_find(keyval) == nullptr) return keyval_error(comm, fn, keyval);
+  if (lz::rt::keyval_find(keyval, Keyval::Kind::kComm) == nullptr) return keyval_error(comm, fn, keyval);
   auto it = find_attr(comm, keyval);
   if (it == comm->attributes.end())
     return mpi_error(comm, fn, MPI_ERR_ARG, "no attribute of keyval " + std::to_string(keyval) + " on the communicator");
@@ -140,7 +140,7 @@ namespace lz::rt {
 
 int attributes_copy(const char* fn, MPI_Comm from, MPI_Comm to) {
   for (const auto& [keyval, value] : from->attributes) {
-    Keyval* kv = keyval_find(keyval);
+    Keyval* kv = keyval_find(keyval, Keyval::Kind::kComm);
     if (kv == nullptr || kv->copy == nullptr) continue;
     void* out = nullptr;
     int flag = 0;

@@ -7,9 +7,9 @@
 #include "mpi/p2p_binding.h"
 #include "p2p/bsend_buffer.h"
 
+using lz::rt::mpi_error;
 using lz::rt::Request;
 using lz::rt::request_pool;
-using lz::rt::mpi_error;
 using namespace lz::rt::binding;
 
 namespace {
@@ -17,8 +17,8 @@ namespace {
 using Mode = Request::Mode;
 
 // A blocking send through a request (send_blocking() past its common case).
-[[gnu::noinline]] int send_with_request(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest,
-                                        int tag, MPI_Comm comm, Mode mode) {
+[[gnu::noinline]] int send_with_request(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
+                                        MPI_Comm comm, Mode mode) {
   auto& eng = engine();
   Request* r = make_request(Request::Kind::kSend, mode, buf, count, dt, dest, tag, comm);
   lz::Status s = eng.start_send(r);
@@ -40,8 +40,8 @@ using Mode = Request::Mode;
 
 // Blocking send of any mode. A standard-mode message that goes at once
 // (Engine::send_now) needs no request.
-inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag,
-                         MPI_Comm comm, Mode mode) {
+inline int send_blocking(const char* fn, const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         Mode mode) {
   if (int e = check_common(fn, comm, count, dt)) return e;
   if (int e = check_dest(fn, comm, dest, tag)) return e;
   if (mode == Mode::kStandard) {
@@ -231,11 +231,13 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     std::free(copy);
     return e;
   }
-  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, copy, static_cast<int>(bytes),
-                             &lz_mpi_dt_byte, dest, sendtag, comm);
+  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, copy, static_cast<int>(bytes), &lz_mpi_dt_byte,
+                             dest, sendtag, comm);
   lz::Status s = engine().start_send(sr);
-  if (s.ok()) engine().wait_until([rr, sr] { return rr->complete && sr->complete; });
-  else engine().wait_until([rr] { return rr->complete; });
+  if (s.ok())
+    engine().wait_until([rr, sr] { return rr->complete && sr->complete; });
+  else
+    engine().wait_until([rr] { return rr->complete; });
   std::free(copy);
   MPI_Request hs = sr, hr = rr;
   std::string stext, rtext;
@@ -294,9 +296,12 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     return mpi_error(MPI_COMM_WORLD, "MPI_Get_count", MPI_ERR_ARG, "null status or datatype");
   size_t size = datatype->size();
   auto bytes = static_cast<size_t>(status->lz_bytes);
-  if (size == 0) *count = 0;
-  else if (bytes % size != 0) *count = MPI_UNDEFINED;
-  else *count = static_cast<int>(bytes / size);
+  if (size == 0)
+    *count = 0;
+  else if (bytes % size != 0)
+    *count = MPI_UNDEFINED;
+  else
+    *count = static_cast<int>(bytes / size);
   return MPI_SUCCESS;
 }
 
@@ -305,6 +310,14 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
     return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG, "null status or datatype");
   size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
   *count = n == lz::dt::Datatype::kUndefinedElements ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (status == nullptr || datatype == nullptr || count == nullptr)
+    return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements_x", MPI_ERR_ARG, "null status, datatype or count");
+  size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
+  *count = n == lz::dt::Datatype::kUndefinedElements ? MPI_UNDEFINED : static_cast<MPI_Count>(n);
   return MPI_SUCCESS;
 }
 

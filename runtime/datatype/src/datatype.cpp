@@ -5,7 +5,9 @@
 #include <array>
 #include <climits>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace lz::dt {
@@ -49,8 +51,7 @@ using lz::dt::basic_info;
 
 lz_datatype_s::lz_datatype_s() = default;
 
-lz_datatype_s::lz_datatype_s(Basic b)
-    : basic_(b), predefined_(true), committed_(true), name_basic_(b) {
+lz_datatype_s::lz_datatype_s(Basic b) : basic_(b), predefined_(true), committed_(true), name_basic_(b) {
   const auto& info = basic_info(b);
   size_ = info.size;
   align_ = info.align;
@@ -170,10 +171,9 @@ void lz_datatype_s::finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdif
   }
 }
 
-lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, int count,
-                                                                   const int* blocklengths,
-                                                                   const ptrdiff_t* displacements,
-                                                                   const lz_datatype_s* const* types) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, int count, const int* blocklengths,
+                                                           const ptrdiff_t* displacements,
+                                                           const lz_datatype_s* const* types) {
   const char* fn = lz::dt::combiner_name(static_cast<int>(combiner));
   if (count < 0) return lz::InvalidArgument(std::string(fn) + ": count " + std::to_string(count) + " is negative");
   std::unique_ptr<lz_datatype_s> t(new lz_datatype_s());
@@ -234,11 +234,10 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::contiguous(int count, const lz_datat
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::hvector(int count, int blocklength, ptrdiff_t stride_bytes,
-                                                            const lz_datatype_s& old) {
+                                                    const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_create_hvector: count " + std::to_string(count) + " is negative");
   if (blocklength < 0) {
-    return lz::InvalidArgument("MPI_Type_create_hvector: block length " + std::to_string(blocklength) +
-                               " is negative");
+    return lz::InvalidArgument("MPI_Type_create_hvector: block length " + std::to_string(blocklength) + " is negative");
   }
   std::vector<int> bl(count, blocklength);
   std::vector<ptrdiff_t> d(count);
@@ -249,8 +248,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::hvector(int count, int blocklength, 
   return r;
 }
 
-lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector(int count, int blocklength, int stride,
-                                                           const lz_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector(int count, int blocklength, int stride, const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_vector: count " + std::to_string(count) + " is negative");
   if (blocklength < 0) {
     return lz::InvalidArgument("MPI_Type_vector: block length " + std::to_string(blocklength) + " is negative");
@@ -260,8 +258,8 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector(int count, int blocklength, i
   return t;
 }
 
-lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed(int count, const int* blocklengths,
-                                                            const int* displacements, const lz_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed(int count, const int* blocklengths, const int* displacements,
+                                                    const lz_datatype_s& old) {
   if (count < 0) return lz::InvalidArgument("MPI_Type_indexed: count " + std::to_string(count) + " is negative");
   std::vector<ptrdiff_t> d(count);
   for (int i = 0; i < count; ++i) d[i] = static_cast<ptrdiff_t>(displacements[i]) * old.extent();
@@ -277,8 +275,8 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed(int count, const int* blockl
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::create_struct(int count, const int* blocklengths,
-                                                                  const ptrdiff_t* displacements,
-                                                                  const lz_datatype_s* const* types) {
+                                                          const ptrdiff_t* displacements,
+                                                          const lz_datatype_s* const* types) {
   auto r = build_hindexed(Combiner::kStruct, count, blocklengths, displacements, types);
   if (r.ok()) {
     std::vector<int> ints{count};
@@ -288,8 +286,8 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::create_struct(int count, const int* 
   return r;
 }
 
-lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed(int count, const int* blocklengths,
-                                                     const ptrdiff_t* displacements, const lz_datatype_s& old) {
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed(int count, const int* blocklengths, const ptrdiff_t* displacements,
+                                                     const lz_datatype_s& old) {
   if (count < 0) {
     return lz::InvalidArgument("MPI_Type_create_hindexed: count " + std::to_string(count) + " is negative");
   }
@@ -321,8 +319,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed_block(int count, int blockle
   return r;
 }
 
-lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block(int count, int blocklength,
-                                                           const ptrdiff_t* displacements,
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block(int count, int blocklength, const ptrdiff_t* displacements,
                                                            const lz_datatype_s& old) {
   if (count < 0) {
     return lz::InvalidArgument("MPI_Type_create_hindexed_block: count " + std::to_string(count) + " is negative");
@@ -565,6 +562,39 @@ size_t lz_datatype_s::walk_range(char* user, int count, size_t offset, size_t by
 size_t lz_datatype_s::pack_range(const void* src, int count, size_t offset, size_t bytes, void* dst) const {
   return walk_range<true>(const_cast<char*>(static_cast<const char*>(src)), count, offset, bytes,
                           static_cast<char*>(dst));
+}
+
+size_t lz_datatype_s::bytes_of_elements(size_t n) const {
+  if (signature_elements_ == 0) return 0;
+  size_t bytes = (n / signature_elements_) * size_;
+  size_t rem = n % signature_elements_;
+  for (const Run& r : signature_) {
+    if (rem == 0) break;
+    const auto& info = basic_info(r.type);
+    const size_t run_elements = r.count * info.elements;
+    if (rem >= run_elements) {
+      bytes += r.count * info.size;
+      rem -= run_elements;
+      continue;
+    }
+    bytes += (rem / info.elements) * info.size;
+    if (rem % info.elements != 0) bytes += info.first_size;  // a pair's value, without its index
+    break;
+  }
+  return bytes;
+}
+
+const lz_datatype_s* lz_datatype_s::f90(Combiner combiner, std::vector<int> params, const lz_datatype_s& basic) {
+  static std::mutex mu;
+  static std::map<std::pair<int, std::vector<int>>, std::unique_ptr<lz_datatype_s>> made;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = made[{static_cast<int>(combiner), params}];
+  if (!slot) {
+    slot.reset(new lz_datatype_s(basic.basic()));
+    slot->combiner_ = combiner;
+    slot->contents_.ints = std::move(params);
+  }
+  return slot.get();
 }
 
 size_t lz_datatype_s::elements_in(size_t bytes) const {

@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "mpi.h"
 #include "lazarus/datatype/datatype.h"
+#include "mpi.h"
+#include "mpi/datatype/type_attributes.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
@@ -81,8 +82,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     if (array_of_types[i] == MPI_DATATYPE_NULL)
       return type_error(kFn, "array_of_types[" + std::to_string(i) + "] is MPI_DATATYPE_NULL");
   }
-  return finish_new(kFn,
-                    Datatype::create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types),
+  return finish_new(kFn, Datatype::create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types),
                     newtype);
 }
 
@@ -98,8 +98,8 @@ int MPI_Type_free(MPI_Datatype* datatype) {
   static constexpr const char* kFn = "MPI_Type_free";
   LZ_MPI_ENTRY(kFn);
   if (datatype == nullptr || *datatype == MPI_DATATYPE_NULL) return type_error(kFn, "invalid datatype");
-  if ((*datatype)->is_predefined())
-    return type_error(kFn, "cannot free predefined datatype " + (*datatype)->name());
+  if ((*datatype)->is_predefined()) return type_error(kFn, "cannot free predefined datatype " + (*datatype)->name());
+  if (int e = lz::rt::type_attributes_delete_all(kFn, *datatype)) return e;
   // Pending requests hold their own references: the type lives until they complete.
   Datatype::release(*datatype);
   *datatype = MPI_DATATYPE_NULL;
@@ -126,17 +126,47 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return MPI_SUCCESS;
 }
 
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  static constexpr const char* kFn = "MPI_Type_size_x";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_old(kFn, datatype)) return e;
+  if (size == nullptr) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_ARG, "size is NULL");
+  *size = static_cast<MPI_Count>(datatype->size());
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  static constexpr const char* kFn = "MPI_Type_get_extent_x";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_old(kFn, datatype)) return e;
+  if (lb == nullptr || extent == nullptr) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_ARG, "NULL output argument");
+  *lb = datatype->lb();
+  *extent = datatype->extent();
+  return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  static constexpr const char* kFn = "MPI_Type_get_true_extent_x";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_old(kFn, datatype)) return e;
+  if (true_lb == nullptr || true_extent == nullptr)
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_ARG, "NULL output argument");
+  *true_lb = datatype->true_lb();
+  *true_extent = datatype->true_extent();
+  return MPI_SUCCESS;
+}
+
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
              MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Pack";
   LZ_MPI_ENTRY(kFn);
-  if (comm == MPI_COMM_NULL || !comm->valid()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm == MPI_COMM_NULL || !comm->valid())
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
   if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
   if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
   if (!datatype->is_committed())
     return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
-  if (position == nullptr || *position < 0)
-    return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
+  if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
   const size_t need = datatype->size() * static_cast<size_t>(incount);
   if (static_cast<size_t>(*position) + need > static_cast<size_t>(outsize < 0 ? 0 : outsize))
     return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
@@ -151,7 +181,8 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
                MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Unpack";
   LZ_MPI_ENTRY(kFn);
-  if (comm == MPI_COMM_NULL || !comm->valid()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm == MPI_COMM_NULL || !comm->valid())
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
   if (outcount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(outcount));
   if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
   if (!datatype->is_committed())
@@ -170,7 +201,8 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   static constexpr const char* kFn = "MPI_Pack_size";
   LZ_MPI_ENTRY(kFn);
-  if (comm == MPI_COMM_NULL || !comm->valid()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm == MPI_COMM_NULL || !comm->valid())
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
   if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
   if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
   if (size == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "size is NULL");

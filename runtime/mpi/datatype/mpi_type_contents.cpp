@@ -44,6 +44,12 @@ int mpi_combiner(Datatype::Combiner c) {
       return MPI_COMBINER_SUBARRAY;
     case C::kDarray:
       return MPI_COMBINER_DARRAY;
+    case C::kF90Real:
+      return MPI_COMBINER_F90_REAL;
+    case C::kF90Complex:
+      return MPI_COMBINER_F90_COMPLEX;
+    case C::kF90Integer:
+      return MPI_COMBINER_F90_INTEGER;
   }
   return MPI_COMBINER_NAMED;
 }
@@ -63,7 +69,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
   *num_integers = static_cast<int>(c.ints.size());
   *num_addresses = static_cast<int>(c.addresses.size());
   *num_datatypes = static_cast<int>(c.types.size());
-  *combiner = datatype->is_predefined() ? MPI_COMBINER_NAMED : mpi_combiner(datatype->combiner());
+  *combiner = mpi_combiner(datatype->combiner());  // predefined: kNamed, or an F90 combiner
   return MPI_SUCCESS;
 }
 
@@ -72,7 +78,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
   static constexpr const char* kFn = "MPI_Type_get_contents";
   LZ_MPI_ENTRY(kFn);
   if (int e = check_type(kFn, datatype)) return e;
-  if (datatype->is_predefined())
+  if (datatype->combiner() == Datatype::Combiner::kNamed)
     return arg_error(kFn, "datatype " + datatype->name() + " is predefined (combiner MPI_COMBINER_NAMED)");
   const Datatype::Contents& c = datatype->contents();
   const auto short_array = [&](const char* what, int max, size_t need, const void* array) -> int {

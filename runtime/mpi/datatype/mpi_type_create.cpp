@@ -6,10 +6,11 @@
 #include <cstring>
 #include <string>
 
-#include "mpi.h"
 #include "lazarus/datatype/datatype.h"
-#include "mpi/entry.h"
+#include "mpi.h"
 #include "mpi/datatype/type_args.h"
+#include "mpi/datatype/type_attributes.h"
+#include "mpi/entry.h"
 #include "mpi/errors.h"
 
 namespace {
@@ -70,8 +71,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
   return finish_new(kFn, Datatype::hindexed(count, array_of_blocklengths, array_of_displacements, *oldtype), newtype);
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype) {
   static constexpr const char* kFn = "MPI_Type_create_indexed_block";
   LZ_MPI_ENTRY(kFn);
   if (int e = check_blocks(kFn, count, blocklength, array_of_displacements, oldtype, newtype)) return e;
@@ -99,7 +100,14 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   LZ_MPI_ENTRY(kFn);
   if (int e = check_type(kFn, oldtype)) return e;
   if (newtype == nullptr) return arg_error(kFn, "newtype is NULL");
-  return finish_new(kFn, Datatype::dup(*oldtype), newtype);
+  if (int e = finish_new(kFn, Datatype::dup(*oldtype), newtype)) return e;
+  if (int e = lz::rt::type_attributes_copy(kFn, oldtype, *newtype)) {
+    lz::rt::type_attributes_delete_all(kFn, *newtype);
+    Datatype::release(*newtype);
+    *newtype = MPI_DATATYPE_NULL;
+    return e;
+  }
+  return MPI_SUCCESS;
 }
 
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
@@ -113,10 +121,10 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
   if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
     return arg_error(kFn, "invalid order " + std::to_string(order) + " (MPI_ORDER_C or MPI_ORDER_FORTRAN)");
   if (newtype == nullptr) return arg_error(kFn, "newtype is NULL");
-  return finish_new(kFn,
-                    Datatype::subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts,
-                                       order == MPI_ORDER_C, *oldtype),
-                    newtype);
+  return finish_new(
+      kFn,
+      Datatype::subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order == MPI_ORDER_C, *oldtype),
+      newtype);
 }
 
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],

@@ -203,6 +203,12 @@ def gen_function(name, args):
         elif kind in ('aint_out', 'aint_arr'):
             params.append(f'MPI_Aint* {a}')
             call.append(a)
+        elif kind == 'count':
+            params.append(f'const MPI_Count* {a}')
+            call.append(f'*{a}')
+        elif kind == 'count_out':
+            params.append(f'MPI_Count* {a}')
+            call.append(a)
         elif kind == 'int_ranges':
             params.append(f'MPI_Fint* {a}')
             call.append(f'reinterpret_cast<int(*)[3]>({a})')
@@ -284,6 +290,12 @@ def gen_function(name, args):
             pre1.append(f'MPI_Status c_{a}{{}};')
             call.append(f'lz_f_status_ignored({a}) ? MPI_STATUS_IGNORE : &c_{a}')
             post.append(f'if (!lz_f_status_ignored({a})) MPI_Status_c2f(&c_{a}, {a});')
+        elif kind == 'status_inout':
+            params.append(f'MPI_Fint* {a}')
+            pre1.append(f'MPI_Status c_{a}{{}};')
+            pre1.append(f'MPI_Status_f2c({a}, &c_{a});')
+            call.append(f'&c_{a}')
+            post.append(f'if (rc == MPI_SUCCESS) MPI_Status_c2f(&c_{a}, {a});')
         elif kind == 'status_in':
             params.append(f'const MPI_Fint* {a}')
             pre1.append(f'MPI_Status c_{a}{{}};')
@@ -339,13 +351,16 @@ def f_decls(args):
         elif kind == 'aint_arr':
             out.append(f'integer(kind=MPI_ADDRESS_KIND) :: {a}(*)')
             needs.add('MPI_ADDRESS_KIND')
+        elif kind in ('count', 'count_out'):
+            out.append(f'integer(kind=MPI_COUNT_KIND) :: {a}')
+            needs.add('MPI_COUNT_KIND')
         elif kind in ('logical', 'logical_out'):
             out.append(f'logical :: {a}')
         elif kind in ('logical_arr', 'logical_arr_out'):
             out.append(f'logical :: {a}(*)')
         elif kind in ('str', 'str_out'):
             out.append(f'character(len=*) :: {a}')
-        elif kind in ('status_out', 'status_in'):
+        elif kind in ('status_out', 'status_in', 'status_inout'):
             out.append(f'integer :: {a}(MPI_STATUS_SIZE)')
             needs.add('MPI_STATUS_SIZE')
         elif kind == 'status_arr_out':

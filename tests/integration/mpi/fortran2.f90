@@ -7,7 +7,8 @@
 ! (MPI_Get_library_version), persistent requests with MPI_Startall and
 ! MPI_Testall, matched probe, pack/unpack, a Fortran-order subarray and its
 ! decoding, an intercommunicator (create, remote size, MPI_Alltoallw sized by
-! the remote group, allreduce, merge). Every result is checked; a mismatch
+! the remote group, allreduce, merge), the _x calls, MPI_Status_set_*, an F90
+! parameterized type and MPI_Type_match_size. Every result is checked; a mismatch
 ! aborts with exit code 1.
 module checks2
   use mpi
@@ -45,6 +46,8 @@ program fortran2
   ! MPI_F_SYNC_REG around them keeps it out of registers (without it,
   ! gfortran -O2 was seen to keep the -1 stored before MPI_Startall).
   integer :: pn
+  integer(kind=MPI_COUNT_KIND) :: csize, clb, cext
+  integer :: f90_t
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -172,6 +175,26 @@ program fortran2
   call check(ints(1) == 2 .and. ints(2) == 4 .and. ints(4) == 2 .and. ints(ni) == MPI_ORDER_FORTRAN, 'subarray contents')
   call check(dtypes(1) == MPI_INTEGER, 'contents give MPI_INTEGER back')
   call MPI_Type_free(sub_t, ierr)
+
+  ! ---- the _x calls, MPI_Status_set_*, an F90 parameterized type
+  call MPI_Type_size_x(MPI_DOUBLE_PRECISION, csize, ierr)
+  call check(csize == 8, 'MPI_Type_size_x')
+  call MPI_Type_get_extent_x(MPI_INTEGER, clb, cext, ierr)
+  call check(clb == 0 .and. cext == 4, 'MPI_Type_get_extent_x')
+  call MPI_Status_set_elements_x(status, MPI_INTEGER, 6_MPI_COUNT_KIND, ierr)
+  call MPI_Get_count(status, MPI_INTEGER, n, ierr)
+  call check(n == 6, 'MPI_Status_set_elements_x then MPI_Get_count')
+  call MPI_Get_elements_x(status, MPI_INTEGER, csize, ierr)
+  call check(csize == 6, 'MPI_Get_elements_x')
+  call MPI_Status_set_cancelled(status, .true., ierr)
+  call MPI_Test_cancelled(status, flag, ierr)
+  call check(flag, 'MPI_Status_set_cancelled')
+  call MPI_Type_create_f90_real(15, MPI_UNDEFINED, f90_t, ierr)
+  d = rank
+  call MPI_Allreduce(d, d2, 1, f90_t, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(d2 == size * (size - 1) / 2, 'allreduce in MPI_Type_create_f90_real(15)')
+  call MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 8, f90_t, ierr)
+  call check(f90_t == MPI_INTEGER8, 'MPI_Type_match_size')
 
   ! ---- an intercommunicator between the even and the odd ranks
   if (size >= 2) call intercomm_checks(rank, size)

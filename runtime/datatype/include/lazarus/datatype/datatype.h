@@ -82,7 +82,12 @@ struct lz_datatype_s {
     kResized,
     kDup,
     kSubarray,
-    kDarray
+    kDarray,
+    // The Fortran 90 parameterized types (MPI_Type_create_f90_*): a basic
+    // type under another combiner, with the precision and range asked for.
+    kF90Real,
+    kF90Complex,
+    kF90Integer
   };
   // The arguments of that constructor, in MPI_Type_get_contents's order
   // (MPI-3.1 section 4.1.13): integers, addresses, datatypes. The types are
@@ -150,6 +155,13 @@ struct lz_datatype_s {
   static lz::StatusOr<lz_datatype_s*> darray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
                                              const int* dargs, const int* psizes, int order, const lz_datatype_s& old);
 
+  // The type MPI_Type_create_f90_real/_complex/_integer returns: `basic`
+  // (a predefined type) under combiner kF90Real, kF90Complex or kF90Integer
+  // with `params` (p, r; or r) as its contents. Predefined like `basic` (it
+  // cannot be freed, and is basic where reductions ask); one per combiner
+  // and parameters for the life of the process, as MPI requires.
+  static const lz_datatype_s* f90(Combiner combiner, std::vector<int> params, const lz_datatype_s& basic);
+
   // ---- how it was built (MPI_Type_get_envelope / MPI_Type_get_contents)
   Combiner combiner() const { return combiner_; }
   const Contents& contents() const { return contents_; }
@@ -208,6 +220,10 @@ struct lz_datatype_s {
   // pair type count twice. kUndefinedElements when `bytes` ends inside a
   // basic element.
   size_t elements_in(size_t bytes) const;
+  // The packed bytes of the first `n` basic elements of a sequence of this
+  // type (MPI_Status_set_elements): the inverse of elements_in. An element
+  // ending after a pair's value (n odd inside a pair) counts the value only.
+  size_t bytes_of_elements(size_t n) const;
 
  private:
   lz_datatype_s();  // derived, filled by the constructors
