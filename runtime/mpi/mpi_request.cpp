@@ -3,11 +3,12 @@
 
 #include "mpi.h"
 #include "mpi/entry.h"
+#include "mpi/grequest.h"
 #include "mpi/p2p_binding.h"
 
+using lz::rt::mpi_error;
 using lz::rt::Request;
 using lz::rt::request_pool;
-using lz::rt::mpi_error;
 using namespace lz::rt::binding;
 
 namespace {
@@ -202,8 +203,10 @@ static int some_common(const char* fn, int incount, MPI_Request* reqs, int* outc
       if (live(reqs[i]) && reqs[i]->complete) return true;
     return false;
   };
-  if (block) engine().wait_until(any_done);
-  else if (!any_done()) engine().progress();
+  if (block)
+    engine().wait_until(any_done);
+  else if (!any_done())
+    engine().progress();
   int n = 0, errors = 0;
   MPI_Comm err_comm = MPI_COMM_WORLD;
   std::string first_text;
@@ -234,8 +237,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]) {
   LZ_MPI_ENTRY("MPI_Testsome");
-  return some_common("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
-                     false);
+  return some_common("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
 }
 
 int MPI_Cancel(MPI_Request* request) {
@@ -243,6 +245,7 @@ int MPI_Cancel(MPI_Request* request) {
   Request* r = *request;
   if (r == MPI_REQUEST_NULL || !r->valid())
     return mpi_error(MPI_COMM_WORLD, "MPI_Cancel", MPI_ERR_REQUEST, "invalid request");
+  if (r->kind == Request::Kind::kGeneralized) return cancel_generalized("MPI_Cancel", r);
   // A receive not yet matched is cancelled; a send whose message no receive
   // has matched is withdrawn (Engine::cancel); anything else completes
   // normally and MPI_Test_cancelled says false.
@@ -270,6 +273,8 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   if (!request->valid()) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_REQUEST, "invalid request");
   if (!request->complete) engine().progress();
   *flag = request->complete;
+  if (request->complete && request->kind == Request::Kind::kGeneralized)
+    return status_of_generalized(kFn, request, status);
   if (request->complete) request->fill_status(status);
   return MPI_SUCCESS;
 }
@@ -279,8 +284,14 @@ int MPI_Request_free(MPI_Request* request) {
   Request* r = *request;
   if (r == MPI_REQUEST_NULL || !r->valid())
     return mpi_error(MPI_COMM_WORLD, "MPI_Request_free", MPI_ERR_REQUEST, "invalid request");
-  if (!r->active || r->complete) request_pool().put(r);
-  else r->user_freed = true;  // the engine releases it when it completes
+  if (r->kind == Request::Kind::kGeneralized) {
+    *request = MPI_REQUEST_NULL;
+    return free_generalized("MPI_Request_free", r);
+  }
+  if (!r->active || r->complete)
+    request_pool().put(r);
+  else
+    r->user_freed = true;  // the engine releases it when it completes
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

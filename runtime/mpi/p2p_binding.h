@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "mpi.h"
 #include "lazarus/datatype/datatype.h"
+#include "mpi.h"
 #include "mpi/errors.h"
 #include "p2p/comm.h"
 #include "p2p/engine.h"
@@ -32,9 +32,8 @@ inline int check_common(const char* fn, MPI_Comm comm, int count, MPI_Datatype d
 }
 
 inline int check_dest(const char* fn, MPI_Comm comm, int dest, int tag) {
-  if (__builtin_expect((dest == MPI_PROC_NULL || (dest >= 0 && dest < comm->peer_size())) && tag >= 0 &&
-                           tag <= MPI_TAG_UB_VALUE,
-                       1))
+  if (__builtin_expect(
+          (dest == MPI_PROC_NULL || (dest >= 0 && dest < comm->peer_size())) && tag >= 0 && tag <= MPI_TAG_UB_VALUE, 1))
     return MPI_SUCCESS;
   return report_dest(fn, comm, dest, tag);
 }
@@ -86,8 +85,12 @@ inline void proc_null_status(MPI_Status* st) {
 // Reports a completed request: fills `st`, frees a non-persistent request
 // (sets *rp to MPI_REQUEST_NULL) or deactivates a persistent one. Returns the
 // request's error class (MPI_SUCCESS normally) and the communicator in *comm.
+// A generalized request's retire: its query and free callbacks (mpi_grequest.cpp).
+int retire_generalized(MPI_Request* rp, MPI_Status* st, MPI_Comm* comm, std::string* error_text);
+
 inline int retire(MPI_Request* rp, MPI_Status* st, MPI_Comm* comm, std::string* error_text) {
   Request* r = *rp;
+  if (__builtin_expect(r->kind == Request::Kind::kGeneralized, 0)) return retire_generalized(rp, st, comm, error_text);
   r->fill_status(st);
   int err = r->st_error;
   if (err != MPI_SUCCESS && error_text) *error_text = request_error_text(r);

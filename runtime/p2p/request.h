@@ -19,10 +19,14 @@ struct lz_mpi_comm_s;
 struct lz_datatype_s;
 namespace lz::rt {
 struct RegisteredBuffer;
-}
+struct GeneralizedRequest;
+}  // namespace lz::rt
 
 struct lz_mpi_request_s : lz::coll::Request {
-  enum class Kind : uint8_t { kSend, kRecv, kColl };  // kColl: a non-blocking collective (Engine::start_nbc)
+  // kColl: a non-blocking collective (Engine::start_nbc); kGeneralized:
+  // MPI_Grequest_start's, completed by the program (mpi_grequest.cpp), never
+  // in the engine's queues.
+  enum class Kind : uint8_t { kSend, kRecv, kColl, kGeneralized };
   enum class Mode : uint8_t { kStandard, kSync, kReady, kBuffered };
 
   // ---- arguments -------------------------------------------------------------
@@ -33,24 +37,25 @@ struct lz_mpi_request_s : lz::coll::Request {
   int count = 0;
   const lz_datatype_s* dt = nullptr;  // null: raw bytes, count = bytes
   lz_mpi_comm_s* comm = nullptr;
-  int peer = 0;          // rank in comm, MPI_ANY_SOURCE, MPI_PROC_NULL
+  int peer = 0;  // rank in comm, MPI_ANY_SOURCE, MPI_PROC_NULL
   int tag = 0;
   uint32_t context = 0;  // matching context
 
   // ---- state -----------------------------------------------------------------
-  bool active = false;      // started and not yet completed-and-reported
+  bool active = false;  // started and not yet completed-and-reported
   bool complete = false;
   bool user_freed = false;  // MPI_Request_free while active: release at completion
   int world_peer = -1;
-  uint64_t bytes = 0;       // send: packed bytes; recv: capacity in bytes
-  char* tmp = nullptr;      // owned packed buffer (non-contiguous data, bsend copy)
+  uint64_t bytes = 0;   // send: packed bytes; recv: capacity in bytes
+  char* tmp = nullptr;  // owned packed buffer (non-contiguous data, bsend copy)
   bool tmp_is_bsend = false;
-  const char* data = nullptr;  // send: the bytes on the wire (user buffer or tmp)
-  char* dest = nullptr;        // recv: where the bytes land (user buffer or tmp)
-  uint64_t rndv_total = 0;     // rendezvous: message bytes
-  uint64_t rndv_done = 0;      // rendezvous: bytes sent or received so far
-  uint64_t remote_req = 0;     // the peer's request id
-  lz::rt::RegisteredBuffer* region = nullptr;  // rendezvous send: `data` registered for the peer's get
+  const char* data = nullptr;                         // send: the bytes on the wire (user buffer or tmp)
+  char* dest = nullptr;                               // recv: where the bytes land (user buffer or tmp)
+  uint64_t rndv_total = 0;                            // rendezvous: message bytes
+  uint64_t rndv_done = 0;                             // rendezvous: bytes sent or received so far
+  uint64_t remote_req = 0;                            // the peer's request id
+  lz::rt::RegisteredBuffer* region = nullptr;         // rendezvous send: `data` registered for the peer's get
+  lz::rt::GeneralizedRequest* generalized = nullptr;  // kGeneralized: the program's callbacks (owned)
   // ---- cancel of a send (Engine::cancel) ----------------------------------------
   bool rndv = false;         // send: went as a rendezvous request (RTS)
   bool zcopy = false;        // send: an eager frame by send_zcopy(), not complete yet (cancellable)
@@ -65,10 +70,10 @@ struct lz_mpi_request_s : lz::coll::Request {
   lz_mpi_request_s* bsend_xfer = nullptr;   // user's request: its transfer
   lz_mpi_request_s* bsend_owner = nullptr;  // transfer: the user's request
   // ---- application-level checkpoints (crcp MessageLog) --------------------------
-  uint64_t cr_stamp = 0;   // recv: the matched message's stamp
-  uint64_t cr_wild = 0;    // recv: 1 + its number among wildcard receives (0: not one)
-  bool cr_late = false;    // recv: the message is late; log its bytes at completion
-  bool cr_open = false;    // recv: counted in Engine::open_receives()
+  uint64_t cr_stamp = 0;  // recv: the matched message's stamp
+  uint64_t cr_wild = 0;   // recv: 1 + its number among wildcard receives (0: not one)
+  bool cr_late = false;   // recv: the message is late; log its bytes at completion
+  bool cr_open = false;   // recv: counted in Engine::open_receives()
 
   // ---- status ------------------------------------------------------------------
   int st_source = MPI_ANY_SOURCE;
@@ -105,8 +110,7 @@ class RequestPool {
   // caller. What the request owns (a buffered-send link, a temporary buffer,
   // a derived datatype) is released out of line.
   void put(Request* r) {
-    if (__builtin_expect(r->bsend_xfer != nullptr || r->tmp != nullptr ||
-                             (r->dt != nullptr && !r->dt->is_predefined()),
+    if (__builtin_expect(r->bsend_xfer != nullptr || r->tmp != nullptr || (r->dt != nullptr && !r->dt->is_predefined()),
                          0))
       release_owned(r);
     r->dt = nullptr;
