@@ -1,7 +1,11 @@
-// MPI binding: info objects (MPI-3.1 chapter 9), the communicator hints
+// MPI binding: info objects (MPI-3.1 chapter 9, and MPI-4.0's
+// MPI_Info_create_env), the communicator hints
 // (MPI_Comm_set_info / _get_info: none is acted on, so the hints in use are
 // always the empty set) and MPI_Comm_split_type (section 6.4.2).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -23,7 +27,8 @@ namespace {
 bool info_ok(MPI_Info i) { return i != MPI_INFO_NULL && i->valid(); }
 
 int check_info(const char* fn, MPI_Info info) {
-  if (!info_ok(info)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO, "invalid info object (MPI_INFO_NULL or freed)");
+  if (!info_ok(info))
+    return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_INFO, "invalid info object (MPI_INFO_NULL or freed)");
   return MPI_SUCCESS;
 }
 
@@ -48,6 +53,31 @@ auto find(MPI_Info info, const char* key) {
 
 extern "C" {
 
+// MPI-4.0 section 11.4: the keys mpiexec would have had for this process,
+// of those this launcher knows: command, argv (the arguments after the
+// command, blank-separated), maxprocs (the job's ranks), host and wdir.
+// Callable before MPI_Init and after MPI_Finalize: no entry guard, and an
+// error is returned, not raised.
+int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  if (info == nullptr || argc < 0) return MPI_ERR_ARG;
+  auto* i = new lz_mpi_info_s;
+  if (argc > 0 && argv != nullptr && argv[0] != nullptr) i->entries.emplace_back("command", argv[0]);
+  std::string args;
+  for (int k = 1; argv != nullptr && k < argc && argv[k] != nullptr; ++k)
+    args += (k > 1 ? " " : "") + std::string(argv[k]);
+  if (!args.empty()) i->entries.emplace_back("argv", args);
+  const char* np = std::getenv("LZ_SIZE");
+  i->entries.emplace_back("maxprocs", np != nullptr && *np != '\0' ? np : "1");
+  char buf[4096];
+  if (gethostname(buf, sizeof buf) == 0) {
+    buf[sizeof buf - 1] = '\0';
+    i->entries.emplace_back("host", buf);
+  }
+  if (getcwd(buf, sizeof buf) != nullptr) i->entries.emplace_back("wdir", buf);
+  *info = i;
+  return MPI_SUCCESS;
+}
+
 int MPI_Info_create(MPI_Info* info) {
   LZ_MPI_ENTRY("MPI_Info_create");
   if (info == nullptr) return mpi_error(MPI_COMM_WORLD, "MPI_Info_create", MPI_ERR_ARG, "info is NULL");
@@ -66,8 +96,10 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
     return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_INFO_VALUE,
                      "value of " + std::to_string(n) + " characters; at most MPI_MAX_INFO_VAL (" +
                          std::to_string(MPI_MAX_INFO_VAL) + ")");
-  if (auto it = find(info, key); it != info->entries.end()) it->second = value;
-  else info->entries.emplace_back(key, value);
+  if (auto it = find(info, key); it != info->entries.end())
+    it->second = value;
+  else
+    info->entries.emplace_back(key, value);
   return MPI_SUCCESS;
 }
 
@@ -94,7 +126,8 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
   LZ_MPI_ENTRY(kFn);
   if (int e = check_info(kFn, info)) return e;
   if (int e = check_key(kFn, key)) return e;
-  if (valuelen == nullptr || flag == nullptr) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "valuelen or flag is NULL");
+  if (valuelen == nullptr || flag == nullptr)
+    return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "valuelen or flag is NULL");
   auto it = find(info, key);
   *flag = it != info->entries.end();
   if (*flag) *valuelen = static_cast<int>(it->second.size());
@@ -116,9 +149,9 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   if (int e = check_info(kFn, info)) return e;
   if (key == nullptr) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "key is NULL");
   if (n < 0 || n >= static_cast<int>(info->entries.size()))
-    return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
-                     "n = " + std::to_string(n) + " but the info object has " +
-                         std::to_string(info->entries.size()) + " keys");
+    return mpi_error(
+        MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
+        "n = " + std::to_string(n) + " but the info object has " + std::to_string(info->entries.size()) + " keys");
   const std::string& k = info->entries[static_cast<size_t>(n)].first;
   std::memcpy(key, k.c_str(), k.size() + 1);
   return MPI_SUCCESS;

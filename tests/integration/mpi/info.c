@@ -1,15 +1,33 @@
 /* MPI_Info (set, get, valuelen, nkeys, nthkey order, overwrite, delete,
- * dup independence, free, the error classes), the communicator hints, and
- * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) on one host. */
+ * dup independence, free, the error classes), MPI-4.0's MPI_Info_create_env
+ * before MPI_Init (command, argv, maxprocs, host, wdir), the communicator
+ * hints, and MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) on one host. */
 #include <string.h>
+#include <unistd.h>
 #include "lz_test.h"
 
 int main(int argc, char **argv) {
+  MPI_Info env;
+  const int env_rc = MPI_Info_create_env(argc, argv, &env);
   MPI_Init(&argc, &argv);
   int rank, size, flag = -1, len = -1, n = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   char val[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 1];
+
+  CHECK(env_rc == MPI_SUCCESS, "MPI_Info_create_env before MPI_Init: %d", env_rc);
+  MPI_Info_get(env, "command", MPI_MAX_INFO_VAL, val, &flag);
+  CHECK(flag && strcmp(val, argv[0]) == 0, "env command '%s'", flag ? val : "");
+  MPI_Info_get(env, "argv", MPI_MAX_INFO_VAL, val, &flag);
+  CHECK(argc > 1 ? flag && strcmp(val, argv[1]) == 0 : !flag, "env argv '%s' (argc %d)", flag ? val : "", argc);
+  MPI_Info_get(env, "maxprocs", MPI_MAX_INFO_VAL, val, &flag);
+  CHECK(flag && atoi(val) == size, "env maxprocs '%s', size %d", flag ? val : "", size);
+  char here[4096];
+  MPI_Info_get(env, "wdir", MPI_MAX_INFO_VAL, val, &flag);
+  CHECK(flag && getcwd(here, sizeof here) && strcmp(val, here) == 0, "env wdir '%s'", flag ? val : "");
+  MPI_Info_get(env, "host", MPI_MAX_INFO_VAL, val, &flag);
+  CHECK(flag && gethostname(here, sizeof here) == 0 && strcmp(val, here) == 0, "env host '%s'", flag ? val : "");
+  MPI_Info_free(&env);
 
   MPI_Info info, copy;
   MPI_Info_create(&info);
