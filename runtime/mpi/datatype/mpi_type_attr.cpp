@@ -3,7 +3,6 @@
 // communicators' (mpi/keyval.h), of kind kType; the attributes of a type are
 // kept here, by handle, from the first MPI_Type_set_attr to MPI_Type_free.
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -21,12 +20,11 @@ using lz::rt::Keyval;
 using lz::rt::mpi_error;
 using Attributes = std::vector<std::pair<int, void*>>;
 
-// The attributes of each type that has any. Entry points are serialized
-// when checkpointing is on, not otherwise (MPI_THREAD_MULTIPLE): a lock.
-std::mutex& table_mutex() {
-  static std::mutex m;
-  return m;
-}
+// The attributes of each type that has any. MPI calls run one at a time
+// (as the thread level promises, or through the thread gate under
+// MPI_THREAD_MULTIPLE), so, like the communicators' attributes
+// (mpi_attr.cpp), it needs no lock. Callbacks may call MPI_Type_* and change
+// it: nothing here holds an iterator across one.
 std::unordered_map<MPI_Datatype, Attributes>& table() {
   static std::unordered_map<MPI_Datatype, Attributes> t;
   return t;
@@ -53,8 +51,7 @@ std::pair<Attributes*, Attributes::iterator> find(MPI_Datatype type, int keyval)
   return {&it->second, at};
 }
 
-// Runs the delete callback of one attribute of `type` and removes it. The
-// callback runs without the table's lock (it may call MPI_Type_* itself).
+// Runs the delete callback of one attribute of `type` and removes it.
 int delete_one(const char* fn, MPI_Datatype type, int keyval, void* value) {
   Keyval* kv = type_keyval(keyval);
   if (kv != nullptr && kv->type_del != nullptr)
@@ -62,12 +59,9 @@ int delete_one(const char* fn, MPI_Datatype type, int keyval, void* value) {
       return mpi_error(
           MPI_COMM_WORLD, fn, e,
           "the delete callback of datatype keyval " + std::to_string(keyval) + " returned " + std::to_string(e));
-  {
-    std::lock_guard<std::mutex> lock(table_mutex());
-    if (auto [list, at] = find(type, keyval); list != nullptr) {
-      list->erase(at);
-      if (list->empty()) table().erase(type);
-    }
+  if (auto [list, at] = find(type, keyval); list != nullptr) {
+    list->erase(at);
+    if (list->empty()) table().erase(type);
   }
   lz::rt::keyval_release(keyval);
   return MPI_SUCCESS;
@@ -78,11 +72,9 @@ int delete_one(const char* fn, MPI_Datatype type, int keyval, void* value) {
 namespace lz::rt {
 
 int type_attributes_copy(const char* fn, MPI_Datatype from, MPI_Datatype to) {
-  Attributes from_attrs;
-  {
-    std::lock_guard<std::mutex> lock(table_mutex());
-    if (auto it = table().find(from); it != table().end()) from_attrs = it->second;
-  }
+  auto it = table().find(from);
+  if (it == table().end()) return MPI_SUCCESS;
+  const Attributes from_attrs = it->second;  // a copy: the callbacks may change the table
   for (const auto& [keyval, value] : from_attrs) {
     Keyval* kv = type_keyval(keyval);
     if (kv == nullptr || kv->type_copy == nullptr) continue;
@@ -94,23 +86,17 @@ int type_attributes_copy(const char* fn, MPI_Datatype from, MPI_Datatype to) {
           "the copy callback of datatype keyval " + std::to_string(keyval) + " returned " + std::to_string(e));
     if (!flag) continue;
     keyval_retain(keyval);
-    std::lock_guard<std::mutex> lock(table_mutex());
     table()[to].emplace_back(keyval, out);
   }
   return MPI_SUCCESS;
 }
 
 int type_attributes_delete_all(const char* fn, MPI_Datatype type) {
-  for (;;) {
-    std::pair<int, void*> last;
-    {
-      std::lock_guard<std::mutex> lock(table_mutex());
-      auto it = table().find(type);
-      if (it == table().end()) return MPI_SUCCESS;
-      last = it->second.back();
-    }
-    if (int e = delete_one(fn, type, last.first, last.second)) return e;
+  for (auto it = table().find(type); it != table().end(); it = table().find(type)) {
+    const auto [keyval, value] = it->second.back();
+    if (int e = delete_one(fn, type, keyval, value)) return e;
   }
+  return MPI_SUCCESS;
 }
 
 }  // namespace lz::rt
@@ -159,19 +145,9 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int keyval, void* attribute_val) {
   LZ_MPI_ENTRY(kFn);
   if (datatype == MPI_DATATYPE_NULL) return type_error(kFn);
   if (type_keyval(keyval) == nullptr) return keyval_error(kFn, keyval);
-  void* old = nullptr;
-  bool had = false;
-  {
-    std::lock_guard<std::mutex> lock(table_mutex());
-    if (auto [list, at] = find(datatype, keyval); list != nullptr) {
-      had = true;
-      old = at->second;
-    }
-  }
-  if (had)
-    if (int e = delete_one(kFn, datatype, keyval, old)) return e;  // the old value's delete callback runs first
+  if (auto [list, at] = find(datatype, keyval); list != nullptr)
+    if (int e = delete_one(kFn, datatype, keyval, at->second)) return e;  // the old value's delete callback runs first
   lz::rt::keyval_retain(keyval);
-  std::lock_guard<std::mutex> lock(table_mutex());
   table()[datatype].emplace_back(keyval, attribute_val);
   return MPI_SUCCESS;
 }
@@ -183,7 +159,6 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int keyval, void* attribute_val, in
   if (attribute_val == nullptr || flag == nullptr)
     return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "attribute_val or flag is NULL");
   if (type_keyval(keyval) == nullptr) return keyval_error(kFn, keyval);
-  std::lock_guard<std::mutex> lock(table_mutex());
   auto [list, at] = find(datatype, keyval);
   *flag = list != nullptr;
   if (*flag) *static_cast<void**>(attribute_val) = at->second;
@@ -195,16 +170,11 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int keyval) {
   LZ_MPI_ENTRY(kFn);
   if (datatype == MPI_DATATYPE_NULL) return type_error(kFn);
   if (type_keyval(keyval) == nullptr) return keyval_error(kFn, keyval);
-  void* value = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(table_mutex());
-    auto [list, at] = find(datatype, keyval);
-    if (list == nullptr)
-      return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
-                       "no attribute of keyval " + std::to_string(keyval) + " on the datatype");
-    value = at->second;
-  }
-  return delete_one(kFn, datatype, keyval, value);
+  auto [list, at] = find(datatype, keyval);
+  if (list == nullptr)
+    return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG,
+                     "no attribute of keyval " + std::to_string(keyval) + " on the datatype");
+  return delete_one(kFn, datatype, keyval, at->second);
 }
 
 }  // extern "C"
