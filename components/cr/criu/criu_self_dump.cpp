@@ -20,6 +20,7 @@
 #include "criu_image_meta.h"
 #include "criu_swrk.h"
 #include "dump_sigpipe_guard.h"
+#include "lazarus/userns/reopen.h"
 
 namespace lz::cr::criu {
 namespace {
@@ -27,11 +28,8 @@ namespace {
 std::mutex g_dump_mutex;
 
 std::string dir_path_of(int dir_fd) {
-  char buf[4096];
-  ssize_t n = readlink(("/proc/self/fd/" + std::to_string(dir_fd)).c_str(), buf, sizeof buf - 1);
-  if (n < 0) return "<images directory>";
-  buf[n] = '\0';
-  return buf;
+  const std::string path = userns::path_of_fd(dir_fd);
+  return path.empty() ? "<images directory>" : path;
 }
 
 }  // namespace

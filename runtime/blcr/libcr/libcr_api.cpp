@@ -21,6 +21,7 @@
 #include "control_channel.h"
 #include "lazarus/cpu_relax.h"
 #include "lazarus/libcr.h"
+#include "lazarus/userns/reopen.h"
 #include "libcr_state.h"
 #include "service.h"
 
@@ -90,14 +91,6 @@ std::string cwd() {
   return getcwd(buf, sizeof buf) ? buf : ".";
 }
 
-std::string path_of_fd(int fd) {
-  char buf[PATH_MAX];
-  ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf - 1);
-  if (n < 0) return {};
-  buf[n] = '\0';
-  return buf;
-}
-
 int open_dir_created(const std::string& path) {
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return -1;
   return open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -117,11 +110,11 @@ int destination_dir(int cr_fd, pid_t target, std::string* dest) {
   if (S_ISDIR(st.st_mode)) {
     int d = fcntl(cr_fd, F_DUPFD_CLOEXEC, 3);
     if (d < 0) return fail(errno, "cannot duplicate cr_fd");
-    *dest = path_of_fd(d);
+    *dest = lz::userns::path_of_fd(d);
     return d;
   }
   if (S_ISREG(st.st_mode)) {
-    std::string file = path_of_fd(cr_fd);
+    std::string file = lz::userns::path_of_fd(cr_fd);
     if (file.empty() || file[0] != '/') return fail(EINVAL, "cannot tell the path of cr_fd");
     *dest = file + ".criu";
     int d = open_dir_created(*dest);

@@ -32,14 +32,6 @@ void unlink_socket_at_exit() {
   if (s.started() && !s.socket_path().empty()) unlink(s.socket_path().c_str());
 }
 
-std::string path_of_fd(int fd) {
-  char buf[4096];
-  ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf - 1);
-  if (n < 0) return {};
-  buf[n] = '\0';
-  return buf;
-}
-
 // The requester's directory, opened again by its path when it is the same
 // directory here: a requester in another mount namespace (outside the one an
 // ordinary user's cr_restart made) hands over a descriptor of a mount that
@@ -222,7 +214,7 @@ void Service::handle_connection(int conn) {
         break;
       }
       CheckpointRequest req;
-      req.dest = path_of_fd(fd);
+      req.dest = userns::path_of_fd(fd);
       req.dir_fd = own_mount_namespace_dir(fd);
       req.signal = m.signal;
       req.requester = cred.pid;

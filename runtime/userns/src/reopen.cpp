@@ -1,6 +1,7 @@
 #include "lazarus/userns/reopen.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,15 +9,21 @@
 
 namespace lz::userns {
 
+std::string path_of_fd(int fd) {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  buf[n] = '\0';
+  return buf;
+}
+
 int reopen_here(int fd, int flags) {
-  char path[4096];
-  const ssize_t n = readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), path, sizeof path - 1);
-  if (n <= 0 || path[0] != '/') return -1;
-  path[n] = '\0';
-  const int again = open(path, flags | O_CLOEXEC);
+  const std::string path = path_of_fd(fd);
+  if (path.empty() || path[0] != '/') return -1;
+  const int again = open(path.c_str(), flags | O_CLOEXEC);
   if (again < 0) return -1;
-  struct stat given {
-  }, here{};
+  struct stat given {};
+  struct stat here {};
   if (fstat(fd, &given) != 0 || fstat(again, &here) != 0 || given.st_dev != here.st_dev ||
       given.st_ino != here.st_ino) {
     close(again);

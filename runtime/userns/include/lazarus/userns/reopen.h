@@ -7,7 +7,12 @@
 // reachable here by the path /proc/self/fd shows for it.
 #pragma once
 
+#include <string>
+
 namespace lz::userns {
+
+// The path /proc/self/fd shows for `fd`, or "" when it cannot be read.
+std::string path_of_fd(int fd);
 
 // A new descriptor of the file behind `fd`, opened by its path in this
 // process's mount namespace with `flags` (O_CLOEXEC added), or -1 when the
