@@ -340,17 +340,19 @@ TEST_P(OfiProviders, FramesOfStrangersAreDropped) {
 // refused with kAborted.
 TEST_P(OfiProviders, CleanExitAfterFinalizeIsNotAFailure) {
   expect_passed(run_job(job(2), [](Child& c) {
-    ASSERT_TRUE(c.sync());
-    if (c.rank() == 1) {
-      const int32_t pid = ::getpid();
-      ASSERT_TRUE(c.send_blocking(0, &pid, sizeof pid).ok());
-      EXPECT_TRUE(c.module().finalize().ok());
-      c.exit_abruptly(/*kill=*/false);
-    }
+    // The handler first: rank 1's frame may arrive while rank 0 still
+    // progresses in the sync (a frame without a handler goes to the inbox).
     int32_t pid = 0;
     c.deliver_to([&](int, const void* p, size_t n) {
       if (n == sizeof pid) std::memcpy(&pid, p, n);
     });
+    ASSERT_TRUE(c.sync());
+    if (c.rank() == 1) {
+      const int32_t own = ::getpid();
+      ASSERT_TRUE(c.send_blocking(0, &own, sizeof own).ok());
+      EXPECT_TRUE(c.module().finalize().ok());
+      c.exit_abruptly(/*kill=*/false);
+    }
     c.wait_until([&] { return pid != 0; });
     while (::kill(pid, 0) == 0 && !c.expired()) c.progress();  // until rank 1 is gone
     for (int i = 0; i < 200; ++i) {  // past the liveness grace
