@@ -50,19 +50,19 @@ Status OfiTransport::wire_up() {
     for (size_t i = 0; i < todo.size();) {
       OfiPeer& p = *todo[i];
       const ssize_t rc = fi_inject(fabric_.ep(), nullptr, 0, p.addr);
-      const bool dead = p.pid > 0 && ::kill(p.pid, 0) != 0 && errno == ESRCH;
-      if (rc == 0 || dead || (rc != -FI_EAGAIN)) {
-        if (rc == 0)
-          p.connected = true;
-        else if (rc != -FI_EAGAIN)
-          log::debug("ofi: wire-up probe to rank %d: %s", p.rank, fi_error_text(static_cast<int>(rc)).c_str());
-        // A dead peer or a refusing endpoint is left to the data path,
-        // which fails the peer on its first frame.
-        todo[i] = todo.back();
-        todo.pop_back();
+      // Not taken yet, from a peer alive: ask again after reading the CQ.
+      if (rc == -FI_EAGAIN && !(p.pid > 0 && ::kill(p.pid, 0) != 0 && errno == ESRCH)) {
+        ++i;
         continue;
       }
-      ++i;
+      // Taken; or a dead peer or a refusing endpoint, left to the data path,
+      // which fails the peer on its first frame.
+      if (rc == 0)
+        p.connected = true;
+      else if (rc != -FI_EAGAIN)
+        log::debug("ofi: wire-up probe to rank %d: %s", p.rank, fi_error_text(static_cast<int>(rc)).c_str());
+      todo[i] = todo.back();
+      todo.pop_back();
     }
     if (todo.empty()) break;
     if (coarse_now_ms() > until) {
