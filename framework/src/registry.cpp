@@ -205,6 +205,7 @@ Status Registry::configure(const ConfigOptions& options) {
   for (const auto& f : options.config_files) LZ_RETURN_IF_ERROR(read_file(f, true));
   params_.load_environment(options.envp ? options.envp : environ);
   for (const auto& [k, v] : options.mca) params_.set(k, v, Source{SourceKind::kCommandLine, "--mca " + k});
+  for (const auto& [k, v] : options.api) params_.set(k, v, Source{SourceKind::kApi, options.api_source});
   if (options.load_plugins) load_plugins();
   LZ_RETURN_IF_ERROR(params_.resolve(options.ignored));
   static const log::Level kLevels[] = {log::Level::kError, log::Level::kWarn, log::Level::kInfo, log::Level::kDebug,

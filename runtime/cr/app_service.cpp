@@ -14,10 +14,18 @@
 #include "lazarus/snapshot_layout.h"
 #include "oob/messages.h"
 #include "p2p/comm_record.h"
+#include "p2p/counters.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt {
+
+namespace {
+uint64_t steady_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+}  // namespace
 
 using oob::MsgType;
 
@@ -148,6 +156,7 @@ StatusOr<bool> AppService::safe_point() {
 
 Status AppService::take_line(uint64_t safe_point) {
   if (pending_) fail_pending("superseded by the snapshot at safe point " + std::to_string(safe_point));
+  line_began_ns_ = steady_ns();
   std::vector<uint64_t> sent = line_ != nullptr ? line_->begin_line()
                                                 : std::vector<uint64_t>(static_cast<size_t>(rt_.size()), 0);
   oob::CrBookmarksMsg m{safe_point, {}};
@@ -166,6 +175,7 @@ Status AppService::take_line(uint64_t safe_point) {
     return bytes.status();
   }
   bytes_ = *bytes;
+  line_saved_ns_ = steady_ns();
   pending_ = true;
   if (line_ == nullptr || line_->line_complete()) finish_line();
   return Status::Ok();
@@ -189,6 +199,13 @@ void AppService::finish_line() {
   // The line is named by its safe point (the launcher reuses a dropped
   // line's snapshot number).
   send(MsgType::kCheckpointDone, oob::encode_cr_done({line_point_, oob::kCrOutcomeContinued, bytes_ + extra}));
+  // The tool interface's performance variables; the drain of a line is the
+  // wait for its late messages (crcp/c3) after the variables were saved.
+  Counters& c = counters();
+  const uint64_t now = steady_ns();
+  Counters::bump(c.checkpoints);
+  Counters::bump(c.checkpoint_ns, now - line_began_ns_);
+  Counters::bump(c.drain_ns, now - line_saved_ns_);
   log::debug("snapshot %llu (safe point %llu): this rank's part is complete", static_cast<unsigned long long>(seq_),
              static_cast<unsigned long long>(line_point_));
 }

@@ -141,6 +141,9 @@ class AppService {
   uint64_t seq_ = 0;
   std::string dir_;
   uint64_t bytes_ = 0;
+  // When take_line() began and when its variables were saved (steady clock,
+  // ns): the tool interface's checkpoint and drain times (p2p/counters.h).
+  uint64_t line_began_ns_ = 0, line_saved_ns_ = 0;
   bool pending_ = false;     // written, waiting for the protocol's log
   // Migration: the negotiated safe point is a migration's (APP_TARGET "migrate").
   bool migrating_ = false;

@@ -21,6 +21,7 @@
 #include "oob/restart_info.h"
 #include "p2p/comm.h"
 #include "p2p/comm_record.h"
+#include "p2p/counters.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -254,6 +255,11 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   crcp::Module& crcp = rt_.crcp_module();
   const bool at_safe_point = (flags & oob::kCrAtSafePoint) != 0;
   Coordinator coord(*this, seq, at_safe_point);
+  const auto started = std::chrono::steady_clock::now();
+  auto ns_since = [](std::chrono::steady_clock::time_point t) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t).count());
+  };
   log::debug("checkpoint %llu requested into %s", static_cast<unsigned long long>(seq), dir.c_str());
 
   // ---- before GO: nothing released; a failure resumes without dumping -----------
@@ -286,6 +292,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     return;
   }
   send(MsgType::kCheckpointDrained, oob::encode_seq({seq}));
+  const uint64_t drain_ns = ns_since(started);
   uint16_t type = 0;
   std::string payload;
   s = await(seq, MsgType::kCheckpointGo, MsgType::kCheckpointAbort, &type, &payload);
@@ -353,6 +360,14 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     oob::CrDoneMsg done{seq, restarted ? oob::kCrOutcomeRestarted : oob::kCrOutcomeContinued,
                         no_image ? 0 : directory_bytes(dir)};
     send(MsgType::kCheckpointDone, oob::encode_cr_done(done));
+    // The tool interface's performance variables. A restored process's
+    // clock started elsewhere: its checkpoint counts, its time does not.
+    Counters& c = counters();
+    Counters::bump(c.checkpoints);
+    if (!restarted) {
+      Counters::bump(c.checkpoint_ns, ns_since(started));
+      Counters::bump(c.drain_ns, drain_ns);
+    }
   } else {
     send_failed(seq, failure.message());
   }

@@ -44,6 +44,23 @@ const char* error_text(int code) {
       return "MPI_ERR_NO_MEM: out of memory (MPI_Alloc_mem)";
     case MPI_ERR_BASE:
       return "MPI_ERR_BASE: not a base address MPI_Alloc_mem returned";
+    case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory (tool interface)";
+    case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
+    case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";
+    case MPI_T_ERR_INVALID_INDEX: return "MPI_T_ERR_INVALID_INDEX: index of a variable or category out of range";
+    case MPI_T_ERR_INVALID_ITEM: return "MPI_T_ERR_INVALID_ITEM: item index of an enumeration out of range";
+    case MPI_T_ERR_INVALID_HANDLE: return "MPI_T_ERR_INVALID_HANDLE: invalid tool interface handle";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "MPI_T_ERR_OUT_OF_HANDLES: no more handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "MPI_T_ERR_OUT_OF_SESSIONS: no more sessions";
+    case MPI_T_ERR_INVALID_SESSION: return "MPI_T_ERR_INVALID_SESSION: invalid performance variable session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "MPI_T_ERR_CVAR_SET_NOT_NOW: the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "MPI_T_ERR_CVAR_SET_NEVER: the control variable can never be set";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP:
+      return "MPI_T_ERR_PVAR_NO_STARTSTOP: the performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "MPI_T_ERR_PVAR_NO_WRITE: the performance variable cannot be written or reset";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "MPI_T_ERR_PVAR_NO_ATOMIC: the performance variable cannot be read and reset atomically";
+    case MPI_T_ERR_INVALID_NAME: return "MPI_T_ERR_INVALID_NAME: no variable or category of that name";
+    case MPI_T_ERR_INVALID: return "MPI_T_ERR_INVALID: invalid use of the tool interface";
     default: return nullptr;
   }
 }

@@ -281,4 +281,19 @@ void Engine::release_queue(uint32_t ctx) {
   if (ctx < queues_.size() && queues_[ctx] && queues_[ctx]->empty()) queues_[ctx].reset();
 }
 
+Engine::Traffic Engine::traffic_of(const std::string& name) const {
+  Traffic t;
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (module_names_[i] != name) continue;
+    for (const Peer& p : peers_) {
+      if (p.transport != modules_[i]) continue;
+      t.messages_sent += p.messages_sent;
+      t.bytes_sent += p.sent.bytes;
+      t.messages_received += p.messages_received;
+      t.bytes_received += p.received.bytes;
+    }
+  }
+  return t;
+}
+
 }  // namespace lz::rt

@@ -187,6 +187,16 @@ class Engine final : public transport::Host {
   // thread at a time calls MPI, nothing to let go of).
   void set_thread_gate(WaitGate* gate) { gate_ = gate; }
 
+  // ---- what the tool interface reads (runtime/mpi/tool) ------------------------------
+  // Traffic to and from the peers that selected transport `name` ("tcp")
+  // carries now: the program's messages (eager and RTS frames) and every
+  // byte of every frame (wire headers, protocol replies and rendezvous data
+  // included). All zero for a transport this process did not select.
+  struct Traffic {
+    uint64_t messages_sent = 0, bytes_sent = 0, messages_received = 0, bytes_received = 0;
+  };
+  Traffic traffic_of(const std::string& name) const;
+
   // ---- matching queues per context --------------------------------------------------
   MatchQueue* queue(uint32_t ctx) {
     if (__builtin_expect(ctx < queues_.size() && queues_[ctx], 1)) return queues_[ctx].get();

@@ -7,6 +7,7 @@
 #include "lazarus/log.h"
 #include "p2p/bsend_buffer.h"
 #include "p2p/comm.h"
+#include "p2p/counters.h"
 #include "p2p/engine.h"
 #include "p2p/engine_detail.h"
 #include "p2p/registration_cache.h"
@@ -248,6 +249,7 @@ Status Engine::start_send(Request* r) {
     complete(r);
   }
   h.type = wire::kRts;
+  Counters::bump(counters().rendezvous_sends);
   h.addr = reinterpret_cast<uintptr_t>(xfer->data);
   xfer->rndv = true;
   const std::string* key = nullptr;

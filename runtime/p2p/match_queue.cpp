@@ -1,10 +1,13 @@
 #include "p2p/match_queue.h"
 
+#include "p2p/counters.h"
+
 namespace lz::rt {
 
 MatchQueue::~MatchQueue() {
   for (Unexpected* u = unexp_head_; u != nullptr;) {
     Unexpected* n = u->next;
+    counters().unexpected_removed();
     delete u;
     u = n;
   }
@@ -43,6 +46,7 @@ void MatchQueue::append(Unexpected* u) {
   if (unexp_tail_) unexp_tail_->next = u;
   else unexp_head_ = u;
   unexp_tail_ = u;
+  counters().unexpected_added();
 }
 
 void MatchQueue::prepend(Unexpected* u) {
@@ -51,6 +55,7 @@ void MatchQueue::prepend(Unexpected* u) {
   if (unexp_head_) unexp_head_->prev = u;
   else unexp_tail_ = u;
   unexp_head_ = u;
+  counters().unexpected_added();
 }
 
 void MatchQueue::unlink_unexpected(Unexpected* u) {
@@ -59,6 +64,7 @@ void MatchQueue::unlink_unexpected(Unexpected* u) {
   if (u->next) u->next->prev = u->prev;
   else unexp_tail_ = u->prev;
   u->next = u->prev = nullptr;
+  counters().unexpected_removed();
 }
 
 Unexpected* MatchQueue::find_unexpected(int src, int tag, bool remove) {

@@ -11,6 +11,7 @@ namespace lz::rt {
 namespace {
 std::unique_ptr<Runtime> g_owner;
 Runtime* g_runtime = nullptr;
+std::vector<std::pair<std::string, std::string>> g_settings_before_init;
 }  // namespace
 
 Runtime& runtime() { return *g_runtime; }
@@ -28,6 +29,10 @@ Runtime::~Runtime() {
   if (g_runtime == this) g_runtime = nullptr;
 }
 
+void set_settings_before_init(std::vector<std::pair<std::string, std::string>> settings) {
+  g_settings_before_init = std::move(settings);
+}
+
 StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Registry&)) {
   std::unique_ptr<Runtime> rt(new Runtime());
   LZ_ASSIGN_OR_RETURN(rt->bootstrap_, Bootstrap::from_environment());
@@ -37,6 +42,8 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Reg
   rt->registry_ = std::make_unique<Registry>();
   LZ_RETURN_IF_ERROR(register_params(*rt->registry_));
   ConfigOptions opt;  // files + LZ_MCA_* (the launcher forwards --mca as environment)
+  opt.api = g_settings_before_init;
+  opt.api_source = "MPI_T_cvar_write";
   LZ_RETURN_IF_ERROR(rt->registry_->configure(opt).with_context("parameters"));
 
   // Checkpoint/restart back end and coordination protocol (single select).

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
@@ -68,6 +69,10 @@ class Runtime {
   crcp::Module* crcp_ = nullptr;
   std::string cr_name_ = "none", crcp_name_ = "none";
 };
+
+// Parameters the program set before MPI_Init (MPI_T_cvar_write, in order):
+// create() applies them above every other source.
+void set_settings_before_init(std::vector<std::pair<std::string, std::string>> settings);
 
 // The runtime of this process; valid between MPI_Init and MPI_Finalize.
 Runtime& runtime();

@@ -42,6 +42,10 @@ struct ConfigOptions {
   bool read_user_file = true;
   std::vector<std::string> config_files;                     // --config FILE, in order
   std::vector<std::pair<std::string, std::string>> mca;      // --mca NAME VALUE, in order
+  // Set by the program itself (MPI_T_cvar_write before MPI_Init), above
+  // every other source; each source is described as `api_source`.
+  std::vector<std::pair<std::string, std::string>> api;
+  std::string api_source = "the program";
   char** envp = nullptr;                                     // null: the process environment
   bool load_plugins = true;
   // Null: a setting of an unknown parameter, or a selection naming a
