@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "cr/app_service.h"
@@ -115,6 +116,10 @@ CrService::CrService(Runtime& rt) : rt_(rt) {
 }
 
 CrService::~CrService() {
+  // A process ending from the service's own thread (exit() while handling
+  // a message) cannot join it: std::thread would throw EDEADLK and end the
+  // process in std::terminate instead of with its exit status.
+  if (thread_.joinable() && thread_.get_id() == std::this_thread::get_id()) thread_.detach();
   if (thread_.joinable()) {
     stop_.store(true);
     uint64_t one = 1;

@@ -541,6 +541,31 @@ TEST(Registry, EnvironmentSelectionThroughSyntheticEnvp) {
   EXPECT_EQ(names_of(*sel), Names{"self"});
 }
 
+// The program's own settings (MPI_T_cvar_write before MPI_Init) win over
+// the command line and the environment, and a bad one is named by its source.
+TEST(Registry, ProgramSettingsWinOverEveryOtherSource) {
+  Registry reg;
+  ConfigOptions o = hermetic();
+  char e[] = "LZ_MCA_transport=self";
+  char* envp[] = {e, nullptr};
+  o.envp = envp;
+  o.mca = {{"transport", "shm,self"}};
+  o.api = {{"transport", "tcp,self"}};
+  o.api_source = "MPI_T_cvar_write";
+  ASSERT_TRUE(reg.configure(o).ok());
+  EXPECT_EQ(reg.params().get_list("transport"), (Names{"tcp", "self"}));
+  EXPECT_EQ(reg.params().find("transport")->source.kind, SourceKind::kApi);
+  EXPECT_EQ(reg.params().find("transport")->source.describe(), "set by MPI_T_cvar_write");
+
+  Registry bad;
+  ConfigOptions b = hermetic();
+  b.api = {{"log_level", "loud"}};
+  b.api_source = "MPI_T_cvar_write";
+  Status s = bad.configure(b);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'log_level' (set by MPI_T_cvar_write)"), std::string::npos) << s.message();
+}
+
 TEST(Registry, FakeComponentsTakePartInSelection) {
   Registry reg;
   // Exclude the built-ins so that what they can do on this machine does not matter.
