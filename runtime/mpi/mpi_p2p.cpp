@@ -4,6 +4,8 @@
 
 #include "mpi.h"
 #include "mpi/entry.h"
+#include "mpi/nbc_start.h"
+#include "p2p/nbc_schedule.h"
 #include "mpi/p2p_binding.h"
 #include "p2p/bsend_buffer.h"
 
@@ -90,6 +92,33 @@ inline int recv_post(const char* fn, void* buf, int count, MPI_Datatype dt, int 
     return mpi_error(comm, fn, s);
   }
   *out = r;
+  return MPI_SUCCESS;
+}
+
+// MPI-4.0's MPI_Isendrecv(_replace): the receive and the send are started
+// as MPI_Irecv and MPI_Isend would start them, and a schedule that awaits
+// both (NbcSchedule::await) runs as the request: it completes when both
+// have, with the receive's status; a checkpoint drains it like a
+// non-blocking collective. `sched` may own the send buffer (_replace).
+int isendrecv(const char* fn, std::unique_ptr<lz::rt::NbcSchedule> sched, const void* sendbuf, int sendcount,
+              MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+              int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  Request* rr = nullptr;
+  if (int e = recv_post(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &rr)) return e;
+  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+  if (lz::Status s = engine().start_send(sr); !s.ok()) {
+    request_pool().put(sr);
+    engine().wait_until([rr] { return rr->complete; });
+    request_pool().put(rr);
+    return mpi_error(comm, fn, s);
+  }
+  Request* r = request_pool().get();
+  r->comm = comm;
+  r->context = comm->coll_context();
+  sched->await(rr, r);
+  sched->await(sr);
+  engine().start_nbc(r, std::move(sched));
+  *request = r;
   return MPI_SUCCESS;
 }
 
@@ -250,6 +279,33 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   if (serr != MPI_SUCCESS) return mpi_error(comm, fn, serr, stext);
   if (rerr != MPI_SUCCESS) return mpi_error(comm, fn, rerr, rtext);
   return MPI_SUCCESS;
+}
+
+int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Isendrecv");
+  const char* fn = "MPI_Isendrecv";
+  if (int e = lz::rt::nbc_start::check_request(fn, comm, request)) return e;
+  if (int e = check_common(fn, comm, sendcount, sendtype)) return e;
+  if (int e = check_dest(fn, comm, dest, sendtag)) return e;
+  return isendrecv(fn, std::make_unique<lz::rt::NbcSchedule>(*comm, 0), sendbuf, sendcount, sendtype, dest, sendtag,
+                   recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
+
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request* request) {
+  LZ_MPI_ENTRY("MPI_Isendrecv_replace");
+  const char* fn = "MPI_Isendrecv_replace";
+  if (int e = lz::rt::nbc_start::check_request(fn, comm, request)) return e;
+  if (int e = check_common(fn, comm, count, datatype)) return e;
+  if (int e = check_dest(fn, comm, dest, sendtag)) return e;
+  auto sched = std::make_unique<lz::rt::NbcSchedule>(*comm, 0);
+  const int bytes = static_cast<int>(datatype->size() * static_cast<size_t>(count));
+  void* copy = sched->temp(bytes, lz_mpi_dt_byte);
+  datatype->pack(buf, count, copy);
+  return isendrecv(fn, std::move(sched), copy, bytes, &lz_mpi_dt_byte, dest, sendtag, buf, count, datatype, source,
+                   recvtag, comm, request);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {

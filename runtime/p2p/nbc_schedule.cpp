@@ -46,6 +46,13 @@ void NbcSchedule::recv(void* buf, int count, const dt::Datatype& dt, int peer) {
   add(s);
 }
 
+void NbcSchedule::await(Request* started, Request* status_into) {
+  Step s{StepKind::kAwait};
+  s.in = started;
+  s.out = status_into;
+  add(s);
+}
+
 void NbcSchedule::copy(const void* src, int scount, const dt::Datatype& sdt, void* dst, int dcount,
                        const dt::Datatype& ddt) {
   Step s{StepKind::kCopy};
@@ -91,6 +98,10 @@ std::vector<int>* NbcSchedule::ints(int n) {
 
 Status NbcSchedule::start_round() {
   for (const Step& s : rounds_[current_].steps) {
+    if (s.kind == StepKind::kAwait) {
+      pending_.push_back(static_cast<Request*>(const_cast<void*>(s.in)));
+      continue;
+    }
     if (s.kind != StepKind::kSend && s.kind != StepKind::kRecv) continue;
     auto r = s.kind == StepKind::kSend ? comm_.isend(s.in, s.count, *s.dt, s.peer, tag_)
                                        : comm_.irecv(s.out, s.count, *s.dt, s.peer, tag_);
@@ -108,7 +119,16 @@ bool NbcSchedule::transfers_done() {
 
 Status NbcSchedule::finish_round() {
   // Every transfer has completed: waitall only releases them (and reports
-  // a truncation or a failed peer).
+  // a truncation or a failed peer), after the awaited ones gave their status.
+  for (const Step& st : rounds_[current_].steps) {
+    if (st.kind != StepKind::kAwait || st.out == nullptr) continue;
+    const auto* from = static_cast<const Request*>(st.in);
+    auto* into = static_cast<Request*>(st.out);
+    into->st_source = from->st_source;
+    into->st_tag = from->st_tag;
+    into->st_bytes = from->st_bytes;
+    into->st_cancelled = from->st_cancelled;
+  }
   Status s = comm_.waitall(static_cast<int>(pending_.size()), pending_.data());
   pending_.clear();
   LZ_RETURN_IF_ERROR(s);

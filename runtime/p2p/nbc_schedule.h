@@ -31,8 +31,11 @@
 #include "lazarus/status.h"
 
 struct lz_mpi_comm_s;
+struct lz_mpi_request_s;
 
 namespace lz::rt {
+
+using Request = ::lz_mpi_request_s;
 
 class NbcSchedule {
  public:
@@ -44,6 +47,13 @@ class NbcSchedule {
   // ---- building (before start) ----------------------------------------------------
   void send(const void* buf, int count, const dt::Datatype& dt, int peer);
   void recv(void* buf, int count, const dt::Datatype& dt, int peer);
+  // A transfer the caller started itself (MPI_Isendrecv's send and
+  // receive, on the communicator's point-to-point context with the
+  // program's tags): the first round waits for it like for its own, then
+  // releases it. `status_into`, when given, takes its status first (source,
+  // tag, bytes, cancelled). Only in the first round: a later one might never
+  // start, and the request would be left behind.
+  void await(Request* started, Request* status_into = nullptr);
   // Local steps, run once the round's transfers have completed.
   void copy(const void* src, int scount, const dt::Datatype& sdt, void* dst, int dcount, const dt::Datatype& ddt);
   void reduce(const void* in, void* inout, int count, const dt::Datatype& dt, const dt::Op& op);
@@ -67,7 +77,7 @@ class NbcSchedule {
   const Status& error() const { return error_; }
 
  private:
-  enum class StepKind { kSend, kRecv, kCopy, kReduce, kCall };
+  enum class StepKind { kSend, kRecv, kCopy, kReduce, kCall, kAwait };
   struct Step {
     StepKind kind;
     const void* in = nullptr;
