@@ -5,6 +5,7 @@
 #include "mpi/entry.h"
 #include "mpi/grequest.h"
 #include "mpi/p2p_binding.h"
+#include "mpi/persistent_coll.h"
 
 using lz::rt::mpi_error;
 using lz::rt::Request;
@@ -288,6 +289,11 @@ int MPI_Request_free(MPI_Request* request) {
     *request = MPI_REQUEST_NULL;
     return free_generalized("MPI_Request_free", r);
   }
+  if (r->persistent_coll != nullptr) {
+    if (int e = lz::rt::persistent_coll::free(r)) return e;
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
   if (!r->active || r->complete)
     request_pool().put(r);
   else
@@ -306,6 +312,7 @@ int MPI_Start(MPI_Request* request) {
   r->st_tag = MPI_ANY_TAG;
   r->st_bytes = 0;
   r->world_peer = -1;
+  if (r->persistent_coll != nullptr) return lz::rt::persistent_coll::start(r);
   lz::Status s = r->kind == Request::Kind::kSend ? engine().start_send(r) : engine().start_recv(r);
   if (!s.ok()) return mpi_error(r->comm, "MPI_Start", s);
   return MPI_SUCCESS;

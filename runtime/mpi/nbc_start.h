@@ -17,6 +17,7 @@
 #include "mpi/coll_args.h"
 #include "mpi/errors.h"
 #include "mpi/p2p_binding.h"
+#include "mpi/persistent_coll.h"
 #include "p2p/engine.h"
 #include "p2p/nbc_algorithms.h"
 #include "p2p/request.h"
@@ -34,8 +35,12 @@ inline int check_request(const char* fn, MPI_Comm comm, MPI_Request* request) {
 }
 
 // Hands `schedule` to the engine; *request completes once it has run.
+// Under a persistent collective (g_start_target), the schedule runs as its
+// request instead, or is dropped (the *_init call's dry run).
 inline int start(MPI_Comm comm, NbcPtr schedule, MPI_Request* request) {
-  Request* r = request_pool().get();
+  const StartTarget target = g_start_target;
+  if (__builtin_expect(target.dry_run, 0)) return MPI_SUCCESS;
+  Request* r = target.into != nullptr ? target.into : request_pool().get();
   r->comm = comm;
   r->context = comm->coll_context();
   runtime().engine().start_nbc(r, std::move(schedule));

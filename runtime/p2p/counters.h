@@ -18,12 +18,12 @@
 namespace lz::rt {
 
 struct Counters {
-  std::atomic<uint64_t> unexpected_now{0};   // messages waiting in the unexpected queues
-  std::atomic<uint64_t> unexpected_high{0};  // the most there were at once
-  std::atomic<uint64_t> rendezvous_sends{0}; // sends that went by rendezvous (an RTS)
-  std::atomic<uint64_t> checkpoints{0};      // checkpoints this process took part in, completed
-  std::atomic<uint64_t> checkpoint_ns{0};    // their time, request to done
-  std::atomic<uint64_t> drain_ns{0};         // of which draining (bookmarks, or the safe point's)
+  std::atomic<uint64_t> unexpected_now{0};    // messages waiting in the unexpected queues
+  std::atomic<uint64_t> unexpected_high{0};   // the most there were at once
+  std::atomic<uint64_t> rendezvous_sends{0};  // sends that went by rendezvous (an RTS)
+  std::atomic<uint64_t> checkpoints{0};       // checkpoints this process took part in, completed
+  std::atomic<uint64_t> checkpoint_ns{0};     // their time, request to done
+  std::atomic<uint64_t> drain_ns{0};          // of which draining (the cr_drain_time variable says what)
 
   static void bump(std::atomic<uint64_t>& c, uint64_t by = 1) {
     c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);

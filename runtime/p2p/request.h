@@ -20,6 +20,7 @@ struct lz_datatype_s;
 namespace lz::rt {
 struct RegisteredBuffer;
 struct GeneralizedRequest;
+struct PersistentColl;
 }  // namespace lz::rt
 
 struct lz_mpi_request_s : lz::coll::Request {
@@ -56,6 +57,7 @@ struct lz_mpi_request_s : lz::coll::Request {
   uint64_t remote_req = 0;                            // the peer's request id
   lz::rt::RegisteredBuffer* region = nullptr;         // rendezvous send: `data` registered for the peer's get
   lz::rt::GeneralizedRequest* generalized = nullptr;  // kGeneralized: the program's callbacks (owned)
+  lz::rt::PersistentColl* persistent_coll = nullptr;  // persistent kColl: its bound call (owned; mpi/persistent_coll.h)
   // ---- cancel of a send (Engine::cancel) ----------------------------------------
   bool rndv = false;         // send: went as a rendezvous request (RTS)
   bool zcopy = false;        // send: an eager frame by send_zcopy(), not complete yet (cancellable)

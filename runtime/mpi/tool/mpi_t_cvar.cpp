@@ -82,7 +82,8 @@ int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosit
   const Cvar& c = tool.cvars[static_cast<size_t>(cvar_index)];
   copy_out(c.name, name, name_len);
   copy_out(c.desc, desc, desc_len);
-  if (verbosity != nullptr) *verbosity = c.spec.level >= 1 && c.spec.level <= 9 ? c.spec.level : MPI_T_VERBOSITY_USER_BASIC;
+  if (verbosity != nullptr)
+    *verbosity = c.spec.level >= 1 && c.spec.level <= 9 ? c.spec.level : MPI_T_VERBOSITY_USER_BASIC;
   if (datatype != nullptr) *datatype = c.datatype;
   if (enumtype != nullptr) *enumtype = c.enumtype;
   if (binding != nullptr) *binding = MPI_T_BIND_NO_OBJECT;
@@ -130,12 +131,18 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) {
   const lz::Param* p = tool.param(c);
   if (p == nullptr) return MPI_T_ERR_INVALID;
   switch (c.spec.type) {
-    case lz::ParamType::kBool: *static_cast<int*>(buf) = std::get<bool>(p->value) ? 1 : 0; break;
-    case lz::ParamType::kInt: *static_cast<int*>(buf) = static_cast<int>(std::get<int64_t>(p->value)); break;
+    case lz::ParamType::kBool:
+      *static_cast<int*>(buf) = std::get<bool>(p->value) ? 1 : 0;
+      break;
+    case lz::ParamType::kInt:
+      *static_cast<int*>(buf) = static_cast<int>(std::get<int64_t>(p->value));
+      break;
     case lz::ParamType::kSize:
       *static_cast<unsigned long long*>(buf) = static_cast<unsigned long long>(std::get<int64_t>(p->value));
       break;
-    case lz::ParamType::kDouble: *static_cast<double*>(buf) = std::get<double>(p->value); break;
+    case lz::ParamType::kDouble:
+      *static_cast<double*>(buf) = std::get<double>(p->value);
+      break;
     case lz::ParamType::kEnum: {
       const std::string& v = std::get<std::string>(p->value);
       int at = -1;
@@ -161,9 +168,15 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) {
   const Cvar& c = tool.cvars[static_cast<size_t>(handle->index)];
   std::string text;
   switch (c.spec.type) {
-    case lz::ParamType::kBool: text = *static_cast<const int*>(buf) != 0 ? "true" : "false"; break;
-    case lz::ParamType::kInt: text = std::to_string(*static_cast<const int*>(buf)); break;
-    case lz::ParamType::kSize: text = std::to_string(*static_cast<const unsigned long long*>(buf)); break;
+    case lz::ParamType::kBool:
+      text = *static_cast<const int*>(buf) != 0 ? "true" : "false";
+      break;
+    case lz::ParamType::kInt:
+      text = std::to_string(*static_cast<const int*>(buf));
+      break;
+    case lz::ParamType::kSize:
+      text = std::to_string(*static_cast<const unsigned long long*>(buf));
+      break;
     case lz::ParamType::kDouble: {
       char d[64];
       std::snprintf(d, sizeof d, "%.17g", *static_cast<const double*>(buf));

@@ -39,8 +39,8 @@ bool session_ok(MPI_T_pvar_session s) {
 }
 
 bool handle_in(MPI_T_pvar_session s, MPI_T_pvar_handle h) {
-  return h != MPI_T_PVAR_HANDLE_NULL && h != MPI_T_PVAR_ALL_HANDLES &&
-         h->magic == lz_mpi_t_pvar_handle_s::kMagic && h->session == s;
+  return h != MPI_T_PVAR_HANDLE_NULL && h != MPI_T_PVAR_ALL_HANDLES && h->magic == lz_mpi_t_pvar_handle_s::kMagic &&
+         h->session == s;
 }
 
 const Pvar& pvar_of(const lz::rt::tool::Tool& tool, MPI_T_pvar_handle h) {
@@ -58,8 +58,10 @@ PvarValue value_of(const Pvar& p, MPI_T_pvar_handle h) {
 }
 
 void store(const Pvar& p, const PvarValue& v, void* buf) {
-  if (p.is_double) *static_cast<double*>(buf) = v.d;
-  else *static_cast<unsigned long long*>(buf) = v.u;
+  if (p.is_double)
+    *static_cast<double*>(buf) = v.d;
+  else
+    *static_cast<unsigned long long*>(buf) = v.u;
 }
 
 // The handle reads as `v` from now on.
@@ -70,8 +72,8 @@ void rebase(const Pvar& p, MPI_T_pvar_handle h, const PvarValue& v) {
 }
 
 // Session and handle checks shared by the calls taking one handle.
-#define LZ_MPI_T_PVAR_HANDLE(session, handle)                        \
-  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION;        \
+#define LZ_MPI_T_PVAR_HANDLE(session, handle)                 \
+  if (!session_ok(session)) return MPI_T_ERR_INVALID_SESSION; \
   if (!handle_in(session, handle)) return MPI_T_ERR_INVALID_HANDLE
 
 }  // namespace
@@ -174,9 +176,7 @@ int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
   return MPI_T_ERR_PVAR_NO_STARTSTOP;
 }
 
-int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
-  return MPI_T_pvar_start(session, handle);
-}
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) { return MPI_T_pvar_start(session, handle); }
 
 int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf) {
   LZ_MPI_T_ENTRY();
@@ -194,8 +194,10 @@ int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const
   const Pvar& p = pvar_of(tool, handle);
   if (p.readonly) return MPI_T_ERR_PVAR_NO_WRITE;
   PvarValue v;
-  if (p.is_double) v.d = *static_cast<const double*>(buf);
-  else v.u = *static_cast<const unsigned long long*>(buf);
+  if (p.is_double)
+    v.d = *static_cast<const double*>(buf);
+  else
+    v.u = *static_cast<const unsigned long long*>(buf);
   rebase(p, handle, v);
   return MPI_SUCCESS;
 }

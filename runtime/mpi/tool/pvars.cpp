@@ -40,7 +40,8 @@ void Tool::add_pvars() {
            MPI_T_VERBOSITY_USER_BASIC, false, false, [](const std::string& a) { return u(traffic(a).messages_sent); },
            t},
           owner);
-      add({pre + "bytes_sent", "Bytes of every frame this process sent, wire headers and protocol replies included" + over,
+      add({pre + "bytes_sent",
+           "Bytes of every frame this process sent, wire headers and protocol replies included" + over,
            MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_BASIC, false, false,
            [](const std::string& a) { return u(traffic(a).bytes_sent); }, t},
           owner);

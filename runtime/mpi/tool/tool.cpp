@@ -61,8 +61,10 @@ int Tool::add_category(const std::string& name, const std::string& desc, int par
 // (the registry's own) -> "lazarus".
 int Tool::category_of_owner(const std::string& owner) {
   std::string name = owner, parent;
-  if (owner == "framework") name = "lazarus";
-  else if (owner.rfind("framework ", 0) == 0) name = owner.substr(10);
+  if (owner == "framework")
+    name = "lazarus";
+  else if (owner.rfind("framework ", 0) == 0)
+    name = owner.substr(10);
   else if (auto slash = owner.find('/'); slash != std::string::npos) {
     parent = owner.substr(0, slash);
     name = parent + "_" + owner.substr(slash + 1);
@@ -105,9 +107,15 @@ bool Tool::ensure_built() {
     c.scope = is_selection(p->name) ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_LOCAL;
     switch (p->spec.type) {
       case ParamType::kBool:
-      case ParamType::kInt: c.datatype = MPI_INT; break;
-      case ParamType::kSize: c.datatype = MPI_UNSIGNED_LONG_LONG; break;
-      case ParamType::kDouble: c.datatype = MPI_DOUBLE; break;
+      case ParamType::kInt:
+        c.datatype = MPI_INT;
+        break;
+      case ParamType::kSize:
+        c.datatype = MPI_UNSIGNED_LONG_LONG;
+        break;
+      case ParamType::kDouble:
+        c.datatype = MPI_DOUBLE;
+        break;
       case ParamType::kString:
       case ParamType::kList:
         c.datatype = MPI_CHAR;

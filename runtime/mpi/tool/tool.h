@@ -118,7 +118,7 @@ void copy_out(const std::string& s, char* buf, int* len);
 // The first statement of every MPI_T_* call but MPI_T_init_thread: the
 // tool's lock, then the check that the interface is initialized. Declares
 // `tool`.
-#define LZ_MPI_T_ENTRY()                                                  \
-  ::lz::rt::tool::Tool& tool = ::lz::rt::tool::Tool::instance();          \
-  std::lock_guard<std::mutex> lz_mpi_t_lock_(tool.mu);                    \
+#define LZ_MPI_T_ENTRY()                                         \
+  ::lz::rt::tool::Tool& tool = ::lz::rt::tool::Tool::instance(); \
+  std::lock_guard<std::mutex> lz_mpi_t_lock_(tool.mu);           \
   if (tool.init_count == 0) return MPI_T_ERR_NOT_INITIALIZED

@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;
     ballast[i] = x;
   }
-  const int nbc = getenv("CR_ITER_NBC") != NULL && atoi(getenv("CR_ITER_NBC")) != 0;
+  /* CR_ITER_NBC=2: the same allreduce as one persistent request
+   * (MPI_Allreduce_init, MPI-4.0) started every iteration. */
+  const int nbc = getenv("CR_ITER_NBC") != NULL ? atoi(getenv("CR_ITER_NBC")) : 0;
   /* CR_ITER_INTER: the allreduce goes as the XOR of an MPI_Iallreduce over an
    * intercommunicator between the even and odd ranks (the other group's
    * part, in flight across the pause) and an MPI_Allreduce over each group
@@ -79,6 +81,9 @@ int main(int argc, char** argv) {
   }
   uint64_t v = 1469598103934665603ull ^ (uint64_t)(rank + 1);
   uint64_t buf[64];
+  uint64_t psum = 0;
+  MPI_Request preq = MPI_REQUEST_NULL;
+  if (nbc == 2) MPI_Allreduce_init(&v, &psum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD, MPI_INFO_NULL, &preq);
   for (int it = 0; it < iters; ++it) {
     for (int k = 0; k < 64; ++k) buf[k] = v * (uint64_t)(k + 1) + (uint64_t)it;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -105,6 +110,11 @@ int main(int argc, char** argv) {
       usleep(20000);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
       sum = theirs ^ ours;
+    } else if (nbc == 2) {
+      MPI_Start(&preq);
+      usleep(20000);
+      MPI_Wait(&preq, MPI_STATUS_IGNORE);
+      sum = psum;
     } else if (nbc) {
       MPI_Request req;
       MPI_Iallreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD, &req);
@@ -120,6 +130,7 @@ int main(int argc, char** argv) {
     pthread_join(side, NULL);
     MPI_Comm_free(&g_side);
   }
+  if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
   if (inter) {
     MPI_Comm_free(&ic);
     MPI_Comm_free(&local);

@@ -89,18 +89,20 @@ continue|blocked)
   fi
   [ "$(result_of "$T/job.out")" = "$REF" ] || fail "result $(result_of "$T/job.out") != reference $REF"
   ;;
-nbc|inter|threads)
+nbc|pcoll|inter|threads)
   # The job continues after one checkpoint, stops after another (--term) and
   # restarts from it and from the first, and every result is the plain
   # reference's, while:
   #   nbc: each iteration leaves an MPI_Iallreduce in flight across its pause
   #        (the checkpoints land while non-blocking collectives are under way);
+  #   pcoll: the same with a persistent MPI_Allreduce_init started each time;
   #   inter: the same over an intercommunicator between even and odd ranks;
   #   threads: MPI_THREAD_MULTIPLE, a second thread per rank communicating
   #        all the while (cr_iter.c).
   reference
   case $SCEN in
     nbc) start_job -x CR_ITER_NBC=1 ;;
+    pcoll) start_job -x CR_ITER_NBC=2 ;;
     inter) start_job -x CR_ITER_INTER=1 ;;
     threads) start_job -x CR_ITER_THREADS=1 ;;
   esac
