@@ -44,6 +44,8 @@ const char* error_text(int code) {
       return "MPI_ERR_NO_MEM: out of memory (MPI_Alloc_mem)";
     case MPI_ERR_BASE:
       return "MPI_ERR_BASE: not a base address MPI_Alloc_mem returned";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP: data representation defined already";
     case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory (tool interface)";
     case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
     case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";

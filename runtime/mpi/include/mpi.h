@@ -231,6 +231,8 @@ extern struct lz_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_pro
 #define MPI_ERR_INFO_NOKEY 25
 #define MPI_ERR_NO_MEM 26
 #define MPI_ERR_BASE 27
+#define MPI_ERR_UNSUPPORTED_DATAREP 28
+#define MPI_ERR_DUP_DATAREP 29
 /* The tool interface's error classes (MPI_T_*: returned, never raised). */
 #define MPI_T_ERR_MEMORY 60
 #define MPI_T_ERR_NOT_INITIALIZED 61
@@ -465,6 +467,21 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm);
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+/* The portable "external32" representation; MPI_Register_datarep records
+ * a representation for MPI-IO. */
+#define MPI_MAX_DATAREP_STRING 128
+typedef int(MPI_Datarep_conversion_function)(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                                             MPI_Offset position, void *extra_state);
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+                      MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf,
+                        int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                         MPI_Datarep_conversion_function *write_conversion_fn,
+                         MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
 
 /* ---- collectives ------------------------------------------------------------- */
 int MPI_Barrier(MPI_Comm comm);
