@@ -8,7 +8,8 @@
 ! MPI_Testall, matched probe, pack/unpack, a Fortran-order subarray and its
 ! decoding, an intercommunicator (create, remote size, MPI_Alltoallw sized by
 ! the remote group, allreduce, merge), the _x calls, MPI_Status_set_*, an F90
-! parameterized type and MPI_Type_match_size. Every result is checked; a mismatch
+! parameterized type and MPI_Type_match_size; MPI-4.0's MPI_Allreduce_init
+! started twice, MPI_Isendrecv and external32. Every result is checked; a mismatch
 ! aborts with exit code 1.
 module checks2
   use mpi
@@ -200,9 +201,39 @@ program fortran2
   if (size >= 2) call intercomm_checks(rank, size)
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call mpi4_checks(rank, size)
   if (rank == 0) print '(a)', 'fortran2: OK'
   call MPI_Finalize(ierr)
 contains
+
+  subroutine mpi4_checks(rank, size)
+    integer, intent(in) :: rank, size
+    integer :: req, ierr, it, mine, total, got, status(MPI_STATUS_SIZE), back
+    character(len=16) :: packed
+    integer(kind=MPI_ADDRESS_KIND) :: pos, esize
+    call MPI_Allreduce_init(mine, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
+    call check(ierr == MPI_SUCCESS, 'allreduce_init')
+    do it = 1, 2
+      mine = rank * it
+      call MPI_Start(req, ierr)
+      call MPI_Wait(req, status, ierr)
+      call check(total == it * size * (size - 1) / 2, 'persistent allreduce')
+    end do
+    call MPI_Request_free(req, ierr)
+    call check(req == MPI_REQUEST_NULL, 'persistent request freed')
+    call MPI_Isendrecv(rank, 1, MPI_INTEGER, mod(rank + 1, size), 3, got, 1, MPI_INTEGER, &
+                       mod(rank + size - 1, size), 3, MPI_COMM_WORLD, req, ierr)
+    call MPI_Wait(req, status, ierr)
+    call check(got == mod(rank + size - 1, size) .and. status(MPI_SOURCE) == got, 'isendrecv')
+    call MPI_Pack_external_size('external32', 1, MPI_INTEGER, esize, ierr)
+    call check(esize == 4, 'external32 size of an INTEGER')
+    pos = 0
+    call MPI_Pack_external('external32', 258 + rank, 1, MPI_INTEGER, packed, 16_MPI_ADDRESS_KIND, pos, ierr)
+    call check(pos == 4 .and. ichar(packed(3:3)) == 1, 'external32 is big-endian')
+    pos = 0
+    call MPI_Unpack_external('external32', packed, 4_MPI_ADDRESS_KIND, pos, back, 1, MPI_INTEGER, ierr)
+    call check(back == 258 + rank, 'external32 round trip')
+  end subroutine
 
   subroutine intercomm_checks(rank, size)
     integer, intent(in) :: rank, size
