@@ -181,6 +181,20 @@ int check(const char* fn, const char* datarep, int count, MPI_Datatype dt) {
   return MPI_SUCCESS;
 }
 
+// check(), then that the packed buffer of `size` bytes holds `count`
+// elements from *position on (*need: their bytes).
+int check_buffer(const char* fn, const char* datarep, int count, MPI_Datatype dt, MPI_Aint size,
+                 const MPI_Aint* position, size_t* need) {
+  if (int e = check(fn, datarep, count, dt)) return e;
+  if (position == nullptr || *position < 0) return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "invalid position");
+  *need = external_size(*dt) * static_cast<size_t>(count);
+  if (static_cast<size_t>(*position) + *need > static_cast<size_t>(size < 0 ? 0 : size))
+    return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_TRUNCATE,
+                     "the packed buffer of " + std::to_string(size) + " bytes is too small: position " +
+                         std::to_string(*position) + " + " + std::to_string(*need) + " bytes");
+  return MPI_SUCCESS;
+}
+
 struct Datarep {
   MPI_Datarep_conversion_function* read;
   MPI_Datarep_conversion_function* write;
@@ -209,13 +223,8 @@ int MPI_Pack_external(const char* datarep, const void* inbuf, int incount, MPI_D
                       MPI_Aint outsize, MPI_Aint* position) {
   static constexpr const char* kFn = "MPI_Pack_external";
   LZ_MPI_ENTRY(kFn);
-  if (int e = check(kFn, datarep, incount, datatype)) return e;
-  if (position == nullptr || *position < 0) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_ARG, "invalid position");
-  const size_t need = external_size(*datatype) * static_cast<size_t>(incount);
-  if (static_cast<size_t>(*position) + need > static_cast<size_t>(outsize < 0 ? 0 : outsize))
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_TRUNCATE,
-                     "output buffer of " + std::to_string(outsize) + " bytes is too small: position " +
-                         std::to_string(*position) + " + " + std::to_string(need) + " bytes");
+  size_t need = 0;
+  if (int e = check_buffer(kFn, datarep, incount, datatype, outsize, position, &need)) return e;
   std::vector<unsigned char> native(datatype->size() * static_cast<size_t>(incount) + 1);
   datatype->pack(inbuf, incount, native.data());
   convert(*datatype, incount, native.data(), static_cast<unsigned char*>(outbuf) + *position, true);
@@ -227,13 +236,8 @@ int MPI_Unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize,
                         int outcount, MPI_Datatype datatype) {
   static constexpr const char* kFn = "MPI_Unpack_external";
   LZ_MPI_ENTRY(kFn);
-  if (int e = check(kFn, datarep, outcount, datatype)) return e;
-  if (position == nullptr || *position < 0) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_ARG, "invalid position");
-  const size_t need = external_size(*datatype) * static_cast<size_t>(outcount);
-  if (static_cast<size_t>(*position) + need > static_cast<size_t>(insize < 0 ? 0 : insize))
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_TRUNCATE,
-                     "input of " + std::to_string(insize) + " bytes ends before position " +
-                         std::to_string(*position) + " + " + std::to_string(need) + " bytes");
+  size_t need = 0;
+  if (int e = check_buffer(kFn, datarep, outcount, datatype, insize, position, &need)) return e;
   const size_t native_bytes = datatype->size() * static_cast<size_t>(outcount);
   std::vector<unsigned char> native(native_bytes + 1);
   convert(*datatype, outcount, static_cast<const unsigned char*>(inbuf) + *position, native.data(), false);

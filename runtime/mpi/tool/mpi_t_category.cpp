@@ -45,12 +45,8 @@ int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc
 int MPI_T_category_get_index(const char* name, int* cat_index) {
   LZ_MPI_T_ENTRY();
   if (name == nullptr || cat_index == nullptr) return MPI_ERR_ARG;
-  for (size_t i = 0; i < tool.categories.size(); ++i)
-    if (tool.categories[i].name == name) {
-      *cat_index = static_cast<int>(i);
-      return MPI_SUCCESS;
-    }
-  return MPI_T_ERR_INVALID_NAME;
+  *cat_index = lz::rt::tool::index_of(tool.categories, name);
+  return *cat_index >= 0 ? MPI_SUCCESS : MPI_T_ERR_INVALID_NAME;
 }
 
 int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) {

@@ -94,12 +94,8 @@ int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosit
 int MPI_T_cvar_get_index(const char* name, int* cvar_index) {
   LZ_MPI_T_ENTRY();
   if (name == nullptr || cvar_index == nullptr) return MPI_ERR_ARG;
-  for (size_t i = 0; i < tool.cvars.size(); ++i)
-    if (tool.cvars[i].name == name) {
-      *cvar_index = static_cast<int>(i);
-      return MPI_SUCCESS;
-    }
-  return MPI_T_ERR_INVALID_NAME;
+  *cvar_index = lz::rt::tool::index_of(tool.cvars, name);
+  return *cvar_index >= 0 ? MPI_SUCCESS : MPI_T_ERR_INVALID_NAME;
 }
 
 int MPI_T_cvar_handle_alloc(int cvar_index, void* /*obj_handle: every variable binds to no object*/,

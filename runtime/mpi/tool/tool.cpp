@@ -69,8 +69,7 @@ int Tool::category_of_owner(const std::string& owner) {
     parent = owner.substr(0, slash);
     name = parent + "_" + owner.substr(slash + 1);
   }
-  for (size_t i = 0; i < categories.size(); ++i)
-    if (categories[i].name == name) return static_cast<int>(i);
+  if (const int known = index_of(categories, name.c_str()); known >= 0) return known;
   int parent_idx = -1;
   if (!parent.empty()) parent_idx = category_of_owner(parent == "runtime" ? "runtime" : "framework " + parent);
   std::string desc = runtime_part_desc(name);

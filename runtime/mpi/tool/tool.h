@@ -107,6 +107,14 @@ class Tool {
   std::vector<std::pair<std::string, std::string>> written_;
 };
 
+// The index of the entry of `v` named `name` (its .name), or -1.
+template <typename V>
+int index_of(const V& v, const char* name) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 // Copies `s` into (buf, *len) as MPI_T's info calls do: a null `len` asks
 // for nothing; a null `buf` or *len == 0 asks for the length needed (with
 // the terminating NUL); otherwise at most *len - 1 characters and a NUL, and
