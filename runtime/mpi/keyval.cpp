@@ -40,4 +40,11 @@ void keyval_release(int k) {
   if (kv != nullptr && --kv->refs == 0) table()[static_cast<size_t>(k - kFirstUserKeyval)].reset();
 }
 
+void keyval_free_handle(int k) {
+  Keyval* kv = any_kind(k);
+  if (kv == nullptr || kv->handle_freed) return;
+  kv->handle_freed = true;
+  keyval_release(k);
+}
+
 }  // namespace lz::rt

@@ -22,6 +22,7 @@ struct Keyval {
   MPI_Type_delete_attr_function* type_del = nullptr;
   void* extra_state = nullptr;
   int refs = 1;  // the handle, plus one per attached attribute
+  bool handle_freed = false;
 };
 
 constexpr int kFirstUserKeyval = 16;
@@ -34,5 +35,10 @@ Keyval* keyval_find(int k, Keyval::Kind kind);
 void keyval_retain(int k);
 // Drops one reference; the keyval ends at zero.
 void keyval_release(int k);
+// MPI_*_free_keyval: drops the handle's reference, once. Freeing it again
+// while attributes still use it (a delete callback that frees its own
+// keyval, a copy of the handle freed too) does nothing: the keyval ends
+// with its last attribute, as MPICH has it.
+void keyval_free_handle(int k);
 
 }  // namespace lz::rt

@@ -91,7 +91,7 @@ int free_keyval(const char* fn, int* keyval) {
   if (lz::rt::is_predefined_keyval(*keyval))
     return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_KEYVAL, "a predefined keyval cannot be freed");
   if (lz::rt::keyval_find(*keyval, Keyval::Kind::kComm) == nullptr) return keyval_error(MPI_COMM_WORLD, fn, *keyval);
-  lz::rt::keyval_release(*keyval);
+  lz::rt::keyval_free_handle(*keyval);
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

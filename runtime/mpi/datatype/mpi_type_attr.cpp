@@ -135,7 +135,7 @@ int MPI_Type_free_keyval(int* keyval) {
   LZ_MPI_ENTRY(kFn);
   if (keyval == nullptr) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "type_keyval is NULL");
   if (type_keyval(*keyval) == nullptr) return keyval_error(kFn, *keyval);
-  lz::rt::keyval_release(*keyval);
+  lz::rt::keyval_free_handle(*keyval);
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

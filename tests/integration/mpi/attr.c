@@ -26,6 +26,12 @@ static int delete_free(MPI_Comm comm, int keyval, void *val, void *extra) {
   return MPI_SUCCESS;
 }
 
+/* Frees its own keyval (MPICH's keyval_double_free). */
+static int delete_frees_keyval(MPI_Comm comm, int keyval, void *val, void *extra) {
+  (void)comm, (void)val, (void)extra;
+  return MPI_Comm_free_keyval(&keyval);
+}
+
 static int delete_self(MPI_Comm comm, int keyval, void *val, void *extra) {
   (void)keyval, (void)val, (void)extra;
   if (comm == MPI_COMM_SELF) ++self_deletes;
@@ -138,6 +144,32 @@ int main(int argc, char **argv) {
   e = MPI_Comm_dup(MPI_COMM_WORLD, &bad);
   CHECK(e == MPI_ERR_OTHER && bad == MPI_COMM_NULL, "dup with a failing copy callback: %d", e);
   MPI_Comm_delete_attr(MPI_COMM_WORLD, kfail);
+
+  /* A keyval freed by its own delete callback, then freed again through the
+   * handle and a copy of it, while MPI_COMM_SELF still holds an attribute
+   * of it (MPICH's keyval_double_free): no error, and the attribute keeps
+   * working until its deletion at MPI_Finalize. */
+  {
+    int kd, kd_copy, *got = NULL;
+    MPI_Comm duped;
+    MPI_Comm_dup(MPI_COMM_SELF, &duped);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_frees_keyval, &kd, NULL);
+    kd_copy = kd;
+    MPI_Comm_set_attr(MPI_COMM_SELF, kd, &payload);
+    MPI_Comm_set_attr(duped, kd, &payload);
+    MPI_Comm_free(&duped); /* the callback frees kd */
+    CHECK(MPI_Comm_get_attr(MPI_COMM_SELF, kd, &got, &flag) == MPI_SUCCESS && flag && got == &payload,
+          "the attribute of a keyval freed while in use");
+    CHECK(MPI_Comm_free_keyval(&kd) == MPI_SUCCESS && kd == MPI_KEYVAL_INVALID, "second free");
+    CHECK(MPI_Comm_free_keyval(&kd_copy) == MPI_SUCCESS, "third free, through a copy of the handle");
+  }
+  /* MPI_Comm_dup_with_info takes MPI_INFO_NULL: no hints. */
+  {
+    MPI_Comm d = MPI_COMM_NULL;
+    CHECK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &d) == MPI_SUCCESS && d != MPI_COMM_NULL,
+          "dup_with_info(MPI_INFO_NULL)");
+    MPI_Comm_free(&d);
+  }
 
   /* deleted at MPI_Finalize */
   int kself;
