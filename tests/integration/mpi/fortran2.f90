@@ -208,7 +208,10 @@ contains
 
   subroutine mpi4_checks(rank, size)
     integer, intent(in) :: rank, size
-    integer :: req, ierr, it, mine, total, got, status(MPI_STATUS_SIZE), back
+    integer :: req, ierr, it, status(MPI_STATUS_SIZE), back
+    ! Read by MPI_Start and written by MPI_Wait, which do not name them: the
+    ! compiler must not keep them in registers across those calls.
+    integer, volatile :: mine, total, got
     character(len=16) :: packed
     integer(kind=MPI_ADDRESS_KIND) :: pos, esize
     call MPI_Allreduce_init(mine, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
