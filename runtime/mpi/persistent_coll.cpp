@@ -3,6 +3,7 @@
 #include "mpi/errors.h"
 #include "p2p/comm.h"
 #include "p2p/engine.h"
+#include "p2p/nbc_algorithms.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt {
@@ -21,11 +22,16 @@ int make(const char* fn, MPI_Comm comm, MPI_Request* request, std::initializer_l
   if (request == nullptr) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "request is NULL");
   *request = MPI_REQUEST_NULL;
   MPI_Request unused = MPI_REQUEST_NULL;
-  g_start_target = {nullptr, true};
-  const int err = start(&unused);  // the non-blocking call's checks, reported by it
-  g_start_target = {};
+  int err, tag;
+  {
+    NbcFixedTag draw(0);
+    g_start_target = {nullptr, true};
+    err = start(&unused);  // the non-blocking call's checks, reported by it
+    g_start_target = {};
+    tag = NbcFixedTag::drawn();
+  }
   if (err != MPI_SUCCESS) return err;
-  auto* pc = new PersistentColl{std::move(start), {}, {}};
+  auto* pc = new PersistentColl{std::move(start), {}, {}, tag};
   for (MPI_Datatype t : types)
     if (t != MPI_DATATYPE_NULL) {
       t->retain();
@@ -48,6 +54,7 @@ int make(const char* fn, MPI_Comm comm, MPI_Request* request, std::initializer_l
 
 int start(Request* r) {
   MPI_Request out = MPI_REQUEST_NULL;
+  NbcFixedTag same(r->persistent_coll->tag);
   g_start_target = {r, false};
   const int err = r->persistent_coll->start(&out);
   g_start_target = {};

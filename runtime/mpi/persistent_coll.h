@@ -3,7 +3,9 @@
 // arguments bound. MPI_Start runs that call again with the schedule going
 // into the persistent request instead of a new one (nbc_start::start reads
 // g_start_target); the *_init call runs it once with the schedule dropped,
-// so that a bad argument is reported then (by the non-blocking call's name).
+// so that a bad argument is reported then (by the non-blocking call's name),
+// and keeps the tag that run drew: starts in another order on each rank
+// still match, by the order of initialization, as MPI-4.0 says.
 //
 //   return persistent_coll::make(kFn, comm, request, {datatype}, {op},
 //       [=](MPI_Request* r) { return MPI_Iallreduce(sbuf, rbuf, n, datatype, op, comm, r); });
@@ -35,6 +37,7 @@ struct PersistentColl {
   std::function<int(MPI_Request*)> start;  // the non-blocking call, arguments bound
   std::vector<MPI_Datatype> types;         // retained
   std::vector<MPI_Op> ops;                 // retained
+  int tag = 0;  // drawn by the dry run: every start's (p2p/nbc_algorithms.h NbcFixedTag)
   ~PersistentColl();
 };
 

@@ -93,7 +93,22 @@ void add_allreduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, 
   add_bcast(s, n, me, rbuf, count, dt, 0);
 }
 
-int nbc_tag(lz_mpi_comm_s& comm) { return kNbcTagBase - static_cast<int>(comm.nbc_calls++ % kNbcTagSpan); }
+namespace {
+thread_local int g_fixed_tag = 0;  // NbcFixedTag's
+thread_local int g_drawn_tag = 0;
+}  // namespace
+
+int nbc_tag(lz_mpi_comm_s& comm) {
+  g_drawn_tag = g_fixed_tag != 0 ? g_fixed_tag : kNbcTagBase - static_cast<int>(comm.nbc_calls++ % kNbcTagSpan);
+  return g_drawn_tag;
+}
+
+NbcFixedTag::NbcFixedTag(int tag) {
+  g_fixed_tag = tag;
+  g_drawn_tag = 0;
+}
+NbcFixedTag::~NbcFixedTag() { g_fixed_tag = 0; }
+int NbcFixedTag::drawn() { return g_drawn_tag; }
 
 NbcPtr nbc_barrier(lz_mpi_comm_s& c) {
   auto s = make(c);

@@ -23,7 +23,21 @@ struct lz_mpi_comm_s;
 namespace lz::rt {
 
 // The tag of the next non-blocking collective on `comm` (advances its count).
+// While a persistent collective starts (NbcFixedTag), its own tag instead.
 int nbc_tag(lz_mpi_comm_s& comm);
+
+// A persistent collective (MPI-4.0) matches by the order of its
+// initialization, not of its starts: its schedule takes, at every start, the
+// tag its initialization drew. Within the scope, nbc_tag() answers `tag`
+// (0: draws one as usual) and drawn() says which tag it answered last.
+class NbcFixedTag {
+ public:
+  explicit NbcFixedTag(int tag);
+  ~NbcFixedTag();
+  NbcFixedTag(const NbcFixedTag&) = delete;
+  NbcFixedTag& operator=(const NbcFixedTag&) = delete;
+  static int drawn();
+};
 
 using NbcPtr = std::unique_ptr<NbcSchedule>;
 using dt::Datatype;
