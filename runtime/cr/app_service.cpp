@@ -20,12 +20,6 @@
 
 namespace lz::rt {
 
-namespace {
-uint64_t steady_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
-}  // namespace
 
 using oob::MsgType;
 
@@ -156,7 +150,7 @@ StatusOr<bool> AppService::safe_point() {
 
 Status AppService::take_line(uint64_t safe_point) {
   if (pending_) fail_pending("superseded by the snapshot at safe point " + std::to_string(safe_point));
-  line_began_ns_ = steady_ns();
+  line_began_ns_ = Counters::now_ns();
   std::vector<uint64_t> sent = line_ != nullptr ? line_->begin_line()
                                                 : std::vector<uint64_t>(static_cast<size_t>(rt_.size()), 0);
   oob::CrBookmarksMsg m{safe_point, {}};
@@ -175,7 +169,7 @@ Status AppService::take_line(uint64_t safe_point) {
     return bytes.status();
   }
   bytes_ = *bytes;
-  line_saved_ns_ = steady_ns();
+  line_saved_ns_ = Counters::now_ns();
   pending_ = true;
   if (line_ == nullptr || line_->line_complete()) finish_line();
   return Status::Ok();
@@ -202,7 +196,7 @@ void AppService::finish_line() {
   // The tool interface's performance variables; the drain of a line is the
   // wait for its late messages (crcp/c3) after the variables were saved.
   Counters& c = counters();
-  const uint64_t now = steady_ns();
+  const uint64_t now = Counters::now_ns();
   Counters::bump(c.checkpoints);
   Counters::bump(c.checkpoint_ns, now - line_began_ns_);
   Counters::bump(c.drain_ns, now - line_saved_ns_);

@@ -260,11 +260,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   crcp::Module& crcp = rt_.crcp_module();
   const bool at_safe_point = (flags & oob::kCrAtSafePoint) != 0;
   Coordinator coord(*this, seq, at_safe_point);
-  const auto started = std::chrono::steady_clock::now();
-  auto ns_since = [](std::chrono::steady_clock::time_point t) {
-    return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t).count());
-  };
+  const uint64_t started_ns = Counters::now_ns();
   log::debug("checkpoint %llu requested into %s", static_cast<unsigned long long>(seq), dir.c_str());
 
   // ---- before GO: nothing released; a failure resumes without dumping -----------
@@ -297,7 +293,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     return;
   }
   send(MsgType::kCheckpointDrained, oob::encode_seq({seq}));
-  const uint64_t drain_ns = ns_since(started);
+  const uint64_t drain_ns = Counters::now_ns() - started_ns;
   uint16_t type = 0;
   std::string payload;
   s = await(seq, MsgType::kCheckpointGo, MsgType::kCheckpointAbort, &type, &payload);
@@ -370,7 +366,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     Counters& c = counters();
     Counters::bump(c.checkpoints);
     if (!restarted) {
-      Counters::bump(c.checkpoint_ns, ns_since(started));
+      Counters::bump(c.checkpoint_ns, Counters::now_ns() - started_ns);
       Counters::bump(c.drain_ns, drain_ns);
     }
   } else {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 namespace lz::rt {
@@ -25,6 +26,12 @@ struct Counters {
   std::atomic<uint64_t> checkpoint_ns{0};     // their time, request to done
   std::atomic<uint64_t> drain_ns{0};          // of which draining (the cr_drain_time variable says what)
 
+  // The steady clock in ns, for the times above.
+  static uint64_t now_ns() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  }
   static void bump(std::atomic<uint64_t>& c, uint64_t by = 1) {
     c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
   }

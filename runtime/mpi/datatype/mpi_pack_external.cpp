@@ -156,10 +156,12 @@ size_t external_size(const Datatype& dt) {
 // Converts `count` elements of `dt` between the native packed form and
 // external32 (`to`: native -> external).
 void convert(const Datatype& dt, int count, const unsigned char* in, unsigned char* out, bool to) {
+  std::vector<std::vector<Member>> members;  // per run of the signature
+  for (const Datatype::Run& r : dt.signature()) members.push_back(members_of(r.type));
   for (int e = 0; e < count; ++e)
-    for (const Datatype::Run& r : dt.signature()) {
-      const std::vector<Member> ms = members_of(r.type);
-      for (size_t i = 0; i < r.count; ++i)
+    for (size_t k = 0; k < members.size(); ++k) {
+      const std::vector<Member>& ms = members[k];
+      for (size_t i = 0; i < dt.signature()[k].count; ++i)
         for (const Member& m : ms) {
           if (to) to_external(m, in, out);
           else from_external(m, in, out);

@@ -5,17 +5,13 @@
 #include <cstring>
 
 #include "cr/runtime_params.h"
+#include "lazarus/strings.h"
 #include "mpi/entry.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt::tool {
 
 namespace {
-
-// Framework selection parameters name components every rank must agree on.
-bool is_selection(const std::string& name) {
-  return name == "cr" || name == "crcp" || name == "transport" || name == "coll";
-}
 
 // Longest text a string or list control variable takes (a read needs this
 // buffer at most: MPI_T_cvar_handle_alloc's count).
@@ -96,14 +92,15 @@ bool Tool::ensure_built() {
     return false;
   }
   reg_ = std::move(reg);
-  for (const char* fw : {"cr", "crcp", "transport", "coll"}) category_of_owner(std::string("framework ") + fw);
+  for (const auto& fw : reg_->frameworks()) category_of_owner("framework " + fw->name());
 
   for (const Param* p : reg_->params().all()) {
     Cvar c;
     c.name = p->name;
     c.spec = p->spec;
     c.desc = p->spec.help ? p->spec.help : "";
-    c.scope = is_selection(p->name) ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_LOCAL;
+    // A framework's selection names components every rank must agree on.
+    c.scope = reg_->framework(p->name) != nullptr ? MPI_T_SCOPE_ALL_EQ : MPI_T_SCOPE_LOCAL;
     switch (p->spec.type) {
       case ParamType::kBool:
       case ParamType::kInt:
@@ -124,14 +121,9 @@ bool Tool::ensure_built() {
         c.datatype = MPI_INT;
         lz_mpi_t_enum_s& e = enums.emplace_back();
         e.name = p->name;
-        std::string choices = p->spec.choices ? p->spec.choices : "";
         int v = 0;
-        for (size_t at = 0; at <= choices.size();) {
-          size_t bar = choices.find('|', at);
-          if (bar == std::string::npos) bar = choices.size();
-          e.items.emplace_back(v++, choices.substr(at, bar - at));
-          at = bar + 1;
-        }
+        for (std::string& choice : str::split(p->spec.choices ? p->spec.choices : "", '|'))
+          e.items.emplace_back(v++, std::move(choice));
         c.enumtype = &e;
         break;
       }
@@ -153,10 +145,9 @@ const Param* Tool::param(const Cvar& c) const {
 
 int Tool::write(const Cvar& c, const std::string& text) {
   if (g_mpi_state.load() != static_cast<int>(MpiState::kNotInitialized)) return MPI_T_ERR_CVAR_SET_NOT_NOW;
-  if (!parse_param_value(c.spec, text).ok()) return MPI_ERR_ARG;
   ParamStore& ps = reg_->params();
   ps.set(c.name, text, Source{SourceKind::kApi, "MPI_T_cvar_write"});
-  if (!ps.resolve().ok()) return MPI_ERR_ARG;
+  if (!ps.resolve().ok()) return MPI_ERR_ARG;  // a bad value: the one before stays
   written_.emplace_back(c.name, text);
   set_settings_before_init(written_);
   return MPI_SUCCESS;
