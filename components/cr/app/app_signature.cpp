@@ -44,7 +44,7 @@ bool scalars_of(Basic b, Scalar* first, Scalar* second) {
     case Basic::kFloat: *first = Scalar::kFloat32; return true;
     case Basic::kDouble: *first = Scalar::kFloat64; return true;
     case Basic::kLongDouble: *first = Scalar::kFloat80; return true;
-    case Basic::kCBool: *first = Scalar::kBool; return true;
+    case Basic::kCBool: case Basic::kCxxBool: *first = Scalar::kBool; return true;
     case Basic::kFloatInt: *first = Scalar::kFloat32; *second = Scalar::kInt32; return true;
     case Basic::kDoubleInt: *first = Scalar::kFloat64; *second = Scalar::kInt32; return true;
     case Basic::kLongInt: *first = integer(sizeof(long), true); *second = Scalar::kInt32; return true;
@@ -59,9 +59,13 @@ bool scalars_of(Basic b, Scalar* first, Scalar* second) {
     case Basic::kDoublePrecision: case Basic::kReal8: *first = Scalar::kFloat64; return true;
     case Basic::kCharacter: *first = Scalar::kChar; return true;
     // A complex number is stored as its two parts.
-    case Basic::kComplex: case Basic::k2Real: *first = Scalar::kFloat32; *second = Scalar::kFloat32; return true;
-    case Basic::kDoubleComplex: case Basic::k2DoublePrecision:
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: case Basic::k2Real:
+      *first = Scalar::kFloat32; *second = Scalar::kFloat32; return true;
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
+    case Basic::k2DoublePrecision:
       *first = Scalar::kFloat64; *second = Scalar::kFloat64; return true;
+    case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex:
+      *first = Scalar::kFloat80; *second = Scalar::kFloat80; return true;
     case Basic::k2Integer: *first = Scalar::kInt32; *second = Scalar::kInt32; return true;
     default: return false;
   }
@@ -70,7 +74,9 @@ bool scalars_of(Basic b, Scalar* first, Scalar* second) {
 bool is_pair(Basic b) {
   return b == Basic::kFloatInt || b == Basic::kDoubleInt || b == Basic::kLongInt || b == Basic::k2Int ||
          b == Basic::kShortInt || b == Basic::kLongDoubleInt || b == Basic::kComplex ||
-         b == Basic::kDoubleComplex || b == Basic::k2Integer || b == Basic::k2Real || b == Basic::k2DoublePrecision;
+         b == Basic::kDoubleComplex || b == Basic::k2Integer || b == Basic::k2Real || b == Basic::k2DoublePrecision ||
+         b == Basic::kCFloatComplex || b == Basic::kCDoubleComplex || b == Basic::kCLongDoubleComplex ||
+         b == Basic::kCxxFloatComplex || b == Basic::kCxxDoubleComplex || b == Basic::kCxxLongDoubleComplex;
 }
 
 }  // namespace

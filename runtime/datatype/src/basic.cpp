@@ -84,6 +84,13 @@ constexpr BasicInfo kBasic[] = {
     same_pair<int32_t>("MPI_2INTEGER"),
     same_pair<float>("MPI_2REAL"),
     same_pair<double>("MPI_2DOUBLE_PRECISION"),
+    scalar<std::complex<float>>("MPI_C_FLOAT_COMPLEX"),
+    scalar<std::complex<double>>("MPI_C_DOUBLE_COMPLEX"),
+    scalar<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX"),
+    scalar<bool>("MPI_CXX_BOOL"),
+    scalar<std::complex<float>>("MPI_CXX_FLOAT_COMPLEX"),
+    scalar<std::complex<double>>("MPI_CXX_DOUBLE_COMPLEX"),
+    scalar<std::complex<long double>>("MPI_CXX_LONG_DOUBLE_COMPLEX"),
 };
 static_assert(std::size(kBasic) == static_cast<size_t>(Basic::kNumBasic));
 

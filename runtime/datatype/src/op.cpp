@@ -31,9 +31,11 @@ Family family_of(Basic b) {
     case Basic::kInteger: case Basic::kInteger1: case Basic::kInteger2: case Basic::kInteger4:
     case Basic::kInteger8:
       return kFInteger;
-    case Basic::kComplex: case Basic::kDoubleComplex:
+    case Basic::kComplex: case Basic::kDoubleComplex: case Basic::kCFloatComplex: case Basic::kCDoubleComplex:
+    case Basic::kCLongDoubleComplex: case Basic::kCxxFloatComplex: case Basic::kCxxDoubleComplex:
+    case Basic::kCxxLongDoubleComplex:
       return kComplexFam;
-    case Basic::kCBool: case Basic::kLogical:
+    case Basic::kCBool: case Basic::kCxxBool: case Basic::kLogical:
       return kLogical;
     case Basic::kByte:
       return kByteFam;
@@ -234,7 +236,7 @@ bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
     case Basic::kUint16: return dispatch_arith<uint16_t>(k, in, io, n);
     case Basic::kUint32: return dispatch_arith<uint32_t>(k, in, io, n);
     case Basic::kUint64: return dispatch_arith<uint64_t>(k, in, io, n);
-    case Basic::kCBool:
+    case Basic::kCBool: case Basic::kCxxBool:
       // Logical ops on bool: computed on the byte value (0 or 1).
       return dispatch_arith<unsigned char>(k, in, io, n);
     case Basic::kAint: return dispatch_arith<ptrdiff_t>(k, in, io, n);
@@ -248,8 +250,12 @@ bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
     case Basic::kLogical:
       // gfortran's LOGICAL: 4 bytes, .TRUE. is 1; the logical kernels give 0/1.
       return dispatch_arith<int32_t>(k, in, io, n);
-    case Basic::kComplex: return dispatch_complex<float>(k, in, io, n);
-    case Basic::kDoubleComplex: return dispatch_complex<double>(k, in, io, n);
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex:
+      return dispatch_complex<float>(k, in, io, n);
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
+      return dispatch_complex<double>(k, in, io, n);
+    case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex:
+      return dispatch_complex<long double>(k, in, io, n);
     case Basic::kFloatInt: case Basic::kDoubleInt: case Basic::kLongInt: case Basic::k2Int:
     case Basic::kShortInt: case Basic::kLongDoubleInt: case Basic::k2Integer: case Basic::k2Real:
     case Basic::k2DoublePrecision:

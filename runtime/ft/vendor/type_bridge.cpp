@@ -33,7 +33,8 @@ const std::vector<Named>& named_types() {
       {MPI_LONG_DOUBLE_INT, Basic::kLongDoubleInt}, {MPI_INTEGER, Basic::kInteger}, {MPI_REAL, Basic::kReal},
       {MPI_DOUBLE_PRECISION, Basic::kDoublePrecision}, {MPI_COMPLEX, Basic::kComplex},
       {MPI_DOUBLE_COMPLEX, Basic::kDoubleComplex}, {MPI_LOGICAL, Basic::kLogical},
-      {MPI_CHARACTER, Basic::kCharacter},
+      {MPI_CHARACTER, Basic::kCharacter}, {MPI_C_FLOAT_COMPLEX, Basic::kCFloatComplex},
+      {MPI_C_DOUBLE_COMPLEX, Basic::kCDoubleComplex}, {MPI_C_LONG_DOUBLE_COMPLEX, Basic::kCLongDoubleComplex},
   };
   return kNamed;
 }

@@ -45,7 +45,8 @@ std::vector<Member> members_of(Basic b) {
       wch{Kind::kUnsigned, sizeof(wchar_t), 2};
   switch (b) {
     case Basic::kChar: case Basic::kSignedChar: case Basic::kUnsignedChar: case Basic::kByte: case Basic::kPacked:
-    case Basic::kInt8: case Basic::kUint8: case Basic::kCBool: case Basic::kCharacter: case Basic::kInteger1:
+    case Basic::kInt8: case Basic::kUint8: case Basic::kCBool: case Basic::kCxxBool: case Basic::kCharacter:
+    case Basic::kInteger1:
       return {i8};
     case Basic::kWchar: return {wch};
     case Basic::kShort: case Basic::kInt16: case Basic::kInteger2: return {s16};
@@ -62,8 +63,12 @@ std::vector<Member> members_of(Basic b) {
     case Basic::kFloat: case Basic::kReal: case Basic::kReal4: return {f32};
     case Basic::kDouble: case Basic::kDoublePrecision: case Basic::kReal8: return {f64};
     case Basic::kLongDouble: return {ld};
-    case Basic::kComplex: case Basic::k2Real: return {f32, f32};
-    case Basic::kDoubleComplex: case Basic::k2DoublePrecision: return {f64, f64};
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: case Basic::k2Real:
+      return {f32, f32};
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
+    case Basic::k2DoublePrecision:
+      return {f64, f64};
+    case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: return {ld, ld};
     case Basic::kFloatInt: return {f32, s32};
     case Basic::kDoubleInt: return {f64, s32};
     case Basic::kLongInt: return {lng, s32};

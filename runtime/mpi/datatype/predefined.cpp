@@ -60,6 +60,13 @@ LZ_DT(lz_mpi_dt_real8, kReal8);
 LZ_DT(lz_mpi_dt_2integer, k2Integer);
 LZ_DT(lz_mpi_dt_2real, k2Real);
 LZ_DT(lz_mpi_dt_2double_precision, k2DoublePrecision);
+LZ_DT(lz_mpi_dt_c_float_complex, kCFloatComplex);
+LZ_DT(lz_mpi_dt_c_double_complex, kCDoubleComplex);
+LZ_DT(lz_mpi_dt_c_long_double_complex, kCLongDoubleComplex);
+LZ_DT(lz_mpi_dt_cxx_bool, kCxxBool);
+LZ_DT(lz_mpi_dt_cxx_float_complex, kCxxFloatComplex);
+LZ_DT(lz_mpi_dt_cxx_double_complex, kCxxDoubleComplex);
+LZ_DT(lz_mpi_dt_cxx_long_double_complex, kCxxLongDoubleComplex);
 #undef LZ_DT
 
 #define LZ_OP(var, kind) struct lz_op_s var(K::kind)

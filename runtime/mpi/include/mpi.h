@@ -128,7 +128,9 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
     lz_mpi_dt_2int, lz_mpi_dt_short_int, lz_mpi_dt_long_double_int, lz_mpi_dt_integer, lz_mpi_dt_real,
     lz_mpi_dt_double_precision, lz_mpi_dt_complex, lz_mpi_dt_double_complex, lz_mpi_dt_logical, lz_mpi_dt_character,
     lz_mpi_dt_integer1, lz_mpi_dt_integer2, lz_mpi_dt_integer4, lz_mpi_dt_integer8, lz_mpi_dt_real4, lz_mpi_dt_real8,
-    lz_mpi_dt_2integer, lz_mpi_dt_2real, lz_mpi_dt_2double_precision;
+    lz_mpi_dt_2integer, lz_mpi_dt_2real, lz_mpi_dt_2double_precision, lz_mpi_dt_c_float_complex,
+    lz_mpi_dt_c_double_complex, lz_mpi_dt_c_long_double_complex, lz_mpi_dt_cxx_bool, lz_mpi_dt_cxx_float_complex,
+    lz_mpi_dt_cxx_double_complex, lz_mpi_dt_cxx_long_double_complex;
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 #define MPI_CHAR (&lz_mpi_dt_char)
 #define MPI_SIGNED_CHAR (&lz_mpi_dt_signed_char)
@@ -166,6 +168,16 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
 #define MPI_2INT (&lz_mpi_dt_2int)
 #define MPI_SHORT_INT (&lz_mpi_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&lz_mpi_dt_long_double_int)
+/* C99's float/double/long double _Complex (MPI_C_COMPLEX is MPI_C_FLOAT_COMPLEX)
+ * and C++'s bool and std::complex<float/double/long double>. */
+#define MPI_C_COMPLEX (&lz_mpi_dt_c_float_complex)
+#define MPI_C_FLOAT_COMPLEX (&lz_mpi_dt_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX (&lz_mpi_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&lz_mpi_dt_c_long_double_complex)
+#define MPI_CXX_BOOL (&lz_mpi_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX (&lz_mpi_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX (&lz_mpi_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&lz_mpi_dt_cxx_long_double_complex)
 /* Fortran's types (gfortran's layout: INTEGER and LOGICAL 4 bytes, REAL 4,
  * DOUBLE PRECISION 8, COMPLEX two REALs), usable from C as MPI allows. */
 #define MPI_INTEGER (&lz_mpi_dt_integer)

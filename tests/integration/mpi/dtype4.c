@@ -12,7 +12,13 @@
  *   MPI_TYPE_NULL_COPY_FN, one of ours), delete callbacks on MPI_Type_free,
  *   MPI_Type_delete_attr and on replacing a value, a keyval of another kind
  *   (a communicator's) refused with MPI_ERR_KEYVAL, attributes on a
- *   predefined type, and a freed keyval that lives until its last use. */
+ *   predefined type, and a freed keyval that lives until its last use.
+ * - C99's complex types and C++'s bool and complex types (usable from C):
+ *   sizes and names, MPI_SUM and MPI_PROD over every rank (exact in
+ *   binary), a ring of long double complex, MPI_LOR/MPI_LAND on
+ *   MPI_CXX_BOOL, MPI_MAX refused with MPI_ERR_OP, external32 sizes. */
+#include <complex.h>
+#include <stdbool.h>
 #include <string.h>
 #include "lz_test.h"
 
@@ -215,6 +221,82 @@ static void attributes(void) {
   CHECK(err_class(MPI_Type_free_keyval(&kdup)) == MPI_ERR_KEYVAL, "freeing MPI_KEYVAL_INVALID refused");
 }
 
+static void check_named(MPI_Datatype t, const char *name, int size_expected) {
+  char got[MPI_MAX_OBJECT_NAME];
+  int len, sz, ni, na, nd, comb;
+  MPI_Type_get_name(t, got, &len);
+  CHECK(strcmp(got, name) == 0, "name %s, expected %s", got, name);
+  MPI_Type_size(t, &sz);
+  CHECK(sz == size_expected, "%s: size %d, expected %d", name, sz, size_expected);
+  MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+  CHECK(comb == MPI_COMBINER_NAMED, "%s: combiner %d", name, comb);
+}
+
+/* Sum and product over all ranks of z(rank) = (1 + rank % 3) + (rank % 2)i,
+ * computed here in long double: every part of every partial result is a
+ * small integer, exact in float, whatever the reduction's order. */
+static void expected_sum_prod(long double complex *sum, long double complex *prod) {
+  *sum = 0;
+  *prod = 1;
+  for (int r = 0; r < size; ++r) {
+    long double complex z = (1 + r % 3) + (r % 2) * I;
+    *sum += z;
+    *prod *= z;
+  }
+}
+
+#define COMPLEX_REDUCE(CTYPE, MPITYPE)                                                        \
+  do {                                                                                        \
+    CTYPE v[2] = {(1 + rank % 3) + (rank % 2) * I, (1 + rank % 3) + (rank % 2) * I}, r[2];    \
+    long double complex es, ep;                                                               \
+    expected_sum_prod(&es, &ep);                                                              \
+    CHECK(MPI_Allreduce(v, r, 1, MPITYPE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS, #MPITYPE); \
+    CHECK(r[0] == (CTYPE)es, #MPITYPE " sum (%Lg,%Lg)", creall(r[0]), cimagl(r[0]));          \
+    CHECK(MPI_Allreduce(v, r, 2, MPITYPE, MPI_PROD, MPI_COMM_WORLD) == MPI_SUCCESS, #MPITYPE); \
+    CHECK(r[0] == (CTYPE)ep && r[1] == (CTYPE)ep, #MPITYPE " prod (%Lg,%Lg)", creall(r[1]),   \
+          cimagl(r[1]));                                                                      \
+    int rc = MPI_Allreduce(v, r, 1, MPITYPE, MPI_MAX, MPI_COMM_WORLD);                        \
+    CHECK(err_class(rc) == MPI_ERR_OP, #MPITYPE " MPI_MAX: class %d", err_class(rc));         \
+  } while (0)
+
+static void complex_types(void) {
+  check_named(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", (int)sizeof(float complex));
+  check_named(MPI_C_COMPLEX, "MPI_C_FLOAT_COMPLEX", (int)sizeof(float complex));
+  check_named(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", (int)sizeof(double complex));
+  check_named(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", (int)sizeof(long double complex));
+  check_named(MPI_CXX_BOOL, "MPI_CXX_BOOL", 1);
+  check_named(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", (int)sizeof(float complex));
+  check_named(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", (int)sizeof(double complex));
+  check_named(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", (int)sizeof(long double complex));
+
+  COMPLEX_REDUCE(float complex, MPI_C_FLOAT_COMPLEX);
+  COMPLEX_REDUCE(double complex, MPI_C_DOUBLE_COMPLEX);
+  COMPLEX_REDUCE(long double complex, MPI_C_LONG_DOUBLE_COMPLEX);
+  COMPLEX_REDUCE(float complex, MPI_CXX_FLOAT_COMPLEX);
+  COMPLEX_REDUCE(double complex, MPI_CXX_DOUBLE_COMPLEX);
+  COMPLEX_REDUCE(long double complex, MPI_CXX_LONG_DOUBLE_COMPLEX);
+
+  /* A ring of long double complex: each rank receives its predecessor's. */
+  long double complex out[3], in[3];
+  for (int i = 0; i < 3; ++i) out[i] = (rank * 10 + i) + (rank - i) * 0.5L * I;
+  MPI_Sendrecv(out, 3, MPI_C_LONG_DOUBLE_COMPLEX, next, 7, in, 3, MPI_C_LONG_DOUBLE_COMPLEX, prev, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  for (int i = 0; i < 3; ++i)
+    CHECK(in[i] == (prev * 10 + i) + (prev - i) * 0.5L * I, "ring element %d from %d", i, prev);
+
+  /* C++'s bool from C: one byte, 0 or 1. */
+  bool b = rank == 0, any, all;
+  MPI_Allreduce(&b, &any, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD);
+  MPI_Allreduce(&b, &all, 1, MPI_CXX_BOOL, MPI_LAND, MPI_COMM_WORLD);
+  CHECK(any && all == (size == 1), "MPI_CXX_BOOL lor %d land %d", any, all);
+
+  MPI_Aint ext;
+  MPI_Pack_external_size("external32", 2, MPI_C_DOUBLE_COMPLEX, &ext);
+  CHECK(ext == 32, "external32 size of 2 MPI_C_DOUBLE_COMPLEX: %ld", (long)ext);
+  MPI_Pack_external_size("external32", 1, MPI_C_LONG_DOUBLE_COMPLEX, &ext);
+  CHECK(ext == 32, "external32 size of MPI_C_LONG_DOUBLE_COMPLEX: %ld", (long)ext);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -225,6 +307,7 @@ int main(int argc, char **argv) {
   status_set();
   f90_types();
   attributes();
+  complex_types();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("dtype4: ok\n");
   MPI_Finalize();

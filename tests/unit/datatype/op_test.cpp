@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <complex>
 #include <vector>
 
 #include "lazarus/datatype/datatype.h"
@@ -33,6 +34,11 @@ TEST(Op, ArithmeticOnIntegersAndFloats) {
   EXPECT_EQ(run<double>(Kind::kSum, Basic::kDouble, {0.5, 1}, {0.25, 2}), (std::vector<double>{0.75, 3}));
   EXPECT_EQ(run<float>(Kind::kMax, Basic::kFloat, {0.5f, -1}, {0.25f, 2}), (std::vector<float>{0.5f, 2}));
   EXPECT_EQ(run<long double>(Kind::kProd, Basic::kLongDouble, {3}, {4}), (std::vector<long double>{12}));
+  using cld = std::complex<long double>;
+  EXPECT_EQ(run<cld>(Kind::kProd, Basic::kCLongDoubleComplex, {cld(1, 2)}, {cld(3, -1)}),
+            (std::vector<cld>{cld(5, 5)}));
+  EXPECT_EQ(run<std::complex<float>>(Kind::kSum, Basic::kCxxFloatComplex, {{1, 2}}, {{0.5f, -1}}),
+            (std::vector<std::complex<float>>{{1.5f, 1}}));
   EXPECT_EQ(run<long long>(Kind::kSum, Basic::kCount, {1LL << 40}, {1}), (std::vector<long long>{(1LL << 40) + 1}));
 }
 
@@ -104,8 +110,8 @@ TEST(Op, EveryPairIsValidOrRejectedByName) {
   }
   // 18 C integers x 10 + 3 floats x 4 + bool x 3 + byte x 3 + 3 multi-language x 7 + 6 pairs x 2,
   // and Fortran's: 5 integers x 7 (no logical ops) + 4 reals x 4 + 2 complex x 2 (sum, prod)
-  // + LOGICAL x 3 + 3 pairs x 2
-  EXPECT_EQ(valid, 18 * 10 + 3 * 4 + 3 + 3 + 3 * 7 + 6 * 2 + 5 * 7 + 4 * 4 + 2 * 2 + 3 + 3 * 2);
+  // + LOGICAL x 3 + 3 pairs x 2, and C's and C++'s 6 complex x 2 + C++'s bool x 3
+  EXPECT_EQ(valid, 18 * 10 + 3 * 4 + 3 + 3 + 3 * 7 + 6 * 2 + 5 * 7 + 4 * 4 + 2 * 2 + 3 + 3 * 2 + 6 * 2 + 3);
   Op sum(Kind::kSum), band(Kind::kBand);
   EXPECT_EQ(band.check(internal_type(Basic::kFloat)).message(), "MPI_BAND is not defined for MPI_FLOAT");
   EXPECT_FALSE(sum.check(internal_type(Basic::kChar)).ok());

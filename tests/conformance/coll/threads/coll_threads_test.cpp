@@ -140,6 +140,31 @@ void run_job(int n, const std::function<void(Comm&)>& body) {
   for (auto& t : threads) t.join();
 }
 
+// The size of one part of a complex basic type; 0 for the others.
+size_t complex_part_size(Basic b) {
+  switch (b) {
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: return sizeof(float);
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex: return sizeof(double);
+    case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: return sizeof(long double);
+    default: return 0;
+  }
+}
+
+// A small integer stored as the floating type of `size` bytes.
+void store_real(size_t size, int v, char* p) {
+  if (size == sizeof(float)) { float x = v; std::memcpy(p, &x, sizeof x); }
+  else if (size == sizeof(double)) { double x = v; std::memcpy(p, &x, sizeof x); }
+  else { long double x = v; std::memcpy(p, &x, sizeof x); }
+}
+
+bool is_zero_real(size_t size, const char* p) {
+  if (size == sizeof(float)) { float x; std::memcpy(&x, p, sizeof x); return x == 0; }
+  if (size == sizeof(double)) { double x; std::memcpy(&x, p, sizeof x); return x == 0; }
+  long double x;
+  std::memcpy(&x, p, sizeof x);
+  return x == 0;
+}
+
 // Deterministic small values, valid for every basic type (0..6; pairs get an
 // index too). Bools are 0/1.
 void fill(Basic b, int seed, void* buf, size_t n) {
@@ -148,7 +173,7 @@ void fill(Basic b, int seed, void* buf, size_t n) {
   char* p = static_cast<char*>(buf);
   for (size_t i = 0; i < n; ++i, p += info.extent) {
     int v = static_cast<int>(rng() % 7);
-    if (b == Basic::kCBool || b == Basic::kLogical) v &= 1;
+    if (b == Basic::kCBool || b == Basic::kCxxBool || b == Basic::kLogical) v &= 1;
     if (info.elements == 2) {
       std::memset(p, 0, info.extent);
       switch (b) {
@@ -175,15 +200,12 @@ void fill(Basic b, int seed, void* buf, size_t n) {
       case Basic::kDouble: case Basic::kDoublePrecision: case Basic::kReal8: { double x = v; std::memcpy(p, &x, sizeof x); break; }
       // 0, 1, -1, i or -i: products in any order stay exact (byte-exact
       // comparison against the rank-order reference).
-      case Basic::kComplex: case Basic::kDoubleComplex: {
-        static const double kUnit[5][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
-        const double* z = kUnit[v % 5];
-        if (b == Basic::kComplex) {
-          float x[2] = {float(z[0]), float(z[1])};
-          std::memcpy(p, x, sizeof x);
-        } else {
-          std::memcpy(p, z, 2 * sizeof(double));
-        }
+      case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex:
+      case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
+      case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: {
+        static const int kUnit[5][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+        const int* z = kUnit[v % 5];
+        for (int part = 0; part < 2; ++part) store_real(complex_part_size(b), z[part], p + part * complex_part_size(b));
         break;
       }
       case Basic::kLongDouble: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
@@ -206,8 +228,9 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
   // that arithmetic leaves undefined.
   Basic t;
   size_t per = 0;
-  if (dt.homogeneous(&t, &per) && (t == Basic::kLongDouble || t == Basic::kLongDoubleInt)) {
-    const size_t stride = dt::basic_info(t).size;
+  if (dt.homogeneous(&t, &per) && (t == Basic::kLongDouble || t == Basic::kLongDoubleInt ||
+                                    complex_part_size(t) == sizeof(long double))) {
+    const size_t stride = complex_part_size(t) == sizeof(long double) ? sizeof(long double) : dt::basic_info(t).size;
     for (size_t off = 0; off < pa.size(); off += stride) {
       std::memset(pa.data() + off + 10, 0, sizeof(long double) - 10);
       std::memset(pb.data() + off + 10, 0, sizeof(long double) - 10);
@@ -215,20 +238,11 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
   }
   // Complex products: the sign of a zero part depends on the order of the
   // factors (re = ac - bd with b = 0 or d = 0); -0 and +0 are the same value.
-  if (dt.homogeneous(&t, &per) && (t == Basic::kComplex || t == Basic::kDoubleComplex)) {
+  if (dt.homogeneous(&t, &per) && complex_part_size(t) != 0) {
+    const size_t part = complex_part_size(t);
     auto plus_zero = [&](std::vector<char>& v) {
-      if (t == Basic::kComplex) {
-        for (size_t off = 0; off + sizeof(float) <= v.size(); off += sizeof(float)) {
-          float x;
-          std::memcpy(&x, v.data() + off, sizeof x);
-          if (x == 0) std::memset(v.data() + off, 0, sizeof x);
-        }
-      } else {
-        for (size_t off = 0; off + sizeof(double) <= v.size(); off += sizeof(double)) {
-          double x;
-          std::memcpy(&x, v.data() + off, sizeof x);
-          if (x == 0) std::memset(v.data() + off, 0, sizeof x);
-        }
+      for (size_t off = 0; off + part <= v.size(); off += part) {
+        if (is_zero_real(part, v.data() + off)) std::memset(v.data() + off, 0, part);
       }
     };
     plus_zero(pa);

@@ -25,6 +25,11 @@ enum class Basic : uint8_t {
   // pairs of MPI_MAXLOC/MPI_MINLOC carry an index of the value's own type.
   kInteger, kReal, kDoublePrecision, kComplex, kDoubleComplex, kLogical, kCharacter,
   kInteger1, kInteger2, kInteger4, kInteger8, kReal4, kReal8, k2Integer, k2Real, k2DoublePrecision,
+  // C99's complex types and C++'s bool and std::complex (MPI-3.1 3.2.2): one
+  // element is the pair of parts; the C and C++ names of one layout are
+  // distinct types with distinct names. Appended: the values above are stable.
+  kCFloatComplex, kCDoubleComplex, kCLongDoubleComplex, kCxxBool, kCxxFloatComplex, kCxxDoubleComplex,
+  kCxxLongDoubleComplex,
   kNumBasic
 };
 
