@@ -2,14 +2,15 @@
  * `large`): every iteration each rank sends 1 MiB to its right neighbour and
  * receives 1 MiB from its left one (a rendezvous, over shm, ucx and ofi a
  * get), checks every word, folds it into its value and sums the values with
- * MPI_Allreduce, then sleeps 20 ms, so that checkpoints land while large
- * transfers are under way. Rank 0 prints "result N".
+ * MPI_Allreduce, then sleeps 20 ms (cr_pace.h), so that checkpoints land
+ * while large transfers are under way. Rank 0 prints "result N".
  * Usage: cr_bigring ITERATIONS */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "cr_pace.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -34,8 +35,7 @@ int main(int argc, char** argv) {
     }
     v = v * 6364136223846793005ull + lv;
     MPI_Allreduce(&v, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    const struct timespec ts = {0, 20000000};
-    nanosleep(&ts, NULL);
+    cr_pace();
   }
   if (rank == 0) printf("result %llu\n", (unsigned long long)(sum % 1000000007ull));
   free(out);

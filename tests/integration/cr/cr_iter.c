@@ -2,8 +2,8 @@
  * depends on every message. Usage: cr_iter ITERATIONS [STALL_ITER]
  * Every rank sends its running value to the right and receives from the
  * left each iteration (about 20 ms apart, so a checkpoint lands in the
- * middle of communication). With STALL_ITER, rank 0 sleeps 4 s before its
- * send in that iteration: every other rank then sits in MPI_Recv waiting for
+ * middle of communication; cr_pace.h: CR_ITER_RELEASE ends the pauses).
+ * With STALL_ITER, rank 0 sleeps 4 s before its send in that iteration: every other rank then sits in MPI_Recv waiting for
  * a peer that is itself blocked. Rank 0 prints "result <checksum>".
  * With CR_ITER_BALLAST_MB=N in the environment every rank also holds N MiB
  * of pseudo-random data (a slower dump: a wider window for fault injection
@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cr_pace.h"
+
 static int g_rank, g_size, g_iters;
 static MPI_Comm g_side;
 
@@ -36,7 +38,7 @@ static void* side_traffic(void* arg) {
       fprintf(stderr, "rank %d: side thread got (%d, %d), expected (%d, %d)\n", g_rank, in[0], in[1], left, it);
       MPI_Abort(MPI_COMM_WORLD, 4);
     }
-    usleep(20000); /* paced like the ring: alive for the whole run */
+    cr_pace(); /* paced like the ring: alive for the whole run */
   }
   return NULL;
 }
@@ -107,22 +109,22 @@ int main(int argc, char** argv) {
       uint64_t theirs = 0, ours = 0;
       MPI_Iallreduce(&v, &theirs, 1, MPI_UINT64_T, MPI_BXOR, ic, &req);
       MPI_Allreduce(&v, &ours, 1, MPI_UINT64_T, MPI_BXOR, local);
-      usleep(20000);
+      cr_pace();
       MPI_Wait(&req, MPI_STATUS_IGNORE);
       sum = theirs ^ ours;
     } else if (nbc == 2) {
       MPI_Start(&preq);
-      usleep(20000);
+      cr_pace();
       MPI_Wait(&preq, MPI_STATUS_IGNORE);
       sum = psum;
     } else if (nbc) {
       MPI_Request req;
       MPI_Iallreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD, &req);
-      usleep(20000);
+      cr_pace();
       MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else {
       MPI_Allreduce(&v, &sum, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
-      usleep(20000);
+      cr_pace();
     }
     v ^= sum >> 7;
   }

@@ -6,7 +6,7 @@
 #   reduce, reduce_loaded: MPI_Reduce then MPI_Finalize at np 2-8, FINALIZE_REPS (20)
 #     times each; _loaded with one busy-loop process per core running.
 #   collectives: a job per collective whose only communication is that one
-#     collective, np 2-8.
+#     collective, np 2-8 (short: each collective at one of np 2, 4, 8).
 #   late_receiver / busy_sender: the receiver (or the senders) compute outside
 #     MPI for longer than tcp's connect and handshake timeouts (set small), so
 #     the connection attempt fails once and must be retried.
@@ -71,9 +71,18 @@ reduce|reduce_loaded)
   done
   ;;
 collectives)
+  # Long: every collective at every rank count. Short: each collective at
+  # one of 2, 4 and 8 ranks in turn, so every collective and every rank
+  # count still run (16 jobs instead of 48).
+  i=0
   for c in barrier bcast reduce allreduce gather gatherv scatter scatterv allgather allgatherv \
            alltoall alltoallv reduce_scatter reduce_scatter_block scan exscan; do
-    for np in $NPS; do run $np coll $c; done
+    if [ "${FINALIZE_LONG:-0}" = 1 ]; then
+      for np in $NPS; do run $np coll $c; done
+    else
+      set -- $NPS; shift $((i % $#)); run $1 coll $c
+    fi
+    i=$((i + 1))
   done
   ;;
 last_first)
