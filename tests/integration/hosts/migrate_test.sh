@@ -39,8 +39,14 @@ if [ "$CR" = criu ]; then
 fi
 . "$(dirname "$0")/hosts_lib.sh"
 hosts_up 3
+REF_ENV=() JOB_ENV=()
 if [ "$CR" = criu ]; then
   PROG=("$B/tests/cr/cr_iter" 600)  # 20 ms an iteration: 12 s, long enough for both moves
+  # ... until $D/release exists (tests/integration/cr/cr_pace.h): the
+  # reference runs released from the start, the job once the moves are done.
+  touch "$D/ref.release"
+  REF_ENV=(-x CR_ITER_RELEASE="$D/ref.release")
+  JOB_ENV=(-x CR_ITER_RELEASE="$D/release")
   CR_MCA=(--mca cr criu --mca launch_helper_pid_namespace true)
 else
   PROG=("$B/tests/migrate/app_ring" 1500 5000)  # 5 ms an iteration and more: long enough for both moves
@@ -54,7 +60,7 @@ ranks_on() {
     mine && $1 == "rank" && $4 == h { print $2 }' | paste -sd,
 }
 
-"$LZ" run -np 4 --timeout 120 "${PROG[@]}" >"$D/ref.out" 2>&1 || fail "reference run failed"
+"$LZ" run -np 4 --timeout 120 "${REF_ENV[@]}" "${PROG[@]}" >"$D/ref.out" 2>&1 || fail "reference run failed"
 REF=$(grep -o 'result [0-9]*' "$D/ref.out")
 [ -n "$REF" ] || fail "the reference run printed no result"
 if [ "$CR" = criu ]; then
@@ -74,7 +80,7 @@ fi
 
 # LZ_LOG_LEVEL=debug: each rank names the transport that reaches each peer
 # whenever it (re)chooses them, checked below.
-on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2,${H[2]}:2" -np 4 -x LZ_LOG_LEVEL=debug --mca launch_agent "$AGENT" \
+on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2,${H[2]}:2" -np 4 -x LZ_LOG_LEVEL=debug "${JOB_ENV[@]}" --mca launch_agent "$AGENT" \
   "${CR_MCA[@]}" --mca transport shm,tcp,self --mca snapshot_root "$D/store" --timeout 200 "${PROG[@]}" \
   >"$D/job.out" 2>"$D/job.err" &
 job=$!
@@ -95,6 +101,7 @@ grep -q "evacuation time [0-9.]* s" "$D/m2.out" || fail "no evacuation time prin
 [ "$(ranks_on "${H[0]}")" = "0,2" ] || fail "after the evacuation ${H[0]} holds ranks '$(ranks_on "${H[0]}")', not 0,2"
 [ "$(ranks_on "${H[2]}")" = "1,3" ] || fail "after the evacuation ${H[2]} holds ranks '$(ranks_on "${H[2]}")', not 1,3"
 [ -z "$(ranks_on "${H[1]}")" ] || fail "after the evacuation ${H[1]} still holds ranks $(ranks_on "${H[1]}")"
+touch "$D/release"
 
 wait $job; st=$?
 [ $st = 0 ] || fail "the job exited $st after the moves"

@@ -48,6 +48,11 @@ fi
 hosts_up 3
 STORE=$D/store
 CR_ITER=$B/tests/cr/cr_iter
+# cr_iter's 20 ms pauses (tests/integration/cr/cr_pace.h) end once the file
+# CR_ITER_RELEASE names exists: the references run released from the start,
+# a job once its checkpoint or failure has happened.
+touch "$D/ref.release"
+REF_ENV=(-x CR_ITER_RELEASE="$D/ref.release") JOB_ENV=(-x CR_ITER_RELEASE="$D/release")
 STENCIL=$B/tests/app/stencil
 store_dir() { ls -d "$STORE"/*/ 2>/dev/null | head -1; }
 wait_for() {  # file pattern
@@ -59,11 +64,11 @@ wait_for() {  # file pattern
 case $CASE in
   criu)
     ITERS=300
-    "$LZ" run -np 4 --timeout 120 "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
+    "$LZ" run -np 4 --timeout 120 "${REF_ENV[@]}" "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
     REF=$(grep -o 'result [0-9]*' "$D/ref.out")
     [ -n "$REF" ] || fail "the reference run printed no result"
     on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:2" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
-      --mca snapshot_root "$STORE" --timeout 120 "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
+      --mca snapshot_root "$STORE" --timeout 120 "${JOB_ENV[@]}" "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
     job=$!
     id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
     sleep 1  # past MPI_Init, in the ring
@@ -71,6 +76,7 @@ case $CASE in
     wait $job; st=$?
     [ $st = 0 ] || fail "the job stopped by --term exited $st"
     grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
+    touch "$D/release"
     no_leftovers "checkpoint --term"
     on 1 "$LZ" restart "$(store_dir)" --host "${H[1]}:2,${H[2]}:2" --mca launch_agent "$AGENT" --timeout 120 \
       >"$D/rs.out" 2>"$D/rs.err" || fail "restart on ${H[1]}, ${H[2]} failed"
@@ -99,12 +105,12 @@ case $CASE in
     ;;
   recover | link)
     ITERS=300
-    "$LZ" run -np 4 --timeout 120 "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
+    "$LZ" run -np 4 --timeout 120 "${REF_ENV[@]}" "$CR_ITER" $ITERS >"$D/ref.out" 2>&1 || fail "reference run failed"
     REF=$(grep -o 'result [0-9]*' "$D/ref.out")
     [ -n "$REF" ] || fail "the reference run printed no result"
     on 0 "$LZ" run --host "${H[0]}:2,${H[1]}:1,${H[2]}:1" -np 4 --mca launch_agent "$AGENT" --mca cr criu \
       --mca snapshot_root "$STORE" --mca launch_helper_keepalive 3 --checkpoint-interval 1s --recover auto \
-      --timeout 200 "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
+      --timeout 200 "${JOB_ENV[@]}" "$CR_ITER" $ITERS >"$D/job.out" 2>"$D/job.err" &
     job=$!
     wait_for "$D/job.err" "snapshot 1 committed"
     if [ "$CASE" = recover ]; then
@@ -119,6 +125,7 @@ case $CASE in
       on 2 ip link set eth0 down
       why="closed its connection to the launcher (connection error: Connection timed out)"
     fi
+    touch "$D/release"
     wait $job; st=$?
     [ $st = 0 ] || fail "the recovered job exited $st"
     grep -q "the helper on host ${H[2]} $why" "$D/job.err" || fail "the lost helper was not named ($why)"
