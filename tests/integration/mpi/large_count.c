@@ -7,7 +7,9 @@
  * MPI_ERR_COUNT). With the argument "big": 2^31 + 13 MPI_BYTEs moved by
  * MPI_Send_c / MPI_Recv_c, MPI_Isend_c / MPI_Irecv_c, MPI_Bcast_c and
  * MPI_Allreduce_c (MPI_BOR, in place), checked at 4096 spread positions and
- * the ends (np 2, about 2.2 GB per rank). */
+ * the ends (np 2, about 2.2 GB per rank). With "big_self" (np 1): the
+ * gathers, scatters and all-to-alls with one count per side, MPI_Reduce_c
+ * in pieces, MPI_Sendrecv_c and MPI_Pack_c of 2^31 + 13 bytes. */
 #include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -712,6 +714,37 @@ static void test_big(void) {
   if (rank == 0) printf("large_count: %lld bytes ok\n", (long long)n);
 }
 
+/* np 1: the collectives with one count per side, a reduction in pieces,
+ * a self send and packing, 2^31 + 13 bytes from one buffer into another
+ * (about 4.3 GB). */
+static void test_big_self(void) {
+  const MPI_Count n = ((MPI_Count)1 << 31) + 13;
+  unsigned char *s = malloc((size_t)n), *r = malloc((size_t)n);
+  CHECK(s != NULL && r != NULL, "malloc of 2 x %lld bytes", (long long)n);
+  MPI_Status st;
+  MPI_Count c;
+  fill_big(s, n, 5, 0xff);
+#define AGAIN(what, call)  \
+  memset(r, 0, (size_t)n); \
+  OK(call);                \
+  verify(r, n, 5, 0xff, what)
+  AGAIN("MPI_Gather_c", MPI_Gather_c(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+  AGAIN("MPI_Scatter_c", MPI_Scatter_c(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+  AGAIN("MPI_Allgather_c", MPI_Allgather_c(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD));
+  AGAIN("MPI_Alltoall_c", MPI_Alltoall_c(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD));
+  AGAIN("MPI_Reduce_c", MPI_Reduce_c(s, r, n, MPI_BYTE, MPI_BOR, 0, MPI_COMM_WORLD));
+  AGAIN("MPI_Sendrecv_c", MPI_Sendrecv_c(s, n, MPI_BYTE, 0, 3, r, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &st));
+  OK(MPI_Get_count_c(&st, MPI_BYTE, &c));
+  CHECK(c == n, "MPI_Sendrecv_c count %lld", (long long)c);
+  MPI_Count pos = 0;
+  AGAIN("MPI_Pack_c", MPI_Pack_c(s, n, MPI_BYTE, r, n, &pos, MPI_COMM_WORLD));
+  CHECK(pos == n, "MPI_Pack_c position %lld", (long long)pos);
+#undef AGAIN
+  free(s);
+  free(r);
+  printf("large_count: %lld bytes to self ok\n", (long long)n);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -720,6 +753,9 @@ int main(int argc, char** argv) {
   from = (rank + size - 1) % size;
   if (argc > 1 && strcmp(argv[1], "big") == 0) {
     test_big();
+  } else if (argc > 1 && strcmp(argv[1], "big_self") == 0) {
+    CHECK(size == 1, "big_self runs on 1 rank");
+    test_big_self();
   } else {
     test_p2p();
     test_coll();
