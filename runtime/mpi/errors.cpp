@@ -26,7 +26,17 @@ void fatal(const char* function, int code, const std::string& message) {
   std::_Exit(code & 0xff ? code & 0xff : 1);
 }
 
+namespace {
+thread_local const char* t_error_name = nullptr;
+}  // namespace
+
+ErrorName::ErrorName(const char* function) : previous_(t_error_name) {
+  if (previous_ == nullptr) t_error_name = function;
+}
+ErrorName::~ErrorName() { t_error_name = previous_; }
+
 int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message) {
+  if (t_error_name != nullptr) function = t_error_name;
   MPI_Comm c = (comm != nullptr && comm->valid()) ? comm : &lz_mpi_comm_world;
   if (c->errhandler == MPI_ERRORS_RETURN) return mpi_error_class;
   if (c->errhandler != nullptr && c->errhandler->kind == lz_mpi_errhandler_s::kUser) {

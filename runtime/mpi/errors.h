@@ -35,6 +35,20 @@ int mpi_class_of(const Status& s);
 // mpi_error() with the class and message of a non-ok Status.
 int mpi_error(MPI_Comm comm, const char* function, const Status& s);
 
+// While one lives, errors reported on this thread name `function` instead
+// of the call that found them: an MPI-4.0 large-count call (MPI_Send_c)
+// runs its int twin (MPI_Send) and errors name the call the program made.
+class ErrorName {
+ public:
+  explicit ErrorName(const char* function);
+  ~ErrorName();
+  ErrorName(const ErrorName&) = delete;
+  ErrorName& operator=(const ErrorName&) = delete;
+
+ private:
+  const char* previous_;
+};
+
 // The largest error code MPI_Add_error_class/_code gave out (MPI_ERR_LASTCODE
 // when none): the MPI_LASTUSEDCODE attribute.
 int last_used_error_code();

@@ -1,4 +1,5 @@
 // MPI binding: point-to-point sends, receives, probes and buffer attach.
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -122,6 +123,61 @@ int isendrecv(const char* fn, std::unique_ptr<lz::rt::NbcSchedule> sched, const 
   return MPI_SUCCESS;
 }
 
+// `bytes` packed bytes as a send takes them: MPI_BYTEs, or beyond INT_MAX
+// one element of a contiguous type of them (a request or schedule retains
+// it; this holds the reference made here until it goes).
+class ByteCount {
+ public:
+  explicit ByteCount(size_t bytes) {
+    if (bytes <= INT_MAX) {
+      count_ = static_cast<int>(bytes);
+      return;
+    }
+    made_ = *lz_datatype_s::contiguous_c(static_cast<int64_t>(bytes), lz_mpi_dt_byte);
+    made_->commit();
+  }
+  ~ByteCount() { lz_datatype_s::release(made_); }
+  ByteCount(const ByteCount&) = delete;
+  ByteCount& operator=(const ByteCount&) = delete;
+  int count() const { return count_; }
+  MPI_Datatype type() const { return made_ != nullptr ? made_ : &lz_mpi_dt_byte; }
+
+ private:
+  int count_ = 1;
+  lz_datatype_s* made_ = nullptr;
+};
+
+// MPI_Get_count's and MPI_Get_count_c's answer: MPI_UNDEFINED when the
+// bytes are not whole elements.
+MPI_Count count_of(const MPI_Status* status, MPI_Datatype datatype) {
+  size_t size = datatype->size();
+  auto bytes = static_cast<size_t>(status->lz_bytes);
+  if (size == 0) return 0;
+  if (bytes % size != 0) return MPI_UNDEFINED;
+  return static_cast<MPI_Count>(bytes / size);
+}
+
+// Buffer detach of both forms: blocks until every buffered message is sent.
+void buffer_detach(void* buffer_addr, size_t* size) {
+  auto& b = lz::rt::bsend_buffer();
+  if (!b.attached()) {
+    *static_cast<void**>(buffer_addr) = nullptr;
+    *size = 0;
+    return;
+  }
+  engine().wait_until([&b] { return b.in_use() == 0; });
+  void* p;
+  b.detach(&p, size);
+  *static_cast<void**>(buffer_addr) = p;
+}
+
+int buffer_attach(const char* fn, void* buffer, MPI_Count size) {
+  if (size < 0) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_ARG, "negative buffer size");
+  if (!lz::rt::bsend_buffer().attach(buffer, static_cast<size_t>(size)))
+    return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_BUFFER, "a buffer is already attached");
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -172,27 +228,27 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 
 int MPI_Buffer_attach(void* buffer, int size) {
   LZ_MPI_ENTRY("MPI_Buffer_attach");
-  if (size < 0) return mpi_error(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_ARG, "negative buffer size");
-  if (!lz::rt::bsend_buffer().attach(buffer, static_cast<size_t>(size)))
-    return mpi_error(MPI_COMM_WORLD, "MPI_Buffer_attach", MPI_ERR_BUFFER, "a buffer is already attached");
-  return MPI_SUCCESS;
+  return buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+int MPI_Buffer_attach_c(void* buffer, MPI_Count size) {
+  LZ_MPI_ENTRY("MPI_Buffer_attach_c");
+  return buffer_attach("MPI_Buffer_attach_c", buffer, size);
 }
 
 int MPI_Buffer_detach(void* buffer_addr, int* size) {
   LZ_MPI_ENTRY("MPI_Buffer_detach");
-  auto& b = lz::rt::bsend_buffer();
-  if (!b.attached()) {
-    *static_cast<void**>(buffer_addr) = nullptr;
-    *size = 0;
-    return MPI_SUCCESS;
-  }
-  // MPI: detach blocks until every message buffered in it has been sent.
-  engine().wait_until([&b] { return b.in_use() == 0; });
-  void* p;
-  size_t n;
-  b.detach(&p, &n);
-  *static_cast<void**>(buffer_addr) = p;
-  *size = static_cast<int>(n);
+  size_t n = 0;
+  buffer_detach(buffer_addr, &n);
+  *size = n <= INT_MAX ? static_cast<int>(n) : MPI_UNDEFINED;  // attached by MPI_Buffer_attach_c
+  return MPI_SUCCESS;
+}
+
+int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  LZ_MPI_ENTRY("MPI_Buffer_detach_c");
+  size_t n = 0;
+  buffer_detach(buffer_addr, &n);
+  *size = static_cast<MPI_Count>(n);
   return MPI_SUCCESS;
 }
 
@@ -260,8 +316,9 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     std::free(copy);
     return e;
   }
-  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, copy, static_cast<int>(bytes), &lz_mpi_dt_byte,
-                             dest, sendtag, comm);
+  ByteCount packed(bytes);
+  Request* sr = make_request(Request::Kind::kSend, Mode::kStandard, copy, packed.count(), packed.type(), dest, sendtag,
+                             comm);
   lz::Status s = engine().start_send(sr);
   if (s.ok())
     engine().wait_until([rr, sr] { return rr->complete && sr->complete; });
@@ -301,11 +358,11 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
   if (int e = check_common(fn, comm, count, datatype)) return e;
   if (int e = check_dest(fn, comm, dest, sendtag)) return e;
   auto sched = std::make_unique<lz::rt::NbcSchedule>(*comm, 0);
-  const int bytes = static_cast<int>(datatype->size() * static_cast<size_t>(count));
-  void* copy = sched->temp(bytes, lz_mpi_dt_byte);
+  ByteCount packed(datatype->size() * static_cast<size_t>(count));
+  void* copy = sched->temp(packed.count(), *packed.type());
   datatype->pack(buf, count, copy);
-  return isendrecv(fn, std::move(sched), copy, bytes, &lz_mpi_dt_byte, dest, sendtag, buf, count, datatype, source,
-                   recvtag, comm, request);
+  return isendrecv(fn, std::move(sched), copy, packed.count(), packed.type(), dest, sendtag, buf, count, datatype,
+                   source, recvtag, comm, request);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
@@ -350,14 +407,15 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   if (status == nullptr || datatype == nullptr)
     return mpi_error(MPI_COMM_WORLD, "MPI_Get_count", MPI_ERR_ARG, "null status or datatype");
-  size_t size = datatype->size();
-  auto bytes = static_cast<size_t>(status->lz_bytes);
-  if (size == 0)
-    *count = 0;
-  else if (bytes % size != 0)
-    *count = MPI_UNDEFINED;
-  else
-    *count = static_cast<int>(bytes / size);
+  const MPI_Count n = count_of(status, datatype);
+  *count = n <= INT_MAX ? static_cast<int>(n) : MPI_UNDEFINED;  // MPI-4.0: MPI_Get_count_c tells
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (status == nullptr || datatype == nullptr || count == nullptr)
+    return mpi_error(MPI_COMM_WORLD, "MPI_Get_count_c", MPI_ERR_ARG, "null status, datatype or count");
+  *count = count_of(status, datatype);
   return MPI_SUCCESS;
 }
 
@@ -365,13 +423,21 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
   if (status == nullptr || datatype == nullptr)
     return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements", MPI_ERR_ARG, "null status or datatype");
   size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
-  *count = n == lz::dt::Datatype::kUndefinedElements ? MPI_UNDEFINED : static_cast<int>(n);
+  *count = n == lz::dt::Datatype::kUndefinedElements || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
   return MPI_SUCCESS;
 }
 
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
   if (status == nullptr || datatype == nullptr || count == nullptr)
     return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements_x", MPI_ERR_ARG, "null status, datatype or count");
+  size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
+  *count = n == lz::dt::Datatype::kUndefinedElements ? MPI_UNDEFINED : static_cast<MPI_Count>(n);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  if (status == nullptr || datatype == nullptr || count == nullptr)
+    return mpi_error(MPI_COMM_WORLD, "MPI_Get_elements_c", MPI_ERR_ARG, "null status, datatype or count");
   size_t n = datatype->elements_in(static_cast<size_t>(status->lz_bytes));
   *count = n == lz::dt::Datatype::kUndefinedElements ? MPI_UNDEFINED : static_cast<MPI_Count>(n);
   return MPI_SUCCESS;

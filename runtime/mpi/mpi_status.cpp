@@ -41,6 +41,12 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
   return set_elements(kFn, status, datatype, count);
 }
 
+int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  static constexpr const char* kFn = "MPI_Status_set_elements_c";
+  LZ_MPI_ENTRY(kFn);
+  return set_elements(kFn, status, datatype, count);
+}
+
 int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
   static constexpr const char* kFn = "MPI_Status_set_cancelled";
   LZ_MPI_ENTRY(kFn);

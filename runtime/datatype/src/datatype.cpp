@@ -171,9 +171,9 @@ void lz_datatype_s::finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdif
   }
 }
 
-lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, int count, const int* blocklengths,
-                                                           const ptrdiff_t* displacements,
-                                                           const lz_datatype_s* const* types) {
+template <class BlockLength, class Displacement, class TypeAt>
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::build(Combiner combiner, int64_t count, BlockLength blocklength,
+                                                  Displacement displacement, TypeAt type) {
   const char* fn = lz::dt::combiner_name(static_cast<int>(combiner));
   if (count < 0) return lz::InvalidArgument(std::string(fn) + ": count " + std::to_string(count) + " is negative");
   std::unique_ptr<lz_datatype_s> t(new lz_datatype_s());
@@ -182,12 +182,12 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, in
   ptrdiff_t lb = PTRDIFF_MAX, ub = PTRDIFF_MIN, tlb = PTRDIFF_MAX, tub = PTRDIFF_MIN;
   bool name_set = false;
   size_t total_size = 0;
-  for (int i = 0; i < count; ++i) {
-    const lz_datatype_s* old = types[i];
+  for (int64_t i = 0; i < count; ++i) {
+    const lz_datatype_s* old = type(i);
     if (old == nullptr) {
       return lz::InvalidArgument(std::string(fn) + ": datatype " + std::to_string(i) + " is MPI_DATATYPE_NULL");
     }
-    int bl = blocklengths[i];
+    const int64_t bl = blocklength(i);
     if (bl < 0) {
       return lz::InvalidArgument(std::string(fn) + ": block length " + std::to_string(bl) + " at index " +
                                  std::to_string(i) + " is negative");
@@ -204,7 +204,7 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, in
     t->explicit_bounds_ = t->explicit_bounds_ || old->explicit_bounds_;
     if (bl == 0 || old->signature_.empty()) continue;
     has_data = true;
-    ptrdiff_t d = displacements[i];
+    const ptrdiff_t d = displacement(i);
     ptrdiff_t last = d + static_cast<ptrdiff_t>(bl - 1) * old->extent();
     lb = std::min({lb, d + old->lb_, last + old->lb_});
     ub = std::max({ub, d + old->ub_, last + old->ub_});
@@ -221,6 +221,14 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, in
   }
   t->finish(lb, ub, tlb, tub, has_data);
   return t.release();
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::build_hindexed(Combiner combiner, int count, const int* blocklengths,
+                                                           const ptrdiff_t* displacements,
+                                                           const lz_datatype_s* const* types) {
+  return build(
+      combiner, count, [blocklengths](int64_t i) { return static_cast<int64_t>(blocklengths[i]); },
+      [displacements](int64_t i) { return displacements[i]; }, [types](int64_t i) { return types[i]; });
 }
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::contiguous(int count, const lz_datatype_s& old) {
@@ -364,6 +372,35 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::dup(const lz_datatype_s& old) {
 
 lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray(int ndims, const int* sizes, const int* subsizes,
                                                      const int* starts, bool c_order, const lz_datatype_s& old) {
+  if (ndims <= 0) {
+    return lz::InvalidArgument("MPI_Type_create_subarray: ndims " + std::to_string(ndims) + " is not positive");
+  }
+  std::vector<int64_t> wide[3];
+  const int* narrow[3] = {sizes, subsizes, starts};
+  for (int k = 0; k < 3; ++k) wide[k].assign(narrow[k], narrow[k] + ndims);
+  auto r = subarray_impl(ndims, wide[0].data(), wide[1].data(), wide[2].data(), c_order, old);
+  if (!r.ok()) return r;
+  std::vector<int> ints{ndims};
+  for (const int* a : narrow) ints.insert(ints.end(), a, a + ndims);
+  ints.push_back(c_order ? kOrderC : kOrderFortran);
+  (*r)->record(Combiner::kSubarray, std::move(ints), {}, {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray_c(int ndims, const int64_t* sizes, const int64_t* subsizes,
+                                                       const int64_t* starts, bool c_order, const lz_datatype_s& old) {
+  auto r = subarray_impl(ndims, sizes, subsizes, starts, c_order, old);
+  if (!r.ok()) return r;
+  std::vector<int64_t> large;
+  for (const int64_t* a : {sizes, subsizes, starts}) large.insert(large.end(), a, a + ndims);
+  (*r)->record(Combiner::kSubarray, {ndims, c_order ? kOrderC : kOrderFortran}, {}, {&old});
+  (*r)->contents_.large_counts = std::move(large);
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray_impl(int ndims, const int64_t* sizes, const int64_t* subsizes,
+                                                          const int64_t* starts, bool c_order,
+                                                          const lz_datatype_s& old) {
   static const std::string kFn = "MPI_Type_create_subarray: ";
   if (ndims <= 0) return lz::InvalidArgument(kFn + "ndims " + std::to_string(ndims) + " is not positive");
   // Element stride (in extents of old) of each dimension, and the check of each.
@@ -390,13 +427,13 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray(int ndims, const int* sizes
   // one hvector per further dimension.
   const int first = c_order ? ndims - 1 : 0;
   ptrdiff_t offset = static_cast<ptrdiff_t>(starts[first]) * stride[first] * ext;
-  auto cur = contiguous(subsizes[first], old);
+  auto cur = contiguous_c(subsizes[first], old);
   if (!cur.ok()) return cur;
   lz_datatype_s* t = *cur;
   for (int k = 1; k < ndims; ++k) {
     const int d = c_order ? ndims - 1 - k : k;
     offset += static_cast<ptrdiff_t>(starts[d]) * stride[d] * ext;
-    auto next = hvector(subsizes[d], 1, stride[d] * ext, *t);
+    auto next = hvector_c(subsizes[d], 1, stride[d] * ext, *t);
     release(t);
     if (!next.ok()) return next;
     t = *next;
@@ -411,11 +448,118 @@ lz::StatusOr<lz_datatype_s*> lz_datatype_s::subarray(int ndims, const int* sizes
   const bool has_data = !n->signature_.empty();
   n->explicit_bounds_ = true;
   n->finish(0, total * ext, has_data ? n->true_lb_ : 0, has_data ? n->true_ub_ : 0, true);
-  std::vector<int> ints{ndims};
-  for (const int* a : {sizes, subsizes, starts}) ints.insert(ints.end(), a, a + ndims);
-  ints.push_back(c_order ? kOrderC : kOrderFortran);
-  n->record(Combiner::kSubarray, std::move(ints), {}, {&old});
   return n;
+}
+
+// ---- the large-count constructors
+
+void lz_datatype_s::record_large(std::vector<int> ints, std::vector<int64_t> large_counts) {
+  contents_.ints = std::move(ints);
+  contents_.addresses.clear();
+  contents_.large_counts = std::move(large_counts);
+}
+
+namespace {
+
+// Prepends `count` to the values of `arrays` (each `count` long).
+std::vector<int64_t> count_and(int64_t count, std::initializer_list<const int64_t*> arrays,
+                               std::initializer_list<int64_t> scalars = {}) {
+  std::vector<int64_t> v{count};
+  v.insert(v.end(), scalars);
+  for (const int64_t* a : arrays) v.insert(v.end(), a, a + count);
+  return v;
+}
+
+}  // namespace
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::contiguous_c(int64_t count, const lz_datatype_s& old) {
+  if (count < 0) return lz::InvalidArgument("MPI_Type_contiguous_c: count " + std::to_string(count) + " is negative");
+  auto r = build(
+      Combiner::kContiguous, 1, [count](int64_t) { return count; }, [](int64_t) { return ptrdiff_t{0}; },
+      [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kContiguous, {count}, {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hvector_c(int64_t count, int64_t blocklength, int64_t stride_bytes,
+                                                      const lz_datatype_s& old) {
+  auto r = build(
+      Combiner::kHvector, count, [blocklength](int64_t) { return blocklength; },
+      [stride_bytes](int64_t i) { return static_cast<ptrdiff_t>(i * stride_bytes); },
+      [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kHvector, {count, blocklength, stride_bytes}, {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::vector_c(int64_t count, int64_t blocklength, int64_t stride,
+                                                     const lz_datatype_s& old) {
+  const ptrdiff_t ext = old.extent();
+  auto r = build(
+      Combiner::kVector, count, [blocklength](int64_t) { return blocklength; },
+      [stride, ext](int64_t i) { return static_cast<ptrdiff_t>(i * stride * ext); }, [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kVector, {count, blocklength, stride}, {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed_c(int64_t count, const int64_t* blocklengths,
+                                                      const int64_t* displacements, const lz_datatype_s& old) {
+  const ptrdiff_t ext = old.extent();
+  auto r = build(
+      Combiner::kIndexed, count, [blocklengths](int64_t i) { return blocklengths[i]; },
+      [displacements, ext](int64_t i) { return static_cast<ptrdiff_t>(displacements[i] * ext); },
+      [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kIndexed, count_and(count, {blocklengths, displacements}), {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_c(int64_t count, const int64_t* blocklengths,
+                                                       const int64_t* displacements, const lz_datatype_s& old) {
+  auto r = build(
+      Combiner::kHindexed, count, [blocklengths](int64_t i) { return blocklengths[i]; },
+      [displacements](int64_t i) { return static_cast<ptrdiff_t>(displacements[i]); },
+      [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kHindexed, count_and(count, {blocklengths, displacements}), {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::indexed_block_c(int64_t count, int64_t blocklength,
+                                                            const int64_t* displacements, const lz_datatype_s& old) {
+  const ptrdiff_t ext = old.extent();
+  auto r = build(
+      Combiner::kIndexedBlock, count, [blocklength](int64_t) { return blocklength; },
+      [displacements, ext](int64_t i) { return static_cast<ptrdiff_t>(displacements[i] * ext); },
+      [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kIndexedBlock, count_and(count, {displacements}, {blocklength}), {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::hindexed_block_c(int64_t count, int64_t blocklength,
+                                                             const int64_t* displacements, const lz_datatype_s& old) {
+  auto r = build(
+      Combiner::kHindexedBlock, count, [blocklength](int64_t) { return blocklength; },
+      [displacements](int64_t i) { return static_cast<ptrdiff_t>(displacements[i]); },
+      [&old](int64_t) { return &old; });
+  if (r.ok()) (*r)->record_c(Combiner::kHindexedBlock, count_and(count, {displacements}, {blocklength}), {&old});
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::struct_c(int64_t count, const int64_t* blocklengths,
+                                                     const int64_t* displacements, const lz_datatype_s* const* types) {
+  auto r = build(
+      Combiner::kStruct, count, [blocklengths](int64_t i) { return blocklengths[i]; },
+      [displacements](int64_t i) { return static_cast<ptrdiff_t>(displacements[i]); },
+      [types](int64_t i) { return types[i]; });
+  if (r.ok()) {
+    (*r)->record_c(Combiner::kStruct, count_and(count, {blocklengths, displacements}),
+                   {types, types + (count > 0 ? count : 0)});
+  }
+  return r;
+}
+
+lz::StatusOr<lz_datatype_s*> lz_datatype_s::resized_c(const lz_datatype_s& old, int64_t lb, int64_t extent) {
+  auto r = resized(old, static_cast<ptrdiff_t>(lb), static_cast<ptrdiff_t>(extent));
+  if (r.ok()) (*r)->record_large({}, {lb, extent});
+  return r;
 }
 
 bool lz_datatype_s::homogeneous(Basic* type, size_t* per_element) const {

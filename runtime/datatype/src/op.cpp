@@ -279,6 +279,13 @@ lz_op_s* lz_op_s::create_user(lz_user_function* fn, bool commutative) {
   return op;
 }
 
+lz_op_s* lz_op_s::create_user_c(lz_user_function_c* fn, bool commutative) {
+  auto* op = new lz_op_s(Kind::kUser);
+  op->user_fn_c_ = fn;
+  op->commutative_ = commutative;
+  return op;
+}
+
 void lz_op_s::release(const lz_op_s* op) {
   if (op == nullptr || op->is_predefined()) return;
   auto* self = const_cast<lz_op_s*>(op);
@@ -309,8 +316,13 @@ lz::Status lz_op_s::check(const lz::dt::Datatype& dt) const {
 void lz_op_s::apply(const void* in, void* inout, int count, const lz::dt::Datatype& dt) const {
   if (count <= 0) return;
   if (!is_predefined()) {
-    int len = count;
     lz_datatype_s* handle = const_cast<lz_datatype_s*>(&dt);
+    if (user_fn_c_ != nullptr) {
+      long long len = count;
+      user_fn_c_(const_cast<void*>(in), inout, &len, &handle);
+      return;
+    }
+    int len = count;
     user_fn_(const_cast<void*>(in), inout, &len, &handle);
     return;
   }

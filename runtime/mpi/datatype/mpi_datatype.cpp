@@ -10,6 +10,7 @@
 #include "mpi/datatype/type_attributes.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
+#include "mpi/large_count.h"
 #include "p2p/comm.h"
 
 namespace {
@@ -38,6 +39,61 @@ int finish_new(const char* fn, lz::StatusOr<Datatype*> t, MPI_Datatype* newtype)
 int as_int(size_t v) { return v > static_cast<size_t>(INT_MAX) ? -1 : static_cast<int>(v); }
 
 }  // namespace
+
+namespace lz::rt::large {
+
+int pack(const char* kFn, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+         MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL || !comm->valid())
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
+  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
+  if (!datatype->is_committed())
+    return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
+  if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
+  const size_t need = datatype->size() * static_cast<size_t>(incount);
+  if (static_cast<size_t>(*position) + need > static_cast<size_t>(outsize < 0 ? 0 : outsize))
+    return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
+                     "output buffer of " + std::to_string(outsize) + " bytes is too small: position " +
+                         std::to_string(*position) + " + " + std::to_string(need) + " bytes");
+  Count c(incount, datatype);
+  if (int e = c.check(kFn, comm, "incount")) return e;
+  c.type()->pack(inbuf, c.count(), static_cast<char*>(outbuf) + *position);
+  *position += static_cast<MPI_Count>(need);
+  return MPI_SUCCESS;
+}
+
+int pack_size(const char* kFn, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  if (comm == MPI_COMM_NULL || !comm->valid())
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
+  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
+  *size = static_cast<MPI_Count>(datatype->size() * static_cast<size_t>(incount));
+  return MPI_SUCCESS;
+}
+
+int unpack(const char* kFn, const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+           MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL || !comm->valid())
+    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (outcount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(outcount));
+  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
+  if (!datatype->is_committed())
+    return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
+  if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
+  const size_t need = datatype->size() * static_cast<size_t>(outcount);
+  if (static_cast<size_t>(*position) + need > static_cast<size_t>(insize < 0 ? 0 : insize))
+    return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
+                     "input buffer of " + std::to_string(insize) + " bytes holds less than position " +
+                         std::to_string(*position) + " + " + std::to_string(need) + " bytes");
+  Count c(outcount, datatype);
+  if (int e = c.check(kFn, comm, "outcount")) return e;
+  c.type()->unpack(static_cast<const char*>(inbuf) + *position, need, c.count(), outbuf);
+  *position += static_cast<MPI_Count>(need);
+  return MPI_SUCCESS;
+}
+
+}  // namespace lz::rt::large
 
 extern "C" {
 
@@ -160,56 +216,56 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
              MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Pack";
   LZ_MPI_ENTRY(kFn);
-  if (comm == MPI_COMM_NULL || !comm->valid())
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
-  if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
-  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
-  if (!datatype->is_committed())
-    return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
-  if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
-  const size_t need = datatype->size() * static_cast<size_t>(incount);
-  if (static_cast<size_t>(*position) + need > static_cast<size_t>(outsize < 0 ? 0 : outsize))
-    return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
-                     "output buffer of " + std::to_string(outsize) + " bytes is too small: position " +
-                         std::to_string(*position) + " + " + std::to_string(need) + " bytes");
-  datatype->pack(inbuf, incount, static_cast<char*>(outbuf) + *position);
-  *position += static_cast<int>(need);
-  return MPI_SUCCESS;
+  MPI_Count at = position != nullptr ? *position : -1;
+  int e = lz::rt::large::pack(kFn, inbuf, incount, datatype, outbuf, outsize, position != nullptr ? &at : nullptr,
+                              comm);
+  if (e == MPI_SUCCESS) *position = static_cast<int>(at);  // at most outsize
+  return e;
 }
 
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm) {
   static constexpr const char* kFn = "MPI_Unpack";
   LZ_MPI_ENTRY(kFn);
-  if (comm == MPI_COMM_NULL || !comm->valid())
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
-  if (outcount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(outcount));
-  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
-  if (!datatype->is_committed())
-    return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
-  if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
-  const size_t need = datatype->size() * static_cast<size_t>(outcount);
-  if (static_cast<size_t>(*position) + need > static_cast<size_t>(insize < 0 ? 0 : insize))
-    return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
-                     "input buffer of " + std::to_string(insize) + " bytes holds less than position " +
-                         std::to_string(*position) + " + " + std::to_string(need) + " bytes");
-  datatype->unpack(static_cast<const char*>(inbuf) + *position, need, outcount, outbuf);
-  *position += static_cast<int>(need);
-  return MPI_SUCCESS;
+  MPI_Count at = position != nullptr ? *position : -1;
+  int e = lz::rt::large::unpack(kFn, inbuf, insize, position != nullptr ? &at : nullptr, outbuf, outcount, datatype,
+                                comm);
+  if (e == MPI_SUCCESS) *position = static_cast<int>(at);  // at most insize
+  return e;
 }
 
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
   static constexpr const char* kFn = "MPI_Pack_size";
   LZ_MPI_ENTRY(kFn);
-  if (comm == MPI_COMM_NULL || !comm->valid())
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
-  if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
-  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
   if (size == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "size is NULL");
-  int v = as_int(datatype->size() * static_cast<size_t>(incount));
-  if (v < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "packed size does not fit in an int");
-  *size = v;
+  MPI_Count bytes = 0;
+  if (int e = lz::rt::large::pack_size(kFn, incount, datatype, comm, &bytes)) return e;
+  if (bytes > INT_MAX)
+    return mpi_error(comm, kFn, MPI_ERR_COUNT,
+                     "packed size " + std::to_string(bytes) + " does not fit in an int (MPI_Pack_size_c tells it)");
+  *size = static_cast<int>(bytes);
   return MPI_SUCCESS;
+}
+
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  static constexpr const char* kFn = "MPI_Pack_size_c";
+  LZ_MPI_ENTRY(kFn);
+  if (size == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "size is NULL");
+  return lz::rt::large::pack_size(kFn, incount, datatype, comm, size);
+}
+
+int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+               MPI_Count* position, MPI_Comm comm) {
+  static constexpr const char* kFn = "MPI_Pack_c";
+  LZ_MPI_ENTRY(kFn);
+  return lz::rt::large::pack(kFn, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount,
+                 MPI_Datatype datatype, MPI_Comm comm) {
+  static constexpr const char* kFn = "MPI_Unpack_c";
+  LZ_MPI_ENTRY(kFn);
+  return lz::rt::large::unpack(kFn, inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
 
 }  // extern "C"

@@ -98,6 +98,10 @@ struct lz_datatype_s {
     std::vector<int> ints;
     std::vector<ptrdiff_t> addresses;
     std::vector<const lz_datatype_s*> types;
+    // The counts of a large-count constructor (MPI-4.0's MPI_Type_*_c), in
+    // MPI_Type_get_contents_c's order; empty for the int constructors, whose
+    // counts are among `ints`.
+    std::vector<int64_t> large_counts;
   };
   static constexpr int kOrderC = 56, kOrderFortran = 57;
   static constexpr int kDistributeBlock = 121, kDistributeCyclic = 122, kDistributeNone = 123,
@@ -154,6 +158,39 @@ struct lz_datatype_s {
   // resized to one row.
   static lz::StatusOr<lz_datatype_s*> darray(int size, int rank, int ndims, const int* gsizes, const int* distribs,
                                              const int* dargs, const int* psizes, int order, const lz_datatype_s& old);
+
+  // ---- the large-count constructors (MPI-4.0's MPI_Type_*_c): the same
+  // types as above with 64-bit counts, block lengths, strides and
+  // displacements (hvector's stride and hindexed's displacements in bytes),
+  // recorded with those in contents().large_counts and, in ints, only what
+  // MPI-4.0 keeps there (subarray: ndims, order). A count of blocks is bounded
+  // by memory (each block of a non-contiguous type is an entry); lengths and
+  // displacements only by the 64-bit size.
+  static lz::StatusOr<lz_datatype_s*> contiguous_c(int64_t count, const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> vector_c(int64_t count, int64_t blocklength, int64_t stride,
+                                               const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> hvector_c(int64_t count, int64_t blocklength, int64_t stride_bytes,
+                                                const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> indexed_c(int64_t count, const int64_t* blocklengths,
+                                                const int64_t* displacements, const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> hindexed_c(int64_t count, const int64_t* blocklengths,
+                                                 const int64_t* displacements, const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> indexed_block_c(int64_t count, int64_t blocklength,
+                                                      const int64_t* displacements, const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> hindexed_block_c(int64_t count, int64_t blocklength,
+                                                       const int64_t* displacements, const lz_datatype_s& old);
+  static lz::StatusOr<lz_datatype_s*> struct_c(int64_t count, const int64_t* blocklengths,
+                                               const int64_t* displacements, const lz_datatype_s* const* types);
+  static lz::StatusOr<lz_datatype_s*> resized_c(const lz_datatype_s& old, int64_t lb, int64_t extent);
+  static lz::StatusOr<lz_datatype_s*> subarray_c(int ndims, const int64_t* sizes, const int64_t* subsizes,
+                                                 const int64_t* starts, bool c_order, const lz_datatype_s& old);
+  // Records a type built by the int constructors as built by a large-count
+  // one (darray_c, whose sizes the int darray() takes): ints and
+  // large_counts replace the contents' integers and addresses.
+  void record_large(std::vector<int> ints, std::vector<int64_t> large_counts);
+  // Built by a large-count constructor (MPI_Type_get_envelope_c's
+  // num_large_counts is not 0).
+  bool has_large_counts() const { return !contents_.large_counts.empty(); }
 
   // The type MPI_Type_create_f90_real/_complex/_integer returns: `basic`
   // (a predefined type) under combiner kF90Real, kF90Complex or kF90Integer
@@ -231,6 +268,11 @@ struct lz_datatype_s {
   // Records the constructor and its arguments (retains the types).
   void record(Combiner combiner, std::vector<int> ints, std::vector<ptrdiff_t> addresses,
               std::vector<const lz_datatype_s*> types);
+  // record() of a large-count constructor: its counts go to large_counts.
+  void record_c(Combiner combiner, std::vector<int64_t> large_counts, std::vector<const lz_datatype_s*> types) {
+    record(combiner, {}, {}, std::move(types));
+    contents_.large_counts = std::move(large_counts);
+  }
   void finish(ptrdiff_t lb, ptrdiff_t ub, ptrdiff_t true_lb, ptrdiff_t true_ub, bool has_data);
   void append_block(ptrdiff_t offset, size_t length);
   void append_run(Basic type, size_t count);
@@ -238,6 +280,14 @@ struct lz_datatype_s {
   static lz::StatusOr<lz_datatype_s*> build_hindexed(Combiner combiner, int count, const int* blocklengths,
                                                          const ptrdiff_t* displacements,
                                                          const lz_datatype_s* const* types);
+  // build_hindexed over functions of the block index (block length,
+  // displacement in bytes, type): 64-bit, and no arrays for the regular
+  // constructors.
+  template <class BlockLength, class Displacement, class TypeAt>
+  static lz::StatusOr<lz_datatype_s*> build(Combiner combiner, int64_t count, BlockLength blocklength,
+                                            Displacement displacement, TypeAt type);
+  static lz::StatusOr<lz_datatype_s*> subarray_impl(int ndims, const int64_t* sizes, const int64_t* subsizes,
+                                                    const int64_t* starts, bool c_order, const lz_datatype_s& old);
 
   // The one place that walks blocks for a packed-byte window.
   template <bool kPack>

@@ -30,6 +30,8 @@
 // The C signature of a user reduction function (MPI_User_function).
 extern "C" {
 typedef void(lz_user_function)(void* invec, void* inoutvec, int* len, struct lz_datatype_s** datatype);
+// Its large-count form (MPI-4.0's MPI_User_function_c).
+typedef void(lz_user_function_c)(void* invec, void* inoutvec, long long* len, struct lz_datatype_s** datatype);
 }
 
 struct lz_op_s {
@@ -39,6 +41,8 @@ struct lz_op_s {
   explicit lz_op_s(Kind k);
   // A user op (MPI_Op_create): one reference held by the caller.
   static lz_op_s* create_user(lz_user_function* fn, bool commutative);
+  // A user op of MPI_Op_create_c: the function gets the count as a long long.
+  static lz_op_s* create_user_c(lz_user_function_c* fn, bool commutative);
   lz_op_s(const lz_op_s&) = delete;
   lz_op_s& operator=(const lz_op_s&) = delete;
 
@@ -64,6 +68,7 @@ struct lz_op_s {
   Kind kind_;
   bool commutative_ = true;
   lz_user_function* user_fn_ = nullptr;
+  lz_user_function_c* user_fn_c_ = nullptr;  // instead of user_fn_ (MPI_Op_create_c)
   std::atomic<int> refs_{1};
 };
 
