@@ -56,7 +56,10 @@ unsigned families_of(Kind k) {
     case Kind::kSum: case Kind::kProd:
       return kCInteger | kFInteger | kFloating | kMultiLang | kComplexFam;
     case Kind::kLand: case Kind::kLor: case Kind::kLxor:
-      return kCInteger | kLogical;
+      // MPI-3.1 lists C integers and logicals; MPI_AINT, MPI_OFFSET and
+      // MPI_COUNT are C integers too, and MPICH (its coll/allred test) and
+      // Open MPI accept them, so they are accepted here as well.
+      return kCInteger | kLogical | kMultiLang;
     case Kind::kBand: case Kind::kBor: case Kind::kBxor:
       return kCInteger | kFInteger | kByteFam | kMultiLang;
     case Kind::kMaxloc: case Kind::kMinloc:
