@@ -30,7 +30,6 @@ void give(MPI_Comm comm, Unexpected* u, MPI_Message* message, MPI_Status* status
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = u->src;
   status->MPI_TAG = u->tag;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->lz_cancelled = 0;
   status->lz_bytes = static_cast<MPI_Count>(u->length);
 }

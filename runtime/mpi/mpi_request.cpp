@@ -36,6 +36,15 @@ int retire_at(MPI_Request* reqs, int i, MPI_Status* st, MPI_Comm* comm, std::str
   return retire(&reqs[i], st, comm, text);
 }
 
+// The calls of several statuses (Waitall, Testall, Waitsome, Testsome) give
+// each completed request's error class in its status's MPI_ERROR; the calls
+// of one status leave that field alone (MPI-3.1 3.2.5).
+int retire_into_array(MPI_Request* reqs, int i, MPI_Status* st, MPI_Comm* comm, std::string* text) {
+  int err = retire_at(reqs, i, st, comm, text);
+  if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = err;
+  return err;
+}
+
 // Every live request of the array has completed.
 bool all_complete(int count, const MPI_Request* reqs) {
   for (int i = 0; i < count; ++i)
@@ -58,7 +67,7 @@ int retire_all(const char* fn, int count, MPI_Request* reqs, MPI_Status* statuse
     }
     MPI_Comm comm;
     std::string text;
-    int err = retire_at(reqs, i, st, &comm, &text);
+    int err = retire_into_array(reqs, i, st, &comm, &text);
     if (err != MPI_SUCCESS && errors++ == 0) {
       err_comm = comm;
       first_text = text;
@@ -218,7 +227,7 @@ static int some_common(const char* fn, int incount, MPI_Request* reqs, int* outc
     ++n;
     MPI_Comm comm;
     std::string text;
-    int err = retire_at(reqs, i, st, &comm, &text);
+    int err = retire_into_array(reqs, i, st, &comm, &text);
     if (err != MPI_SUCCESS && errors++ == 0) {
       err_comm = comm;
       first_text = text;

@@ -76,10 +76,14 @@ inline void empty_status(MPI_Status* st) {
   st->lz_bytes = 0;
 }
 
-// The status of an operation on MPI_PROC_NULL.
+// The status of an operation on MPI_PROC_NULL (its MPI_ERROR untouched, as
+// for any call of one status).
 inline void proc_null_status(MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  int error = st->MPI_ERROR;
   empty_status(st);
-  if (st != MPI_STATUS_IGNORE) st->MPI_SOURCE = MPI_PROC_NULL;
+  st->MPI_SOURCE = MPI_PROC_NULL;
+  st->MPI_ERROR = error;
 }
 
 // Reports a completed request: fills `st`, frees a non-persistent request

@@ -21,7 +21,6 @@ void lz_mpi_request_s::fill_status(MPI_Status* st) const {
   if (st == nullptr) return;
   st->MPI_SOURCE = st_source;
   st->MPI_TAG = st_tag;
-  st->MPI_ERROR = st_error;
   st->lz_cancelled = st_cancelled ? 1 : 0;
   st->lz_bytes = static_cast<long long>(st_bytes);
 }

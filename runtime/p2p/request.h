@@ -94,7 +94,8 @@ struct lz_mpi_request_s : lz::coll::Request {
 
   // Resets to a fresh request (keeps nothing).
   void reset();
-  // Fills an MPI_Status from the status fields (null: ignored).
+  // Fills an MPI_Status from the status fields (null: ignored), all but
+  // MPI_ERROR: only the calls of several statuses set it (mpi_request.cpp).
   void fill_status(MPI_Status* st) const;
   // Frees the owned temporary buffer.
   void free_tmp();

@@ -3,7 +3,8 @@
  * (itself too) small (eager) and large (rendezvous) messages whose sizes the
  * receiver learns only from the probe; a probed message is invisible to
  * other probes; MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC; errors (a null
- * message, truncation) go to the error handler. */
+ * message, truncation) go to the error handler; a call of one status
+ * leaves its MPI_ERROR field alone, Waitall sets it. */
 #include <stdlib.h>
 #include <string.h>
 #include "lz_test.h"
@@ -161,6 +162,35 @@ int main(int argc, char **argv) {
   e = MPI_Mrecv(&x, 1, MPI_INT, &big, &st);
   MPI_Error_class(e, &cls);
   CHECK(cls == MPI_ERR_TRUNCATE, "Mrecv of 2 ints into 1: class %d", cls);
+
+  /* The calls of one status leave its MPI_ERROR alone (MPI-3.1 3.2.5);
+   * Waitall gives each status its request's class. */
+  MPI_Status keep;
+  MPI_Request rq[2];
+  int one = 1;
+  MPI_Send(&one, 1, MPI_INT, 0, 12, MPI_COMM_SELF);
+  keep.MPI_ERROR = MPI_ERR_DIMS;
+  MPI_Mprobe(0, 12, MPI_COMM_SELF, &big, &keep);
+  CHECK(keep.MPI_ERROR == MPI_ERR_DIMS && keep.MPI_TAG == 12, "Mprobe wrote MPI_ERROR %d", keep.MPI_ERROR);
+  keep.MPI_ERROR = MPI_ERR_TOPOLOGY;
+  MPI_Mrecv(&x, 1, MPI_INT, &big, &keep);
+  CHECK(keep.MPI_ERROR == MPI_ERR_TOPOLOGY && x == 1, "Mrecv wrote MPI_ERROR %d", keep.MPI_ERROR);
+  keep.MPI_ERROR = MPI_ERR_DIMS;
+  MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_SELF, &big, &keep);
+  CHECK(keep.MPI_ERROR == MPI_ERR_DIMS && keep.MPI_SOURCE == MPI_PROC_NULL, "Mprobe(MPI_PROC_NULL) wrote MPI_ERROR %d",
+        keep.MPI_ERROR);
+  MPI_Isend(&one, 1, MPI_INT, 0, 13, MPI_COMM_SELF, &rq[0]);
+  MPI_Irecv(&x, 1, MPI_INT, 0, 13, MPI_COMM_SELF, &rq[1]);
+  keep.MPI_ERROR = MPI_ERR_DIMS;
+  MPI_Wait(&rq[1], &keep);
+  CHECK(keep.MPI_ERROR == MPI_ERR_DIMS && keep.MPI_SOURCE == 0, "Wait wrote MPI_ERROR %d", keep.MPI_ERROR);
+  MPI_Status two[2];
+  two[0].MPI_ERROR = two[1].MPI_ERROR = MPI_ERR_DIMS;
+  MPI_Irecv(&x, 1, MPI_INT, 0, 14, MPI_COMM_SELF, &rq[1]);
+  MPI_Send(&one, 1, MPI_INT, 0, 14, MPI_COMM_SELF);
+  MPI_Waitall(2, rq, two);
+  CHECK(two[0].MPI_ERROR == MPI_SUCCESS && two[1].MPI_ERROR == MPI_SUCCESS, "Waitall: MPI_ERROR %d %d",
+        two[0].MPI_ERROR, two[1].MPI_ERROR);
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("mprobe: ok (%d ranks)\n", size);
