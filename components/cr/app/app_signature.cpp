@@ -59,9 +59,10 @@ bool scalars_of(Basic b, Scalar* first, Scalar* second) {
     case Basic::kDoublePrecision: case Basic::kReal8: *first = Scalar::kFloat64; return true;
     case Basic::kCharacter: *first = Scalar::kChar; return true;
     // A complex number is stored as its two parts.
-    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: case Basic::k2Real:
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: case Basic::kComplex8:
+    case Basic::k2Real:
       *first = Scalar::kFloat32; *second = Scalar::kFloat32; return true;
-    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex: case Basic::kComplex16:
     case Basic::k2DoublePrecision:
       *first = Scalar::kFloat64; *second = Scalar::kFloat64; return true;
     case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex:
@@ -76,7 +77,8 @@ bool is_pair(Basic b) {
          b == Basic::kShortInt || b == Basic::kLongDoubleInt || b == Basic::kComplex ||
          b == Basic::kDoubleComplex || b == Basic::k2Integer || b == Basic::k2Real || b == Basic::k2DoublePrecision ||
          b == Basic::kCFloatComplex || b == Basic::kCDoubleComplex || b == Basic::kCLongDoubleComplex ||
-         b == Basic::kCxxFloatComplex || b == Basic::kCxxDoubleComplex || b == Basic::kCxxLongDoubleComplex;
+         b == Basic::kCxxFloatComplex || b == Basic::kCxxDoubleComplex || b == Basic::kCxxLongDoubleComplex ||
+         b == Basic::kComplex8 || b == Basic::kComplex16;
 }
 
 }  // namespace

@@ -31,6 +31,11 @@ constexpr BasicInfo same_pair(const char* name) {
   return {name, 2 * sizeof(V), 2 * sizeof(V), alignof(V), 2, sizeof(V), sizeof(V)};
 }
 
+// gfortran's COMPLEX(16): two binary128 parts.
+struct Quad2 {
+  __float128 re, im;
+};
+
 // Indexed by Basic.
 constexpr BasicInfo kBasic[] = {
     scalar<char>("MPI_CHAR"),
@@ -91,6 +96,10 @@ constexpr BasicInfo kBasic[] = {
     scalar<std::complex<float>>("MPI_CXX_FLOAT_COMPLEX"),
     scalar<std::complex<double>>("MPI_CXX_DOUBLE_COMPLEX"),
     scalar<std::complex<long double>>("MPI_CXX_LONG_DOUBLE_COMPLEX"),
+    scalar<__float128>("MPI_REAL16"),
+    scalar<std::complex<float>>("MPI_COMPLEX8"),
+    scalar<std::complex<double>>("MPI_COMPLEX16"),
+    scalar<Quad2>("MPI_COMPLEX32"),
 };
 static_assert(std::size(kBasic) == static_cast<size_t>(Basic::kNumBasic));
 

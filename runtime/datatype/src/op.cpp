@@ -26,14 +26,14 @@ Family family_of(Basic b) {
     case Basic::kUint8: case Basic::kUint16: case Basic::kUint32: case Basic::kUint64:
       return kCInteger;
     case Basic::kFloat: case Basic::kDouble: case Basic::kLongDouble: case Basic::kReal:
-    case Basic::kDoublePrecision: case Basic::kReal4: case Basic::kReal8:
+    case Basic::kDoublePrecision: case Basic::kReal4: case Basic::kReal8: case Basic::kReal16:
       return kFloating;
     case Basic::kInteger: case Basic::kInteger1: case Basic::kInteger2: case Basic::kInteger4:
     case Basic::kInteger8:
       return kFInteger;
     case Basic::kComplex: case Basic::kDoubleComplex: case Basic::kCFloatComplex: case Basic::kCDoubleComplex:
     case Basic::kCLongDoubleComplex: case Basic::kCxxFloatComplex: case Basic::kCxxDoubleComplex:
-    case Basic::kCxxLongDoubleComplex:
+    case Basic::kCxxLongDoubleComplex: case Basic::kComplex8: case Basic::kComplex16: case Basic::kComplex32:
       return kComplexFam;
     case Basic::kCBool: case Basic::kCxxBool: case Basic::kLogical:
       return kLogical;
@@ -130,6 +130,26 @@ bool dispatch_complex(Kind k, const void* in_v, void* io_v, size_t n) {
     std::memcpy(&b, io + i * sizeof(b), sizeof(b));
     b = k == Kind::kSum ? a + b : a * b;
     std::memcpy(io + i * sizeof(b), &b, sizeof(b));
+  }
+  return true;
+}
+
+// COMPLEX(16): std::complex is defined for float, double and long double
+// only, so the parts of binary128 are combined here: (a+bi)(c+di) =
+// (ac-bd) + (ad+bc)i.
+bool dispatch_quad_complex(Kind k, const void* in_v, void* io_v, size_t n) {
+  if (k != Kind::kSum && k != Kind::kProd) return false;
+  const char* in = static_cast<const char*>(in_v);
+  char* io = static_cast<char*>(io_v);
+  for (size_t i = 0; i < n; ++i) {
+    __float128 a[2], b[2];
+    std::memcpy(a, in + i * sizeof(a), sizeof(a));
+    std::memcpy(b, io + i * sizeof(b), sizeof(b));
+    const __float128 re = k == Kind::kSum ? a[0] + b[0] : a[0] * b[0] - a[1] * b[1];
+    const __float128 im = k == Kind::kSum ? a[1] + b[1] : a[0] * b[1] + a[1] * b[0];
+    b[0] = re;
+    b[1] = im;
+    std::memcpy(io + i * sizeof(b), b, sizeof(b));
   }
   return true;
 }
@@ -253,10 +273,12 @@ bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
     case Basic::kLogical:
       // gfortran's LOGICAL: 4 bytes, .TRUE. is 1; the logical kernels give 0/1.
       return dispatch_arith<int32_t>(k, in, io, n);
-    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex:
+    case Basic::kReal16: return dispatch_arith<__float128>(k, in, io, n);
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: case Basic::kComplex8:
       return dispatch_complex<float>(k, in, io, n);
-    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex: case Basic::kComplex16:
       return dispatch_complex<double>(k, in, io, n);
+    case Basic::kComplex32: return dispatch_quad_complex(k, in, io, n);
     case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex:
       return dispatch_complex<long double>(k, in, io, n);
     case Basic::kFloatInt: case Basic::kDoubleInt: case Basic::kLongInt: case Basic::k2Int:

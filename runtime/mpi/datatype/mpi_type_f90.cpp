@@ -1,8 +1,9 @@
 // MPI binding: the Fortran 90 parameterized types (MPI-3.1 section 17.1.9)
 // and MPI_Type_match_size. Their answers are the Fortran types of the sizes
-// gfortran has and mpi.h defines: INTEGER1/2/4/8, REAL4/8, COMPLEX (2 x
-// REAL4) and DOUBLE COMPLEX (2 x REAL8). gfortran's REAL(16) has no MPI type
-// here, so a precision above 15 digits or a range above 307 is refused.
+// gfortran has and mpi.h defines: INTEGER1/2/4/8, REAL4/8/16, COMPLEX (2 x
+// REAL4), DOUBLE COMPLEX (2 x REAL8) and COMPLEX32 (2 x REAL16). gfortran's
+// REAL(10) (x87, what SELECTED_REAL_KIND gives for 16-18 digits or a range
+// above 307 with at most 18) has no MPI type, so those are refused.
 #include <string>
 
 #include "lazarus/datatype/datatype.h"
@@ -16,12 +17,16 @@ namespace {
 using lz::dt::Datatype;
 using lz::rt::type_args::arg_error;
 
-// The REAL kind (4 or 8 bytes) of decimal precision p and exponent range r
-// (MPI_UNDEFINED: any), as SELECTED_REAL_KIND(p, r) picks it; 0 if none.
+// The REAL kind (4, 8 or 16 bytes) of decimal precision p and exponent
+// range r (MPI_UNDEFINED: any), as gfortran's SELECTED_REAL_KIND(p, r) picks
+// it; 0 if none or if it picks REAL(10).
 int real_bytes(int p, int r) {
   const bool any_p = p == MPI_UNDEFINED, any_r = r == MPI_UNDEFINED;
-  if ((any_p || (p >= 0 && p <= 6)) && (any_r || (r >= 0 && r <= 37))) return 4;
-  if ((any_p || (p >= 0 && p <= 15)) && (any_r || (r >= 0 && r <= 307))) return 8;
+  auto fits = [&](int max_p, int max_r) { return (any_p || (p >= 0 && p <= max_p)) && (any_r || (r >= 0 && r <= max_r)); };
+  if (fits(6, 37)) return 4;
+  if (fits(15, 307)) return 8;
+  if (fits(18, 4931)) return 0;  // REAL(10)
+  if (fits(33, 4931)) return 16;
   return 0;
 }
 
@@ -36,9 +41,10 @@ int f90_real_or_complex(const char* fn, bool complex, int p, int r, MPI_Datatype
   const int bytes = real_bytes(p, r);
   if (bytes == 0)
     return arg_error(fn, "no " + std::string(complex ? "COMPLEX" : "REAL") + " kind has " + pr(p, r) +
-                             " here (REAL4: 6 digits, range 37; REAL8: 15 digits, range 307)");
-  const MPI_Datatype basic =
-      complex ? (bytes == 4 ? MPI_COMPLEX : MPI_DOUBLE_COMPLEX) : (bytes == 4 ? MPI_REAL4 : MPI_REAL8);
+                             " here (REAL4: 6 digits, range 37; REAL8: 15 digits, range 307; REAL16: 33 digits, "
+                             "range 4931, for more than 18 digits: gfortran's REAL(10) has no MPI type)");
+  const MPI_Datatype basic = complex ? (bytes == 4 ? MPI_COMPLEX : bytes == 8 ? MPI_DOUBLE_COMPLEX : MPI_COMPLEX32)
+                                     : (bytes == 4 ? MPI_REAL4 : bytes == 8 ? MPI_REAL8 : MPI_REAL16);
   *newtype = const_cast<MPI_Datatype>(
       Datatype::f90(complex ? Datatype::Combiner::kF90Complex : Datatype::Combiner::kF90Real, {p, r}, *basic));
   return MPI_SUCCESS;
@@ -88,10 +94,10 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
       t = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4 : size == 8 ? MPI_INTEGER8 : t;
       break;
     case MPI_TYPECLASS_REAL:
-      t = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : t;
+      t = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : size == 16 ? MPI_REAL16 : t;
       break;
     case MPI_TYPECLASS_COMPLEX:
-      t = size == 8 ? MPI_COMPLEX : size == 16 ? MPI_DOUBLE_COMPLEX : t;
+      t = size == 8 ? MPI_COMPLEX : size == 16 ? MPI_DOUBLE_COMPLEX : size == 32 ? MPI_COMPLEX32 : t;
       break;
     default:
       return arg_error(kFn, "typeclass " + std::to_string(typeclass) +
@@ -99,7 +105,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   }
   if (t == MPI_DATATYPE_NULL)
     return arg_error(kFn, "no type of typeclass " + std::to_string(typeclass) + " has " + std::to_string(size) +
-                              " bytes (INTEGER: 1, 2, 4, 8; REAL: 4, 8; COMPLEX: 8, 16)");
+                              " bytes (INTEGER: 1, 2, 4, 8; REAL: 4, 8, 16; COMPLEX: 8, 16, 32)");
   *datatype = t;
   return MPI_SUCCESS;
 }

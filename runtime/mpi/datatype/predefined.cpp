@@ -67,6 +67,10 @@ LZ_DT(lz_mpi_dt_cxx_bool, kCxxBool);
 LZ_DT(lz_mpi_dt_cxx_float_complex, kCxxFloatComplex);
 LZ_DT(lz_mpi_dt_cxx_double_complex, kCxxDoubleComplex);
 LZ_DT(lz_mpi_dt_cxx_long_double_complex, kCxxLongDoubleComplex);
+LZ_DT(lz_mpi_dt_real16, kReal16);
+LZ_DT(lz_mpi_dt_complex8, kComplex8);
+LZ_DT(lz_mpi_dt_complex16, kComplex16);
+LZ_DT(lz_mpi_dt_complex32, kComplex32);
 #undef LZ_DT
 
 #define LZ_OP(var, kind) struct lz_op_s var(K::kind)

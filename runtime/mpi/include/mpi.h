@@ -130,7 +130,8 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
     lz_mpi_dt_integer1, lz_mpi_dt_integer2, lz_mpi_dt_integer4, lz_mpi_dt_integer8, lz_mpi_dt_real4, lz_mpi_dt_real8,
     lz_mpi_dt_2integer, lz_mpi_dt_2real, lz_mpi_dt_2double_precision, lz_mpi_dt_c_float_complex,
     lz_mpi_dt_c_double_complex, lz_mpi_dt_c_long_double_complex, lz_mpi_dt_cxx_bool, lz_mpi_dt_cxx_float_complex,
-    lz_mpi_dt_cxx_double_complex, lz_mpi_dt_cxx_long_double_complex;
+    lz_mpi_dt_cxx_double_complex, lz_mpi_dt_cxx_long_double_complex, lz_mpi_dt_real16, lz_mpi_dt_complex8,
+    lz_mpi_dt_complex16, lz_mpi_dt_complex32;
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 #define MPI_CHAR (&lz_mpi_dt_char)
 #define MPI_SIGNED_CHAR (&lz_mpi_dt_signed_char)
@@ -193,6 +194,10 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
 #define MPI_INTEGER8 (&lz_mpi_dt_integer8)
 #define MPI_REAL4 (&lz_mpi_dt_real4)
 #define MPI_REAL8 (&lz_mpi_dt_real8)
+#define MPI_REAL16 (&lz_mpi_dt_real16) /* gfortran's REAL(16): IEEE binary128 */
+#define MPI_COMPLEX8 (&lz_mpi_dt_complex8)
+#define MPI_COMPLEX16 (&lz_mpi_dt_complex16)
+#define MPI_COMPLEX32 (&lz_mpi_dt_complex32)
 #define MPI_2INTEGER (&lz_mpi_dt_2integer)
 #define MPI_2REAL (&lz_mpi_dt_2real)
 #define MPI_2DOUBLE_PRECISION (&lz_mpi_dt_2double_precision)

@@ -134,6 +134,13 @@ static void f90_types(void) {
   MPI_Type_create_f90_integer(10, &i8);
   check_f90(i8, MPI_COMBINER_F90_INTEGER, 1, (int[]){10}, MPI_INTEGER8, "f90_integer(10)");
   CHECK(err_class(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &t)) == MPI_ERR_ARG, "precision 40 refused");
+  CHECK(err_class(MPI_Type_create_f90_real(17, MPI_UNDEFINED, &t)) == MPI_ERR_ARG, "precision 17 (REAL(10)) refused");
+  MPI_Datatype r16, c32;
+  CHECK(MPI_Type_create_f90_real(30, MPI_UNDEFINED, &r16) == MPI_SUCCESS, "f90_real(30)");
+  check_f90(r16, MPI_COMBINER_F90_REAL, 2, (int[]){30, MPI_UNDEFINED}, MPI_REAL16, "f90_real(30)");
+  CHECK(MPI_Type_create_f90_complex(25, 4000, &c32) == MPI_SUCCESS, "f90_complex(25, 4000)");
+  check_f90(c32, MPI_COMBINER_F90_COMPLEX, 2, (int[]){25, 4000}, MPI_COMPLEX32, "f90_complex(25, 4000)");
+  CHECK(err_class(MPI_Type_create_f90_real(MPI_UNDEFINED, 4000, &t)) == MPI_ERR_ARG, "range 4000 (REAL(10)) refused");
   CHECK(err_class(MPI_Type_create_f90_integer(19, &t)) == MPI_ERR_ARG, "range 19 refused");
   CHECK(err_class(MPI_Type_free(&r8)) == MPI_ERR_TYPE, "an f90 type cannot be freed");
   /* They reduce as the types they stand for. */
@@ -150,6 +157,10 @@ static void f90_types(void) {
   CHECK(m == MPI_INTEGER2, "match_size(INTEGER, 2)");
   MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m);
   CHECK(m == MPI_DOUBLE_COMPLEX, "match_size(COMPLEX, 16)");
+  MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &m);
+  CHECK(m == MPI_REAL16, "match_size(REAL, 16)");
+  MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 32, &m);
+  CHECK(m == MPI_COMPLEX32, "match_size(COMPLEX, 32)");
   CHECK(err_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m)) == MPI_ERR_ARG, "match_size(REAL, 3) refused");
   CHECK(err_class(MPI_Type_match_size(99, 4, &m)) == MPI_ERR_ARG, "typeclass 99 refused");
 }
@@ -268,6 +279,10 @@ static void complex_types(void) {
   check_named(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", (int)sizeof(float complex));
   check_named(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", (int)sizeof(double complex));
   check_named(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", (int)sizeof(long double complex));
+  check_named(MPI_REAL16, "MPI_REAL16", 16);
+  check_named(MPI_COMPLEX8, "MPI_COMPLEX8", 8);
+  check_named(MPI_COMPLEX16, "MPI_COMPLEX16", 16);
+  check_named(MPI_COMPLEX32, "MPI_COMPLEX32", 32);
 
   COMPLEX_REDUCE(float complex, MPI_C_FLOAT_COMPLEX);
   COMPLEX_REDUCE(double complex, MPI_C_DOUBLE_COMPLEX);
@@ -275,6 +290,25 @@ static void complex_types(void) {
   COMPLEX_REDUCE(float complex, MPI_CXX_FLOAT_COMPLEX);
   COMPLEX_REDUCE(double complex, MPI_CXX_DOUBLE_COMPLEX);
   COMPLEX_REDUCE(long double complex, MPI_CXX_LONG_DOUBLE_COMPLEX);
+  COMPLEX_REDUCE(float complex, MPI_COMPLEX8);
+  COMPLEX_REDUCE(double complex, MPI_COMPLEX16);
+
+  /* REAL16 and COMPLEX32 are binary128 (GCC's __float128): 1 + (rank+1)
+   * 2^-80 per rank sums exactly in binary128 (113-bit significand), while a
+   * double or x87 sum would lose the small parts. */
+  const __float128 tiny = (__float128)1 / ((__float128)(1ULL << 40) * (__float128)(1ULL << 40));
+  __float128 q = 1 + (rank + 1) * tiny, qs = 0;
+  MPI_Allreduce(&q, &qs, 1, MPI_REAL16, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(qs == size + (size * (size + 1) / 2) * tiny, "REAL16 sum: %.20g + %g * 2^-80", (double)qs,
+        (double)((qs - size) / tiny));
+  __float128 z[2] = {1 + rank % 3, rank % 2}, zp[2];
+  MPI_Allreduce(z, zp, 1, MPI_COMPLEX32, MPI_PROD, MPI_COMM_WORLD);
+  long double complex es, ep;
+  expected_sum_prod(&es, &ep);
+  CHECK((long double)zp[0] == creall(ep) && (long double)zp[1] == cimagl(ep), "COMPLEX32 product (%Lg,%Lg)",
+        (long double)zp[0], (long double)zp[1]);
+  int rc = MPI_Allreduce(z, zp, 1, MPI_COMPLEX32, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(err_class(rc) == MPI_ERR_OP, "COMPLEX32 MPI_MAX: class %d", err_class(rc));
 
   /* A ring of long double complex: each rank receives its predecessor's. */
   long double complex out[3], in[3];

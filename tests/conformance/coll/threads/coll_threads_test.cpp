@@ -140,29 +140,44 @@ void run_job(int n, const std::function<void(Comm&)>& body) {
   for (auto& t : threads) t.join();
 }
 
-// The size of one part of a complex basic type; 0 for the others.
-size_t complex_part_size(Basic b) {
+// The floating type of one part of a complex basic type (kNone for the
+// others); REAL16 is one quad part.
+enum class Part { kNone, kFloat, kDouble, kX87, kQuad };
+Part complex_part(Basic b) {
   switch (b) {
-    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: return sizeof(float);
-    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex: return sizeof(double);
-    case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: return sizeof(long double);
-    default: return 0;
+    case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex: case Basic::kComplex8:
+      return Part::kFloat;
+    case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex: case Basic::kComplex16:
+      return Part::kDouble;
+    case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: return Part::kX87;
+    case Basic::kComplex32: return Part::kQuad;
+    default: return Part::kNone;
+  }
+}
+size_t part_size(Part p) {
+  return p == Part::kFloat ? sizeof(float) : p == Part::kDouble ? sizeof(double) : p == Part::kNone ? 0 : 16;
+}
+
+// A small integer stored as a part of kind `p`.
+void store_real(Part p, int v, char* out) {
+  switch (p) {
+    case Part::kFloat: { float x = v; std::memcpy(out, &x, sizeof x); break; }
+    case Part::kDouble: { double x = v; std::memcpy(out, &x, sizeof x); break; }
+    case Part::kX87: { long double x = v; std::memcpy(out, &x, sizeof x); break; }
+    case Part::kQuad: { __float128 x = v; std::memcpy(out, &x, sizeof x); break; }
+    case Part::kNone: break;
   }
 }
 
-// A small integer stored as the floating type of `size` bytes.
-void store_real(size_t size, int v, char* p) {
-  if (size == sizeof(float)) { float x = v; std::memcpy(p, &x, sizeof x); }
-  else if (size == sizeof(double)) { double x = v; std::memcpy(p, &x, sizeof x); }
-  else { long double x = v; std::memcpy(p, &x, sizeof x); }
-}
-
-bool is_zero_real(size_t size, const char* p) {
-  if (size == sizeof(float)) { float x; std::memcpy(&x, p, sizeof x); return x == 0; }
-  if (size == sizeof(double)) { double x; std::memcpy(&x, p, sizeof x); return x == 0; }
-  long double x;
-  std::memcpy(&x, p, sizeof x);
-  return x == 0;
+bool is_zero_real(Part p, const char* in) {
+  switch (p) {
+    case Part::kFloat: { float x; std::memcpy(&x, in, sizeof x); return x == 0; }
+    case Part::kDouble: { double x; std::memcpy(&x, in, sizeof x); return x == 0; }
+    case Part::kX87: { long double x; std::memcpy(&x, in, sizeof x); return x == 0; }
+    case Part::kQuad: { __float128 x; std::memcpy(&x, in, sizeof x); return x == 0; }
+    case Part::kNone: break;
+  }
+  return false;
 }
 
 // Deterministic small values, valid for every basic type (0..6; pairs get an
@@ -202,12 +217,15 @@ void fill(Basic b, int seed, void* buf, size_t n) {
       // comparison against the rank-order reference).
       case Basic::kComplex: case Basic::kCFloatComplex: case Basic::kCxxFloatComplex:
       case Basic::kDoubleComplex: case Basic::kCDoubleComplex: case Basic::kCxxDoubleComplex:
-      case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: {
+      case Basic::kCLongDoubleComplex: case Basic::kCxxLongDoubleComplex: case Basic::kComplex8:
+      case Basic::kComplex16: case Basic::kComplex32: {
         static const int kUnit[5][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
         const int* z = kUnit[v % 5];
-        for (int part = 0; part < 2; ++part) store_real(complex_part_size(b), z[part], p + part * complex_part_size(b));
+        const Part part = complex_part(b);
+        for (int k = 0; k < 2; ++k) store_real(part, z[k], p + k * part_size(part));
         break;
       }
+      case Basic::kReal16: store_real(Part::kQuad, v, p); break;
       case Basic::kLongDouble: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
       default: {
         // Integers of every width, little endian: the low byte is the value.
@@ -228,9 +246,9 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
   // that arithmetic leaves undefined.
   Basic t;
   size_t per = 0;
-  if (dt.homogeneous(&t, &per) && (t == Basic::kLongDouble || t == Basic::kLongDoubleInt ||
-                                    complex_part_size(t) == sizeof(long double))) {
-    const size_t stride = complex_part_size(t) == sizeof(long double) ? sizeof(long double) : dt::basic_info(t).size;
+  if (dt.homogeneous(&t, &per) &&
+      (t == Basic::kLongDouble || t == Basic::kLongDoubleInt || complex_part(t) == Part::kX87)) {
+    const size_t stride = complex_part(t) == Part::kX87 ? sizeof(long double) : dt::basic_info(t).size;
     for (size_t off = 0; off < pa.size(); off += stride) {
       std::memset(pa.data() + off + 10, 0, sizeof(long double) - 10);
       std::memset(pb.data() + off + 10, 0, sizeof(long double) - 10);
@@ -238,11 +256,12 @@ bool same(const Datatype& dt, const void* a, const void* b, int n) {
   }
   // Complex products: the sign of a zero part depends on the order of the
   // factors (re = ac - bd with b = 0 or d = 0); -0 and +0 are the same value.
-  if (dt.homogeneous(&t, &per) && complex_part_size(t) != 0) {
-    const size_t part = complex_part_size(t);
+  if (dt.homogeneous(&t, &per) && complex_part(t) != Part::kNone) {
+    const Part part = complex_part(t);
+    const size_t size = part_size(part);
     auto plus_zero = [&](std::vector<char>& v) {
-      for (size_t off = 0; off + part <= v.size(); off += part) {
-        if (is_zero_real(part, v.data() + off)) std::memset(v.data() + off, 0, part);
+      for (size_t off = 0; off + size <= v.size(); off += size) {
+        if (is_zero_real(part, v.data() + off)) std::memset(v.data() + off, 0, size);
       }
     };
     plus_zero(pa);

@@ -30,6 +30,9 @@ enum class Basic : uint8_t {
   // distinct types with distinct names. Appended: the values above are stable.
   kCFloatComplex, kCDoubleComplex, kCLongDoubleComplex, kCxxBool, kCxxFloatComplex, kCxxDoubleComplex,
   kCxxLongDoubleComplex,
+  // Fortran's size-specific REAL*16 (gfortran's REAL(16), IEEE binary128 in
+  // software) and COMPLEX*8/16/32.
+  kReal16, kComplex8, kComplex16, kComplex32,
   kNumBasic
 };
 
