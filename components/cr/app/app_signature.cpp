@@ -23,9 +23,11 @@ Scalar integer(size_t bytes, bool is_signed) {
   }
 }
 
-// The scalars of one basic element; false for none.
+// The scalars of one basic element: a pair type's (and a complex number's)
+// two, another's one with *second left kNoSecond; false for none.
+constexpr Scalar kNoSecond{};
 bool scalars_of(Basic b, Scalar* first, Scalar* second) {
-  *second = Scalar::kByte;
+  *second = kNoSecond;
   switch (b) {
     case Basic::kChar: *first = Scalar::kChar; return true;
     case Basic::kSignedChar: case Basic::kInt8: *first = Scalar::kInt8; return true;
@@ -72,15 +74,6 @@ bool scalars_of(Basic b, Scalar* first, Scalar* second) {
   }
 }
 
-bool is_pair(Basic b) {
-  return b == Basic::kFloatInt || b == Basic::kDoubleInt || b == Basic::kLongInt || b == Basic::k2Int ||
-         b == Basic::kShortInt || b == Basic::kLongDoubleInt || b == Basic::kComplex ||
-         b == Basic::kDoubleComplex || b == Basic::k2Integer || b == Basic::k2Real || b == Basic::k2DoublePrecision ||
-         b == Basic::kCFloatComplex || b == Basic::kCDoubleComplex || b == Basic::kCLongDoubleComplex ||
-         b == Basic::kCxxFloatComplex || b == Basic::kCxxDoubleComplex || b == Basic::kCxxLongDoubleComplex ||
-         b == Basic::kComplex8 || b == Basic::kComplex16;
-}
-
 }  // namespace
 
 StatusOr<appfmt::Signature> signature_of(const lz_datatype_s& type, const std::string& variable) {
@@ -89,7 +82,7 @@ StatusOr<appfmt::Signature> signature_of(const lz_datatype_s& type, const std::s
     Scalar a, b;
     if (!scalars_of(run.type, &a, &b))
       return InvalidArgument("variable '" + variable + "': " + type.name() + " has a basic type with no portable form");
-    if (!is_pair(run.type)) {
+    if (b == kNoSecond) {
       append(sig, a, run.count);
       continue;
     }

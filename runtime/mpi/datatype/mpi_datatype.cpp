@@ -42,15 +42,32 @@ int as_int(size_t v) { return v > static_cast<size_t>(INT_MAX) ? -1 : static_cas
 
 namespace lz::rt::large {
 
-int pack(const char* kFn, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
-         MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+namespace {
+
+// The checks MPI_Pack, MPI_Unpack and MPI_Pack_size share: communicator,
+// count, datatype.
+int check_pack_args(const char* kFn, MPI_Count count, MPI_Datatype datatype, MPI_Comm comm) {
   if (comm == MPI_COMM_NULL || !comm->valid())
     return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
-  if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
+  if (count < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(count));
   if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
+  return MPI_SUCCESS;
+}
+
+// And those MPI_Pack and MPI_Unpack add: a committed type, a valid position.
+int check_position(const char* kFn, MPI_Datatype datatype, const MPI_Count* position, MPI_Comm comm) {
   if (!datatype->is_committed())
     return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
   if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int pack(const char* kFn, const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+         MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+  if (int e = check_pack_args(kFn, incount, datatype, comm)) return e;
+  if (int e = check_position(kFn, datatype, position, comm)) return e;
   const size_t need = datatype->size() * static_cast<size_t>(incount);
   if (static_cast<size_t>(*position) + need > static_cast<size_t>(outsize < 0 ? 0 : outsize))
     return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
@@ -64,23 +81,15 @@ int pack(const char* kFn, const void* inbuf, MPI_Count incount, MPI_Datatype dat
 }
 
 int pack_size(const char* kFn, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
-  if (comm == MPI_COMM_NULL || !comm->valid())
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
-  if (incount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(incount));
-  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
+  if (int e = check_pack_args(kFn, incount, datatype, comm)) return e;
   *size = static_cast<MPI_Count>(datatype->size() * static_cast<size_t>(incount));
   return MPI_SUCCESS;
 }
 
 int unpack(const char* kFn, const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
            MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL || !comm->valid())
-    return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_COMM, "invalid communicator");
-  if (outcount < 0) return mpi_error(comm, kFn, MPI_ERR_COUNT, "invalid count " + std::to_string(outcount));
-  if (datatype == MPI_DATATYPE_NULL) return mpi_error(comm, kFn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
-  if (!datatype->is_committed())
-    return mpi_error(comm, kFn, MPI_ERR_TYPE, "datatype " + datatype->name() + " is not committed");
-  if (position == nullptr || *position < 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "invalid position");
+  if (int e = check_pack_args(kFn, outcount, datatype, comm)) return e;
+  if (int e = check_position(kFn, datatype, position, comm)) return e;
   const size_t need = datatype->size() * static_cast<size_t>(outcount);
   if (static_cast<size_t>(*position) + need > static_cast<size_t>(insize < 0 ? 0 : insize))
     return mpi_error(comm, kFn, MPI_ERR_TRUNCATE,
