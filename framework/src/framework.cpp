@@ -79,7 +79,7 @@ StatusOr<SelectionFilter> Framework::filter(const ParamStore& params) const {
   return f;
 }
 
-QueryResult Framework::query_one(const ComponentEntry& e, const QueryContext& base) const {
+QueryResult Framework::query_one(const ComponentEntry& e, const QueryContext& base, bool named) const {
   QueryResult r;
   r.entry = &e;
   const std::string pp = priority_param(e.desc->name);
@@ -93,6 +93,7 @@ QueryResult Framework::query_one(const ComponentEntry& e, const QueryContext& ba
     ctx.named = f.ok() && f->mode == SelectionFilter::Mode::kInclude &&
                 std::find(f->names.begin(), f->names.end(), e.desc->name) != f->names.end();
   }
+  ctx.named = ctx.named || named;
   if (e.desc->query == nullptr) {
     r.declined = Internal("component has no query function");
     return r;

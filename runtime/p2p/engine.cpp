@@ -34,6 +34,8 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
     if (static_cast<size_t>(r) < job.node_of_rank.size()) pi.node_id = job.node_of_rank[static_cast<size_t>(r)];
   }
   peers_.resize(static_cast<size_t>(size_));
+  names_.resize(static_cast<size_t>(size_));
+  for (int r = 0; r < size_; ++r) names_[static_cast<size_t>(r)] = {job.job_id, r, peer_info_[static_cast<size_t>(r)].host};
   const ParamStore& ps = reg.params();
   eager_limit_param_ = static_cast<uint64_t>(std::max<int64_t>(0, ps.get_int("p2p_eager_limit")));
   spin_count_ = static_cast<int>(std::max<int64_t>(0, ps.get_int("p2p_spin_count")));
@@ -131,6 +133,7 @@ Status Engine::choose_transports() {
   for (auto& n : module_names_) all_names += (all_names.empty() ? "" : ",") + n;
   for (int r = 0; r < size_; ++r) {
     Peer& p = peers_[static_cast<size_t>(r)];
+    p.index = r;
     // The highest exclusivity, then the lower latency, then priority order.
     p.transport = nullptr;
     transport::Attributes best;
@@ -191,7 +194,7 @@ Status Engine::choose_transports() {
 std::string Engine::unsent_to(int r) const {
   const Peer& p = peers_[static_cast<size_t>(r)];
   if (p.failed) return "";  // its frames are gone; peer_failed said so
-  const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(r) : 0;
+  const size_t in_transport = p.transport != nullptr ? p.transport->unsent_bytes(p.index) : 0;
   std::string out;
   if (!p.pending.empty()) out = std::to_string(p.pending.size()) + " frame(s) waiting for transport room";
   if (in_transport != 0)
@@ -201,7 +204,7 @@ std::string Engine::unsent_to(int r) const {
 
 std::string Engine::unsent_summary(std::vector<int>* owed) const {
   std::string out;
-  for (int r = 0; r < size_; ++r) {
+  for (int r = 0; r < peer_count(); ++r) {
     const std::string what = unsent_to(r);
     if (what.empty()) continue;
     out += (out.empty() ? "rank " : ", rank ") + std::to_string(r) + " (" + what + ")";
@@ -259,6 +262,10 @@ Status Engine::finalize() {
   Status first;
   for (auto* m : modules_) {
     Status s = m->finalize();
+    if (!s.ok() && first.ok()) first = s;
+  }
+  for (auto& b : bridges_) {
+    Status s = b->finalize();
     if (!s.ok() && first.ok()) first = s;
   }
   // A transport completes its gets (or drops them) by finalize(): what is

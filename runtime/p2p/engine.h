@@ -52,6 +52,7 @@
 #include "p2p/registered_buffer.h"
 #include "p2p/protocol.h"
 #include "p2p/request.h"
+#include "p2p/bridge.h"
 #include "p2p/wait_gate.h"
 
 namespace lz::rt {
@@ -283,6 +284,19 @@ class Engine final : public transport::Host {
   // ahead of every message already there, in the order given.
   void replay(std::vector<crcp::Replayed> messages);
 
+  // ---- processes of other jobs (dynamic processes, p2p/dpm.h): engine_dpm.cpp ----------
+  // Takes `b` (open, connected): each member of another job becomes a peer
+  // numbered after every peer so far, reached through b's modules. Returns
+  // the engine's number of each member (a member of this job: its world
+  // rank). kUnavailable naming a member no module of b reaches.
+  StatusOr<std::vector<int>> adopt_bridge(std::unique_ptr<Bridge> b);
+  // Peers of this job and of others (world ranks first).
+  int peer_count() const { return static_cast<int>(peers_.size()); }
+  // Who peer `index` is, the same in every job's processes.
+  const ProcessName& process_name(int index) const { return names_[static_cast<size_t>(index)]; }
+  // A bridge is open: a checkpoint cannot cover the job (checkpoint_transports refuses).
+  bool has_bridges() const { return !bridges_.empty(); }
+
   // ---- migration of a rank (cr=app): engine_handover.cpp ------------------------------
   // Every rank stopped at the same safe point, every message sent before it
   // arrived: pulls the payload of every unexpected rendezvous message (an
@@ -433,6 +447,8 @@ class Engine final : public transport::Host {
   int size_ = 1;
   std::vector<transport::PeerInfo> peer_info_;
   std::vector<Peer> peers_;
+  std::vector<ProcessName> names_;                  // by peer, for process_name()
+  std::vector<std::unique_ptr<Bridge>> bridges_;    // adopt_bridge(), finalized last
   std::vector<std::unique_ptr<Module>> owned_;      // selected transport modules, best first
   std::vector<transport::Module*> modules_;
   std::vector<transport::Module*> active_;          // modules chosen for at least one peer

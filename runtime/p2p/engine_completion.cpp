@@ -64,13 +64,13 @@ void Engine::remove_waiting(Request* r) {
 }
 
 void Engine::peer_failed(int world, const Status& why) {
-  if (world < 0 || world >= size_) return;
+  if (world < 0 || world >= peer_count()) return;
   Peer& p = peers_[static_cast<size_t>(world)];
   if (p.failed) return;
   p.failed = true;
   log::error("p2p: rank %d is unreachable: %s", world, why.message().c_str());
   if (p.placing != nullptr) {  // the transport writes no more into its buffer, failed below
-    p.transport->drop_placement(world);
+    p.transport->drop_placement(p.index);
     p.placing = nullptr;
   }
   if (!p.pending.empty()) {

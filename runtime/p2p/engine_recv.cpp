@@ -171,7 +171,7 @@ bool Engine::start_get(Request* r, int world, const RndvSource& from, uint64_t n
   auto* op = new TransferOp{this, r, world, Status::Ok()};
   transfers_.push_back(op);
   add_waiting(world, r);  // a lost peer fails it (and orphans the op)
-  Status s = p.transport->get_async(world, r->dest, n, from.addr, from.key, transport::Completion{&Engine::transfer_done, op});
+  Status s = p.transport->get_async(p.index, r->dest, n, from.addr, from.key, transport::Completion{&Engine::transfer_done, op});
   if (s.ok()) return true;
   log::debug("p2p: single-copy get from rank %d not started (%s); streaming instead", world, s.message().c_str());
   remove_waiting(r);
@@ -232,7 +232,7 @@ void Engine::finish_recv(Request* r) {
 void Engine::deliver(int src, const void* data, size_t len) {
   // First the common frame, a well-formed eager message; deliver_frame()
   // takes every other (and says what is wrong with a bad one).
-  if (__builtin_expect(len >= sizeof(wire::Header) && src >= 0 && src < size_, 1)) {
+  if (__builtin_expect(len >= sizeof(wire::Header) && src >= 0 && src < peer_count(), 1)) {
     wire::Header h;
     std::memcpy(&h, data, sizeof h);
     if (__builtin_expect(h.version == wire::kVersion && h.type == wire::kEager && h.length == len - sizeof h &&
@@ -249,8 +249,8 @@ void Engine::deliver(int src, const void* data, size_t len) {
 }
 
 void Engine::deliver_frame(int src, const void* data, size_t len) {
-  if (__builtin_expect(len < sizeof(wire::Header) || src < 0 || src >= size_, 0)) {
-    log::error("p2p: dropped a %zu-byte frame from rank %d: shorter than the p2p header", len, src);
+  if (__builtin_expect(len < sizeof(wire::Header) || src < 0 || src >= peer_count(), 0)) {
+    log::error("p2p: dropped a %zu-byte frame from rank %d: shorter than the p2p header or from no peer", len, src);
     return;
   }
   wire::Header h;
@@ -320,7 +320,7 @@ void Engine::frag_arrived(Request* r, uint64_t bytes) {
 }
 
 void* Engine::place(int src, const void* head, size_t len) {
-  if (src < 0 || src >= size_) return nullptr;
+  if (src < 0 || src >= peer_count()) return nullptr;
   Peer& p = peers_[static_cast<size_t>(src)];
   if (p.failed || p.placing != nullptr || len < sizeof(wire::Header)) return nullptr;
   wire::Header h;
@@ -354,7 +354,7 @@ void* Engine::place_eager(int world, Peer& p, const wire::Header& h) {
 }
 
 void Engine::deliver_placed(int src, const void* head, size_t len) {
-  if (src < 0 || src >= size_) return;
+  if (src < 0 || src >= peer_count()) return;
   Peer& p = peers_[static_cast<size_t>(src)];
   Request* r = std::exchange(p.placing, nullptr);
   ++p.received.messages;

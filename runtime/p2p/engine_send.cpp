@@ -21,7 +21,7 @@ using namespace engine_detail;
 // function. What a transport refuses goes to the out-of-line send_refused().
 inline __attribute__((always_inline)) Status Engine::transmit(int world, Peer& p, const iovec* iov, int iovcnt,
                                                               size_t bytes) {
-  Status s = p.transport->send(world, iov, iovcnt);
+  Status s = p.transport->send(p.index, iov, iovcnt);
   if (__builtin_expect(s.ok(), 1)) {
     ++p.sent.messages;
     p.sent.bytes += bytes;
@@ -114,7 +114,7 @@ void Engine::flush_peer(int world) {
 }
 
 void Engine::flush_all() {
-  for (int w = 0; w < size_ && pending_peers_ > 0; ++w)
+  for (int w = 0; w < peer_count() && pending_peers_ > 0; ++w)
     if (!peers_[static_cast<size_t>(w)].pending.empty()) flush_peer(w);
 }
 
@@ -278,7 +278,7 @@ bool Engine::send_eager_zcopy(Request* r, int world, const wire::Header& h) {
   iov[0].iov_len = sizeof h;
   iov[1].iov_base = const_cast<char*>(r->data);
   iov[1].iov_len = r->bytes;
-  Status s = p.transport->send_zcopy(world, iov, 2, transport::Completion{&Engine::transfer_done, op});
+  Status s = p.transport->send_zcopy(p.index, iov, 2, transport::Completion{&Engine::transfer_done, op});
   if (s.ok()) {
     r->zcopy = true;
     ++p.messages_sent;

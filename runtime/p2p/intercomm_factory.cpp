@@ -99,6 +99,10 @@ StatusOr<Lists> exchange(Comm& c, const Record& mine) {
     b.recv(out.remote.data(), kRec * nr, 0, kTagAgree);
     LZ_RETURN_IF_ERROR(b.wait());
   }
+  // Each process's number here, by its position: a process of another job
+  // (dynamic processes) has a different number in each job's processes.
+  for (int r = 0; r < nl; ++r) out.local[static_cast<size_t>(r)].world = c.world_ranks()[static_cast<size_t>(r)];
+  for (int j = 0; j < nr; ++j) out.remote[static_cast<size_t>(j)].world = c.remote_world_ranks()[static_cast<size_t>(j)];
   return out;
 }
 
@@ -207,7 +211,13 @@ StatusOr<Comm*> intercomm_merge(Comm& inter, bool high) {
   eng.take_context(ctx);
   const bool remote_high = all.remote[0].color != 0;
   bool local_first = !high && remote_high;
-  if (high == remote_high) local_first = inter.world_ranks()[0] < inter.remote_world_ranks()[0];
+  // Both groups alike: the one whose rank 0 has the smaller (job id, world
+  // rank) first, which both groups see the same, of one job or of two.
+  if (high == remote_high) {
+    const ProcessName& a = eng.process_name(inter.world_ranks()[0]);
+    const ProcessName& b = eng.process_name(inter.remote_world_ranks()[0]);
+    local_first = std::tie(a.job, a.rank) < std::tie(b.job, b.rank);
+  }
   std::vector<int> world = local_first ? inter.world_ranks() : inter.remote_world_ranks();
   const std::vector<int>& second = local_first ? inter.remote_world_ranks() : inter.world_ranks();
   world.insert(world.end(), second.begin(), second.end());

@@ -32,6 +32,18 @@ constexpr ParamSpec kParams[] = {
      "not have accepted the connection yet) before it fails naming the peer; 0: as long as the peer lives. "
      "A peer that dies ends the wait at once",
      5},
+    {"dpm_transport", ParamType::kList, "tcp",
+     "Transports that carry messages between processes of different jobs, joined by MPI_Comm_spawn, "
+     "MPI_Comm_accept/_connect or MPI_Comm_join: each such connection opens its own modules of these",
+     5},
+    {"dpm_timeout", ParamType::kDouble, "120",
+     "Seconds MPI_Comm_accept, _connect, _join and _spawn wait for the other side (spawned processes to start "
+     "and connect back) before they fail; 0: no limit",
+     5},
+    {"dpm_names_dir", ParamType::kString, "",
+     "Directory of the names MPI_Publish_name publishes (a file per name, holding the port); every job that "
+     "uses the same directory sees them. Empty: $XDG_RUNTIME_DIR/lazarus-names, else /tmp/lazarus-names-<uid>",
+     6},
 };
 }  // namespace
 

@@ -23,6 +23,7 @@ struct PendingFrame {
 
 struct Peer {
   transport::Module* transport = nullptr;
+  int index = 0;            // this peer's rank for `transport`: its world rank, or its rank in a dpm Bridge
   size_t max_payload = 0;   // transport max_frame minus the wire header
   size_t eager_limit = 0;   // p2p_eager_limit (or the transport's), at most max_payload
   size_t get_threshold = 0; // rendezvous of at least this many bytes read with get

@@ -68,11 +68,16 @@ class Framework {
   // Selects per the rules above. Result is ordered by priority, highest first.
   StatusOr<std::vector<QueryResult>> select(const QueryContext& base) const;
 
+  // Queries one component as if the selection parameter named it, whatever
+  // it says: for modules opened beside the selected ones (the transports of
+  // a dynamic-process connection, runtime/p2p/bridge.h).
+  QueryResult query_named(const ComponentEntry& e, const QueryContext& base) const { return query_one(e, base, true); }
+
   // Priority parameter of a component: "<fw>_<component>_priority".
   std::string priority_param(const std::string& component) const;
 
  private:
-  QueryResult query_one(const ComponentEntry& e, const QueryContext& base) const;
+  QueryResult query_one(const ComponentEntry& e, const QueryContext& base, bool named = false) const;
 
   std::string name_;
   SelectKind kind_;
