@@ -6,6 +6,7 @@
 
 #include "mpi.h"
 #include "mpi/attributes.h"
+#include "mpi/dpm_state.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "mpi/info.h"
@@ -158,6 +159,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
   if ((*comm)->predefined())
     return mpi_error(*comm, "MPI_Comm_free", MPI_ERR_COMM, "cannot free a predefined communicator");
   if (int e = lz::rt::attributes_delete_all("MPI_Comm_free", *comm)) return e;
+  lz::rt::dpm_forget(*comm);
   lz::rt::comm_free(*comm);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

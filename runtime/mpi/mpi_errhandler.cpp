@@ -46,6 +46,10 @@ const char* error_text(int code) {
       return "MPI_ERR_BASE: not a base address MPI_Alloc_mem returned";
     case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
     case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP: data representation defined already";
+    case MPI_ERR_SPAWN: return "MPI_ERR_SPAWN: spawning processes failed";
+    case MPI_ERR_PORT: return "MPI_ERR_PORT: invalid port name";
+    case MPI_ERR_NAME: return "MPI_ERR_NAME: service name not published";
+    case MPI_ERR_SERVICE: return "MPI_ERR_SERVICE: service name could not be published or unpublished";
     case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory (tool interface)";
     case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
     case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";

@@ -16,6 +16,7 @@
 #include "lazarus/log.h"
 #include "mpi.h"
 #include "mpi/attributes.h"
+#include "mpi/dpm_state.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "p2p/comm_factory.h"
@@ -91,6 +92,12 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     }
   } else {
     g_mpi_state.store(static_cast<int>(multiple ? MpiState::kRunningMt : MpiState::kRunning));
+  }
+  // A spawned process's MPI_Init ends connected to its parent job.
+  if (int e = lz_dpm_connect_parent(); e != MPI_SUCCESS) {
+    std::fprintf(stderr, "MPI_Init: cannot connect to the job that spawned this one (error class %d)\n", e);
+    std::fflush(stderr);
+    std::_Exit(1);
   }
   if (provided) *provided = g_thread_level;
   return MPI_SUCCESS;
