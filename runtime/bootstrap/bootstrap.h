@@ -15,8 +15,8 @@
 //   LZ_RETURN_IF_ERROR(boot->fence());
 //   auto peer_addr = boot->get(peer, "transport.tcp.addr");
 //
-// Threading: put/fence/get/barrier/abort/finalize are called by one thread at a
-// time (the runtime serializes them).
+// Threading: put/fence/get/barrier/abort/finalize/spawn are called by one
+// thread at a time (the runtime serializes them).
 //
 // Checkpoint/restart seams: a core-image checkpointer cannot save an
 // inet socket, so the CR thread calls disconnect() before the dump and
@@ -38,6 +38,7 @@
 
 #include "lazarus/modex.h"
 #include "lazarus/status.h"
+#include "oob/spawn_messages.h"
 
 namespace lz::rt {
 
@@ -119,6 +120,21 @@ class Bootstrap : public Modex {
     return Unimplemented("this bootstrap cannot move to another launcher");
   }
   virtual bool connected() const { return false; }
+
+  // Asks the launcher to start a new job (MPI_Comm_spawn and
+  // MPI_Comm_spawn_multiple: one app each, oob/spawn_messages.h) and waits
+  // for its answer: Ok once the new job's launcher runs (its ranks start
+  // and connect on their own: the caller learns of them through req.env's
+  // entries, not here), kInvalidArgument with the launcher's reason (naming
+  // the bad command, host or value) when it refused. req.seq is the
+  // bootstrap's to number. The launcher keeps the new job beside this one:
+  // this job fails when the new one fails, and does not end before it.
+  // Control messages met while waiting are queued (next_control()).
+  // kUnavailable without a launcher (a singleton) or while disconnected.
+  virtual Status spawn(const oob::SpawnRequestMsg& req) {
+    (void)req;
+    return Unavailable("MPI_Comm_spawn needs a launcher: start the program with `lazarus run -np 1 ...`");
+  }
 
   // How fence() and barrier() wait for the launcher's answer: called with the
   // OOB socket before each read of it, it returns once the socket is readable

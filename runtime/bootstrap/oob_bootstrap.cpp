@@ -6,6 +6,7 @@
 
 #include "lazarus/log.h"
 #include "oob/messages.h"
+#include "oob/spawn_messages.h"
 
 namespace lz::rt {
 
@@ -112,6 +113,21 @@ Status OobBootstrap::barrier() {
   oob::SeqMsg done;
   if (Status s = oob::decode_seq(f.payload, &done); !s.ok()) return lost(s);
   if (done.seq != barrier_seq_) return lost(ProtocolError("BARRIER_DONE out of sequence"));
+  return Status::Ok();
+}
+
+Status OobBootstrap::spawn(const oob::SpawnRequestMsg& req) {
+  LZ_RETURN_IF_ERROR(require_connected("spawn"));
+  oob::SpawnRequestMsg m = req;
+  m.seq = ++spawn_seq_;
+  if (Status s = client_->send(MsgType::kSpawnRequest, oob::encode_spawn_request(m)); !s.ok()) return lost(s);
+  LZ_ASSIGN_OR_RETURN(Frame f, await(MsgType::kSpawnReply));
+  oob::SpawnReplyMsg rep;
+  if (Status s = oob::decode_spawn_reply(f.payload, &rep); !s.ok()) return lost(s);
+  if (rep.seq != spawn_seq_)
+    return lost(ProtocolError("SPAWN_REPLY for request " + std::to_string(rep.seq) + ", expected " +
+                              std::to_string(spawn_seq_)));
+  if (rep.ok != 1) return InvalidArgument(rep.message.empty() ? "the launcher refused to spawn" : rep.message);
   return Status::Ok();
 }
 

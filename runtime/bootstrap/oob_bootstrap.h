@@ -40,6 +40,7 @@ class OobBootstrap final : public Bootstrap {
   Status reconnect() override;
   Status reconnect_to(const std::string& address, const std::string& job_id, const std::string& secret) override;
   bool connected() const override { return client_ != nullptr; }
+  Status spawn(const oob::SpawnRequestMsg& req) override;
 
  private:
   OobBootstrap(JobInfo job, std::string secret, std::string address, double timeout)
@@ -60,6 +61,7 @@ class OobBootstrap final : public Bootstrap {
   bool finalized_ = false;
   uint64_t fence_seq_ = 0;
   uint64_t barrier_seq_ = 0;
+  uint64_t spawn_seq_ = 0;
   oob::KeyValues pending_;
   std::vector<std::map<std::string, std::string, std::less<>>> store_;  // per rank
   std::deque<ControlMessage> control_;

@@ -1,5 +1,7 @@
 // SingletonBootstrap: the Bootstrap of a process started without a launcher
 // (`./prog` with no LZ_OOB_ADDR): a job of size 1 whose modex is local.
+// It cannot spawn (Bootstrap::spawn's default: kUnavailable, saying to
+// start the program with `lazarus run`).
 #pragma once
 
 #include <map>

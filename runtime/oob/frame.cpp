@@ -47,6 +47,8 @@ std::string msg_type_name(uint16_t type) {
     case MsgType::kHelperUnknown: return "HELPER_UNKNOWN";
     case MsgType::kHelperRestore:
       return "HELPER_RESTORE";
+    case MsgType::kSpawnRequest: return "SPAWN_REQUEST";
+    case MsgType::kSpawnReply: return "SPAWN_REPLY";
     default: break;
   }
   return "type " + std::to_string(type);

@@ -173,6 +173,24 @@ enum class MsgType : uint16_t {
   kHelperUnknown = 101,  // helper -> launcher: SeqMsg{the type it does not know}
   kHelperRestore = 102,  // launcher -> helper: HelperRestoreMsg
   kHelperReservedLast = 127,
+
+  // Dynamic processes (MPI_Comm_spawn, MPI_Comm_spawn_multiple; payloads in
+  // oob/spawn_messages.h). A rank asks its launcher to start a new job; the
+  // launcher runs itself as that job's launcher (`lazarus run` with one
+  // program per app) and answers once it started, or refused:
+  //
+  //   rank                                       launcher
+  //   SPAWN_REQUEST{seq, apps, env}        ->    checks each app's command,
+  //                                              starts `lazarus run ...`
+  //                                        <-    SPAWN_REPLY{seq, ok, message}
+  //
+  // The new job runs beside the rank's: the launcher watches it, fails the
+  // rank's job when it fails, waits for it before the job ends, and stops it
+  // with the job. How its ranks reach the ones that spawned them is theirs
+  // (req.env carries what they need).
+  kSpawnRequest = 128,  // rank -> launcher: SpawnRequestMsg
+  kSpawnReply = 129,    // launcher -> rank: SpawnReplyMsg
+  kDpmReservedLast = 143,
 };
 
 // "HELLO", "FENCE", ... or "type 1234" for an unknown value.
