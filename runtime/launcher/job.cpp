@@ -319,6 +319,7 @@ int Job::run() {
     return 1;
   }
   ranks_.resize(spec_.placement.size());
+  spawned_ = std::make_unique<SpawnedJobs>([this](int code, const std::string& why) { fail(code, why); });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));
   oob::WelcomeMsg welcome;
@@ -381,6 +382,7 @@ int Job::run() {
     say("event loop failed: " + s.message());
     for (auto& r : ranks_)
       if (r.running()) starter_.signal(r.rank, r.pid, SIGKILL);
+    spawned_->signal_all(SIGKILL);
     return 1;
   }
   for (auto& r : ranks_) {
@@ -424,6 +426,11 @@ void Job::reap() {
     int st = 0;
     pid_t pid = waitpid(-1, &st, WNOHANG);
     if (pid <= 0) break;
+    // A spawned job's launcher: forgotten, or the job fails with it.
+    if (spawned_ && spawned_->child_exited(pid, st)) {
+      maybe_finish();
+      continue;
+    }
     bool rank = false;
     for (auto& r : ranks_) {
       if (r.pid == pid && !r.remote && !r.exited) {
@@ -446,9 +453,10 @@ void Job::reap() {
 
 bool Job::has_transient_children() const {
   // /proc/self/task/<tid>/children lists each thread's children; the
-  // starter's own (a remote host's launch agent) live as long as the job.
-  const std::optional<bool> other =
-      any_live_child([this](pid_t pid) { return !starter_.owns_child(pid); });
+  // starter's own (a remote host's launch agent) live as long as the job,
+  // and so may spawned jobs' launchers.
+  auto lasting = [this](pid_t pid) { return starter_.owns_child(pid) || (spawned_ && spawned_->owns(pid)); };
+  const std::optional<bool> other = any_live_child([&](pid_t pid) { return !lasting(pid); });
   if (!other) {
     siginfo_t si{};
     return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
@@ -456,8 +464,7 @@ bool Job::has_transient_children() const {
   if (*other) return true;
   // An exited child not yet reaped is no longer listed as running there.
   siginfo_t si{};
-  return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0 &&
-         !starter_.owns_child(si.si_pid);
+  return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0 && !lasting(si.si_pid);
 }
 
 void Job::on_rank_exit(RankProcess& r) {
@@ -581,6 +588,9 @@ void Job::on_frame(int rank, oob::Frame& f) {
       r.detached = true;
       server_->send(rank, MsgType::kDisconnectAck, "");
       return;
+    case MsgType::kSpawnRequest:
+      on_spawn(r, f);
+      return;
     default:
       break;
   }
@@ -599,6 +609,25 @@ void Job::on_fence(RankProcess& r, const oob::Frame& f) {
 
 void Job::on_barrier(RankProcess& r, const oob::Frame& f) {
   answer_round(r, modex_->on_barrier(r.rank, r.restored, f.payload), oob::MsgType::kBarrierDone);
+}
+
+void Job::on_spawn(RankProcess& r, const oob::Frame& f) {
+  oob::SpawnRequestMsg req;
+  if (Status s = oob::decode_spawn_request(f.payload, &req); !s.ok()) {
+    fail(1, r.describe() + " broke the OOB protocol: " + s.message());
+    return;
+  }
+  oob::SpawnReplyMsg rep;
+  if (stopping_) {
+    rep = {req.seq, 0, "the job is stopping: it starts no new job"};
+  } else {
+    // Apps without info "host"/"hostfile" go where this job's ranks are now.
+    std::vector<Placement> where;
+    for (const auto& rank : ranks_) where.push_back(rank.place);
+    rep = spawned_->start(r.rank, req, parent_host_list(where, is_local_host));
+    if (!rep.ok) log::debug("%s: spawn refused: %s", r.describe().c_str(), rep.message.c_str());
+  }
+  server_->send(r.rank, oob::MsgType::kSpawnReply, oob::encode_spawn_reply(rep));
 }
 
 void Job::answer_round(RankProcess& r, const StatusOr<std::optional<std::string>>& done, oob::MsgType answer) {
@@ -695,6 +724,8 @@ void Job::stop_ranks(int sig) {
     if (!r.running()) continue;
     starter_.signal(r.rank, r.pid, sig);
   }
+  // Their launchers stop their ranks in turn.
+  spawned_->signal_all(SIGTERM);
   if (kill_timer_ == 0)
     kill_timer_ = loop_.add_timer(oob::deadline_in(spec_.kill_grace), [this] {
       kill_timer_ = 0;
@@ -706,6 +737,7 @@ void Job::stop_ranks(int sig) {
 void Job::kill_remaining() {
   for (auto& r : ranks_)
     if (r.running()) starter_.signal(r.rank, r.pid, SIGKILL);
+  spawned_->signal_all(SIGKILL);
 }
 
 void Job::maybe_finish() {
@@ -713,6 +745,8 @@ void Job::maybe_finish() {
   if (cr_->holds_finish() || starting_) return;
   for (const auto& r : ranks_)
     if (r.running()) return;
+  // A job ends after the jobs it spawned (their ranks may still talk to it).
+  if (spawned_->running()) return;
   bool pipes_open = false;
   for (const auto& r : ranks_) pipes_open |= r.out.valid() || r.err.valid();
   if (!pipes_open) {
@@ -733,6 +767,8 @@ void Job::maybe_finish() {
           fd.reset();
         }
       }
+      drain_timer_ = 0;
+      if (spawned_->running()) return;  // a job spawned meanwhile: its end calls maybe_finish again
       loop_.stop();
     });
 }

@@ -19,6 +19,11 @@
 // code or signal, tells the connected ranks (ERROR), sends SIGTERM to every
 // rank's process group and SIGKILL after the grace period.
 //
+// Jobs its ranks spawn (MPI_Comm_spawn: SPAWN_REQUEST) run under launchers
+// of their own that it starts and watches (SpawnedJobs, spawned_jobs.h): one
+// that fails fails this job; the job does not end while one runs; stopping
+// the job stops them (SIGTERM, SIGKILL after the grace).
+//
 // Its checkpoints are coordinated by a CheckpointCoordinator
 // (checkpoint_coordinator.h), to which it routes the CR frames, the control
 // socket's requests and the ranks' ends; the Job is its Host.
@@ -42,6 +47,7 @@
 #include "launcher/rank_mover.h"
 #include "launcher/rank_process.h"
 #include "launcher/rank_starter.h"
+#include "launcher/spawned_jobs.h"
 #include "oob/messages.h"
 
 namespace lz::launcher {
@@ -90,6 +96,8 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   void on_oob_closed(int rank, const Status& why);
   void on_fence(RankProcess& r, const oob::Frame& f);
   void on_barrier(RankProcess& r, const oob::Frame& f);
+  // SPAWN_REQUEST: starts the new job (or refuses it) and answers the rank.
+  void on_spawn(RankProcess& r, const oob::Frame& f);
   // Broadcasts a completed fence/barrier round, or fails the job.
   void answer_round(RankProcess& r, const StatusOr<std::optional<std::string>>& done, oob::MsgType answer);
 
@@ -158,6 +166,10 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   // Checkpoint/restart.
   std::unique_ptr<ControlServer> control_;
   std::unique_ptr<CheckpointCoordinator> cr_;
+
+  // Jobs the ranks spawned (last: destroyed first, killing and reaping
+  // what is left of them).
+  std::unique_ptr<SpawnedJobs> spawned_;
 };
 
 }  // namespace lz::launcher

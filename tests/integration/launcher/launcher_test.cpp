@@ -91,6 +91,43 @@ TEST_P(LauncherNpTest, EveryRankSeesEveryPeersModexValues) {
 // np up to 8 on any number of cores: oversubscription is the default.
 INSTANTIATE_TEST_SUITE_P(Np, LauncherNpTest, ::testing::Range(1, 9));
 
+// MPI_Comm_spawn's launcher side (launcher/spawned_jobs.h), through
+// Bootstrap::spawn: the new job runs under a launcher of its own, its
+// output joins the job's, and the job ends after it.
+TEST_F(LauncherTest, SpawnedJobRunsAndTheJobEndsAfterIt) {
+  JobResult r = run({kLazarus, "run", "-np", "2", kProg, "--spawn", "2:sh", "--spawn-arg", "-c", "--spawn-arg",
+                     "sleep 1; echo child $LZ_RANK of $LZ_SIZE says $SPAWN_V", "--spawn-env", "SPAWN_V=hi there"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count(r.out, "rank 0: spawn ok"), 1) << r.out;
+  EXPECT_EQ(count(r.out, "child 0 of 2 says hi there"), 1) << r.out;
+  EXPECT_EQ(count(r.out, "child 1 of 2 says hi there"), 1) << r.out;
+}
+
+TEST_F(LauncherTest, SpawnOfAMissingCommandIsRefusedNamingIt) {
+  JobResult r = run({kLazarus, "run", "-np", "1", kProg, "--spawn", "1:no-such-program-xyz"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 0: spawn refused: command 'no-such-program-xyz' not found in PATH"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(LauncherTest, AFailingSpawnedJobFailsTheJob) {
+  JobResult r = run({kLazarus, "run", "-np", "2", kProg, "--sleep", "--spawn", "1:sh", "--spawn-arg", "-c",
+                     "--spawn-arg", "exit 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("spawned job 'sh' (started by rank 0) exited with code 3"), std::string::npos) << r.err;
+}
+
+TEST_F(LauncherTest, StoppingTheJobStopsTheJobsItSpawned) {
+  const std::string pid_file = home_.path() + "/child.pid";
+  JobResult r = run({kLazarus, "run", "-np", "1", "--timeout", "4", kProg, "--sleep", "--spawn", "1:sh",
+                     "--spawn-arg", "-c", "--spawn-arg", "echo $$ > " + pid_file + "; exec sleep 1000"});
+  EXPECT_EQ(r.exit_code, 124) << r.err;
+  std::ifstream in(pid_file);
+  pid_t child = 0;
+  ASSERT_TRUE(in >> child) << "the spawned rank did not start; stderr:\n" << r.err;
+  EXPECT_NE(kill(child, 0), 0) << "spawned rank " << child << " outlived the job";
+}
+
 TEST_F(LauncherTest, ExportedVariablesReachEveryRank) {
   JobResult r = run({kLazarus, "run", "-np", "3", "-x", "FOO=bar baz", "-x", "HOME", kProg, "--print-env", "FOO"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

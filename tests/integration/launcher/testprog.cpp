@@ -17,6 +17,11 @@
 //                         the new connection before the old one's end
 //   --partial             write a last line without a newline
 //   --stderr              every rank also writes a line to stderr
+//   --spawn N:CMD         rank 0 spawns a job of N ranks of CMD after the modex
+//                         (Bootstrap::spawn) and prints "rank 0: spawn ok" or
+//                         "rank 0: spawn refused: <message>"
+//   --spawn-arg A         an argument of CMD (repeatable)
+//   --spawn-env NAME=V    an environment entry of the spawned job (repeatable)
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,6 +31,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "bootstrap/bootstrap.h"
 
@@ -68,6 +74,7 @@ int main(int argc, char** argv) {
   bool reconnect_early = false;
   const char* print_env = nullptr;
   const char* wait_file = nullptr;
+  lz::oob::SpawnRequestMsg spawn;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
@@ -84,6 +91,14 @@ int main(int argc, char** argv) {
     else if (a == "--reconnect-early") reconnect = reconnect_early = true;
     else if (a == "--partial") partial = true;
     else if (a == "--stderr") to_stderr = true;
+    else if (a == "--spawn") {
+      const std::string v = next();
+      lz::oob::SpawnApp app;
+      app.maxprocs = std::atoi(v.c_str());
+      app.command = v.substr(v.find(':') + 1);
+      spawn.apps.push_back(app);
+    } else if (a == "--spawn-arg" && !spawn.apps.empty()) spawn.apps.back().argv.push_back(next());
+    else if (a == "--spawn-env") spawn.env.push_back(next());
     else {
       std::fprintf(stderr, "testprog: unknown option %s\n", a.c_str());
       return 98;
@@ -139,6 +154,14 @@ int main(int argc, char** argv) {
   std::printf("rank %d of %d: modex ok with %d peers on %s\n", rank, size, size, job.hostname.c_str());
   std::fflush(stdout);
   if (to_stderr) std::fprintf(stderr, "rank %d says hello on stderr\n", rank);
+  if (rank == 0 && !spawn.apps.empty()) {
+    const lz::Status s = boot->spawn(spawn);
+    if (s.ok())
+      std::printf("rank 0: spawn ok\n");
+    else
+      std::printf("rank 0: spawn refused: %s\n", s.message().c_str());
+    std::fflush(stdout);
+  }
 
   if (rank == exit_rank) {
     std::fprintf(stderr, "rank %d: exiting with code %d\n", rank, exit_code);
