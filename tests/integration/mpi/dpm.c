@@ -222,7 +222,8 @@ int main(int argc, char** argv) {
     CHECK(size >= 2, "join needs 2 ranks");
     /* Rank 0 listens on loopback, rank 1 connects: the socket MPI_Comm_join takes. */
     MPI_Comm inter = MPI_COMM_NULL;
-    if (rank < 2) {
+    if (size > 2) CHECK(0, "join runs with 2 ranks");
+    {
       int sv[1];
       if (rank == 0) {
         int ls = socket(AF_INET, SOCK_STREAM, 0);
@@ -235,11 +236,14 @@ int main(int argc, char** argv) {
         getsockname(ls, (struct sockaddr*)&a, &len);
         int port = ntohs(a.sin_port);
         MPI_Send(&port, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        /* accept() blocks outside MPI: the message must have arrived first. */
+        MPI_Barrier(MPI_COMM_WORLD);
         sv[0] = accept(ls, NULL, NULL);
         close(ls);
       } else {
         int port;
         MPI_Recv(&port, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
         sv[0] = socket(AF_INET, SOCK_STREAM, 0);
         struct sockaddr_in a;
         memset(&a, 0, sizeof a);
