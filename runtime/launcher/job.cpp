@@ -624,7 +624,9 @@ void Job::on_spawn(RankProcess& r, const oob::Frame& f) {
     // Apps without info "host"/"hostfile" go where this job's ranks are now.
     std::vector<Placement> where;
     for (const auto& rank : ranks_) where.push_back(rank.place);
-    rep = spawned_->start(r.rank, req, parent_host_list(where, is_local_host));
+    const int size = static_cast<int>(ranks_.size());
+    rep = spawned_->start(r.rank, req, parent_host_list(where, is_local_host),
+                          spec_.universe_size > 0 ? spec_.universe_size : size, size);
     if (!rep.ok) log::debug("%s: spawn refused: %s", r.describe().c_str(), rep.message.c_str());
   }
   server_->send(r.rank, oob::MsgType::kSpawnReply, oob::encode_spawn_reply(rep));

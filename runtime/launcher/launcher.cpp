@@ -504,6 +504,13 @@ int run_launcher(const RunOptions& options) {
   spec.rank_app = std::move(plan->rank_app);
   spec.universe_size = 0;
   for (const auto& h : plan->hosts) spec.universe_size += h.slots;
+  // A spawned job is in its spawning job's universe (SpawnedJobs::start).
+  if (const char* u = std::getenv("LZ_SPAWN_UNIVERSE"); u != nullptr) {
+    char* end = nullptr;
+    const long n = std::strtol(u, &end, 10);
+    if (end != u && *end == '\0' && n > 0 && n <= (1L << 30))
+      spec.universe_size = std::max(spec.universe_size, static_cast<int>(n));
+  }
   char cwd[4096] = "";
   if (getcwd(cwd, sizeof cwd) != nullptr) spec.record.cwd = cwd;
   for (const AppContext& a : o.apps) {

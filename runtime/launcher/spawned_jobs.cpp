@@ -264,7 +264,8 @@ SpawnedJobs::~SpawnedJobs() {
   }
 }
 
-oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts) {
+oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts,
+                                      int universe, int size) {
   oob::SpawnReplyMsg rep;
   rep.seq = req.seq;
   auto refuse = [&](const std::string& why) {
@@ -295,7 +296,13 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
   const std::vector<std::string> argv_s = spawn_launcher_argv(req, ctx);
-  const std::vector<std::string> env_s = spawn_launcher_env(base, req.env);
+  std::vector<std::string> env_s = spawn_launcher_env(base, req.env);
+  env_s.erase(std::remove_if(env_s.begin(), env_s.end(),
+                             [](const std::string& e) { return e.rfind("LZ_SPAWN_UNIVERSE=", 0) == 0; }),
+              env_s.end());
+  int64_t all = size;
+  for (const auto& app : req.apps) all += app.maxprocs;
+  env_s.push_back("LZ_SPAWN_UNIVERSE=" + std::to_string(std::max<int64_t>(universe, std::min<int64_t>(all, 1 << 30))));
   std::vector<std::string> names;
   for (const oob::SpawnApp& a : req.apps) names.push_back("'" + a.command + "'");
   const std::string what = str::join(names, ", ");

@@ -117,7 +117,11 @@ class SpawnedJobs {
 
   // Checks the request of `rank` and starts its launcher; the reply to send
   // (req.seq echoed). `parent_hosts`: SpawnContext::parent_hosts.
-  oob::SpawnReplyMsg start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts);
+  // `universe`: the spawning job's MPI_UNIVERSE_SIZE; the new job's is that
+  // or, when larger, the spawning job's `size` plus the processes spawned
+  // (the universe holds them all), passed in LZ_SPAWN_UNIVERSE.
+  oob::SpawnReplyMsg start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts, int universe,
+                           int size);
 
   // A child of this launcher ended with `wait_status` (it is reaped): true
   // when it was a spawned job's launcher, which is then forgotten
