@@ -26,6 +26,10 @@ double dpm_call_deadline();
 DpmIdle dpm_idle();
 // The value of `key` in `info` (MPI_INFO_NULL: none).
 std::optional<std::string> dpm_info(MPI_Info info, const std::string& key);
+// The checks of every call collective over an intracommunicator `comm`
+// with a `root` that makes `*newcomm` (set to MPI_COMM_NULL first):
+// MPI_SUCCESS or the error raised.
+int dpm_check_call(const char* fn, MPI_Comm comm, int root, MPI_Comm* newcomm);
 // Joins the groups (p2p/dpm.h) and hands out the intercommunicator, or
 // reports the error on `comm` as `fn` (class `root_class` for an error the
 // root found itself, e.g. MPI_ERR_PORT).

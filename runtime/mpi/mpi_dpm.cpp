@@ -49,6 +49,18 @@ std::optional<std::string> dpm_info(MPI_Info info, const std::string& key) {
   return std::nullopt;
 }
 
+int dpm_check_call(const char* fn, MPI_Comm comm, int root, MPI_Comm* newcomm) {
+  if (comm == nullptr || !comm->valid()) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
+  if (comm->is_inter()) return mpi_error(comm, fn, MPI_ERR_COMM, "not valid on an intercommunicator");
+  if (newcomm == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "the new communicator's pointer is NULL");
+  *newcomm = MPI_COMM_NULL;
+  if (root < 0 || root >= comm->size())
+    return mpi_error(comm, fn, MPI_ERR_ROOT,
+                     "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) +
+                         ")");
+  return MPI_SUCCESS;
+}
+
 int dpm_finish(const char* fn, MPI_Comm comm, int root, bool accepting, DpmLink* link, const Status& root_error,
                int root_class, MPI_Comm* newcomm) {
   auto c = dpm_join_groups(*comm, root, accepting, link, root_error, dpm_call_deadline());
@@ -62,25 +74,6 @@ int dpm_finish(const char* fn, MPI_Comm comm, int root, bool accepting, DpmLink*
 }
 
 }  // namespace lz::rt
-
-namespace {
-
-bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
-
-// Checks shared by accept and connect; MPI_SUCCESS or the error raised.
-int check_group_call(const char* fn, MPI_Comm comm, int root, MPI_Comm* newcomm) {
-  if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-  if (comm->is_inter()) return mpi_error(comm, fn, MPI_ERR_COMM, "not valid on an intercommunicator");
-  if (newcomm == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "newcomm is NULL");
-  *newcomm = MPI_COMM_NULL;
-  if (root < 0 || root >= comm->size())
-    return mpi_error(
-        comm, fn, MPI_ERR_ROOT,
-        "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) + ")");
-  return MPI_SUCCESS;
-}
-
-}  // namespace
 
 int lz_dpm_connect_parent() {
   const char* port = std::getenv("LZ_DPM_PARENT");
@@ -138,7 +131,7 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
   static constexpr const char* kFn = "MPI_Comm_accept";
   LZ_MPI_ENTRY(kFn);
   (void)info;
-  if (int e = check_group_call(kFn, comm, root, newcomm)) return e;
+  if (int e = lz::rt::dpm_check_call(kFn, comm, root, newcomm)) return e;
   lz::rt::DpmLink link;
   lz::Status err;
   if (comm->rank() == root) {
@@ -162,7 +155,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
   static constexpr const char* kFn = "MPI_Comm_connect";
   LZ_MPI_ENTRY(kFn);
   (void)info;
-  if (int e = check_group_call(kFn, comm, root, newcomm)) return e;
+  if (int e = lz::rt::dpm_check_call(kFn, comm, root, newcomm)) return e;
   lz::rt::DpmLink link;
   lz::Status err;
   if (comm->rank() == root) {
@@ -179,7 +172,8 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
 int MPI_Comm_disconnect(MPI_Comm* comm) {
   static constexpr const char* kFn = "MPI_Comm_disconnect";
   LZ_MPI_ENTRY(kFn);
-  if (comm == nullptr || !comm_ok(*comm)) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
+  if (comm == nullptr || *comm == nullptr || !(*comm)->valid())
+    return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_COMM, "invalid communicator");
   if ((*comm)->predefined()) return mpi_error(*comm, kFn, MPI_ERR_COMM, "cannot disconnect a predefined communicator");
   // Every process of both groups is here: what was sent on it has arrived
   // (MPI's non-overtaking order puts it before the barrier's messages).

@@ -52,6 +52,12 @@ std::string file_of(const std::string& dir, const char* service) {
   return f;
 }
 
+// The file of `service`, its directory made if need be.
+lz::StatusOr<std::string> service_file(const char* service) {
+  LZ_ASSIGN_OR_RETURN(std::string dir, names_dir());
+  return file_of(dir, service);
+}
+
 int check_names(const char* fn, const char* service, const char* port) {
   if (service == nullptr || *service == '\0')
     return mpi_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "service_name is NULL or empty");
@@ -68,9 +74,9 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
   LZ_MPI_ENTRY(kFn);
   (void)info;
   if (int e = check_names(kFn, service_name, port_name)) return e;
-  auto dir = names_dir();
-  if (!dir.ok()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_SERVICE, dir.status().message());
-  const std::string file = file_of(*dir, service_name);
+  auto where = service_file(service_name);
+  if (!where.ok()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_SERVICE, where.status().message());
+  const std::string& file = *where;
   // Written aside and linked into place: a lookup sees the whole name or none,
   // and a name published already stays as it is.
   const std::string tmp = file + ".tmp." + std::to_string(getpid());
@@ -86,7 +92,7 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
   if (linked != 0)
     return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_SERVICE,
                      err == EEXIST ? std::string("service '") + service_name + "' is published already (" + file + ")"
-                                   : "cannot publish in " + *dir + ": " + std::strerror(err));
+                                   : "cannot publish " + file + ": " + std::strerror(err));
   return MPI_SUCCESS;
 }
 
@@ -95,9 +101,9 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
   LZ_MPI_ENTRY(kFn);
   (void)info;
   if (int e = check_names(kFn, service_name, port_name)) return e;
-  auto dir = names_dir();
-  if (!dir.ok()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_NAME, dir.status().message());
-  const std::string file = file_of(*dir, service_name);
+  auto where = service_file(service_name);
+  if (!where.ok()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_NAME, where.status().message());
+  const std::string& file = *where;
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_NAME,
@@ -114,9 +120,9 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
   LZ_MPI_ENTRY(kFn);
   (void)info;
   if (int e = check_names(kFn, service_name, port_name)) return e;
-  auto dir = names_dir();
-  if (!dir.ok()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_SERVICE, dir.status().message());
-  const std::string file = file_of(*dir, service_name);
+  auto where = service_file(service_name);
+  if (!where.ok()) return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_SERVICE, where.status().message());
+  const std::string& file = *where;
   if (::unlink(file.c_str()) != 0)
     return mpi_error(
         MPI_COMM_NULL, kFn, MPI_ERR_SERVICE,

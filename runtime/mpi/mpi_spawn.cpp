@@ -27,8 +27,6 @@ using lz::rt::mpi_error;
 
 namespace {
 
-bool comm_ok(MPI_Comm c) { return c != nullptr && c->valid(); }
-
 // One app of the request from the root's arguments; "" or the error.
 std::string make_app(const char* command, char** argv, int maxprocs, MPI_Info info, lz::oob::SpawnApp* app) {
   if (command == nullptr || *command == '\0') return "command is NULL or empty";
@@ -81,18 +79,6 @@ int spawn(const char* fn, std::vector<lz::oob::SpawnApp> apps, const std::string
   return e;
 }
 
-int check_spawn(const char* fn, int root, MPI_Comm comm, MPI_Comm* intercomm) {
-  if (!comm_ok(comm)) return mpi_error(MPI_COMM_WORLD, fn, MPI_ERR_COMM, "invalid communicator");
-  if (comm->is_inter()) return mpi_error(comm, fn, MPI_ERR_COMM, "not valid on an intercommunicator");
-  if (intercomm == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "intercomm is NULL");
-  *intercomm = MPI_COMM_NULL;
-  if (root < 0 || root >= comm->size())
-    return mpi_error(
-        comm, fn, MPI_ERR_ROOT,
-        "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) + ")");
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 extern "C" {
@@ -101,7 +87,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
                    MPI_Comm* intercomm, int array_of_errcodes[]) {
   static constexpr const char* kFn = "MPI_Comm_spawn";
   LZ_MPI_ENTRY(kFn);
-  if (int e = check_spawn(kFn, root, comm, intercomm)) return e;
+  if (int e = lz::rt::dpm_check_call(kFn, comm, root, intercomm)) return e;
   std::vector<lz::oob::SpawnApp> apps(1);
   std::string bad;
   if (comm->rank() == root) bad = make_app(command, argv, maxprocs, info, &apps[0]);
@@ -113,7 +99,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
                             int array_of_errcodes[]) {
   static constexpr const char* kFn = "MPI_Comm_spawn_multiple";
   LZ_MPI_ENTRY(kFn);
-  if (int e = check_spawn(kFn, root, comm, intercomm)) return e;
+  if (int e = lz::rt::dpm_check_call(kFn, comm, root, intercomm)) return e;
   std::vector<lz::oob::SpawnApp> apps;
   std::string bad;
   if (comm->rank() == root) {

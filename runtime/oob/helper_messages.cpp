@@ -3,28 +3,6 @@
 #include "oob/wire.h"
 
 namespace lz::oob {
-namespace {
-
-Status malformed(const char* what) { return ProtocolError(std::string("malformed ") + what + " message"); }
-
-void put_strings(WireWriter& w, const std::vector<std::string>& v) {
-  w.u32(static_cast<uint32_t>(v.size()));
-  for (const auto& s : v) w.str(s);
-}
-
-// Each string takes at least its 4-byte length: the count is checked against
-// the remaining bytes before anything is reserved.
-bool get_strings(WireReader& r, std::vector<std::string>* out, uint32_t max_count, size_t max_len) {
-  uint32_t n = 0;
-  if (!r.u32(&n) || n > max_count || r.remaining() / 4 < n) return false;
-  out->resize(n);
-  for (auto& s : *out)
-    if (!r.str(&s, max_len)) return false;
-  return true;
-}
-
-}  // namespace
-
 std::string encode_helper_start(const HelperStartMsg& m) {
   WireWriter w;
   w.u32(m.rank);

@@ -4,11 +4,6 @@
 #include "oob/wire.h"
 
 namespace lz::oob {
-namespace {
-
-Status malformed(const char* what) { return ProtocolError(std::string("malformed ") + what + " message"); }
-
-}  // namespace
 
 std::string auth_id(std::string_view job_id, uint32_t rank) {
   std::string id(job_id);

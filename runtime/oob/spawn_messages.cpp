@@ -5,24 +5,6 @@
 namespace lz::oob {
 namespace {
 
-Status malformed(const char* what) { return ProtocolError(std::string("malformed ") + what + " message"); }
-
-void put_strings(WireWriter& w, const std::vector<std::string>& v) {
-  w.u32(static_cast<uint32_t>(v.size()));
-  for (const auto& s : v) w.str(s);
-}
-
-// Each string takes at least its 4-byte length: the count is checked against
-// the remaining bytes before anything is reserved.
-bool get_strings(WireReader& r, std::vector<std::string>* out, uint32_t max_count, size_t max_len) {
-  uint32_t n = 0;
-  if (!r.u32(&n) || n > max_count || r.remaining() / 4 < n) return false;
-  out->resize(n);
-  for (auto& s : *out)
-    if (!r.str(&s, max_len)) return false;
-  return true;
-}
-
 // The smallest encoded app: an empty command, no arguments, maxprocs and
 // four empty strings (each a 4-byte length).
 constexpr size_t kMinAppBytes = 4 + 4 + 4 + 4 * 4;

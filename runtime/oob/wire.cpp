@@ -83,4 +83,20 @@ bool WireReader::str(std::string* out, size_t max_len) {
   return true;
 }
 
+void put_strings(WireWriter& w, const std::vector<std::string>& v) {
+  w.u32(static_cast<uint32_t>(v.size()));
+  for (const auto& s : v) w.str(s);
+}
+
+bool get_strings(WireReader& r, std::vector<std::string>* out, uint32_t max_count, size_t max_len) {
+  uint32_t n = 0;
+  if (!r.u32(&n) || n > max_count || r.remaining() / 4 < n) return false;
+  out->resize(n);
+  for (auto& s : *out)
+    if (!r.str(&s, max_len)) return false;
+  return true;
+}
+
+Status malformed(const char* what) { return ProtocolError(std::string("malformed ") + what + " message"); }
+
 }  // namespace lz::oob

@@ -16,6 +16,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "lazarus/status.h"
 
 namespace lz::oob {
 
@@ -58,5 +61,15 @@ class WireReader {
   std::string_view data_;
   size_t pos_ = 0;
 };
+
+// A u32 count, then each string (as str()).
+void put_strings(WireWriter& w, const std::vector<std::string>& v);
+// The list put_strings() wrote: at most `max_count` strings of at most
+// `max_len` bytes each. Each string takes at least its 4-byte length, so the
+// count is checked against the remaining bytes before anything is reserved.
+bool get_strings(WireReader& r, std::vector<std::string>* out, uint32_t max_count, size_t max_len);
+
+// The kProtocol error of a message that does not decode: "malformed <what> message".
+Status malformed(const char* what);
 
 }  // namespace lz::oob

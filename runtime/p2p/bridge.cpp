@@ -6,7 +6,7 @@
 #include "lazarus/log.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
-#include "p2p/dpm_codec.h"
+#include "oob/wire.h"
 #include "p2p/engine.h"
 
 namespace lz::rt {
@@ -98,23 +98,24 @@ Status Bridge::put(std::string_view key, std::string_view value) {
 }
 
 Status Bridge::fence() {
-  DpmWriter w;
+  oob::WireWriter w;
   w.u32(static_cast<uint32_t>(mine_.size()));
   for (const auto& [k, v] : mine_) {
     w.str(k);
     w.str(v);
   }
-  LZ_ASSIGN_OR_RETURN(std::vector<std::string> all, exchange_(w.bytes()));
+  LZ_ASSIGN_OR_RETURN(std::vector<std::string> all, exchange_(w.data()));
   if (all.size() != members_.size())
     return ProtocolError("dpm modex: " + std::to_string(all.size()) + " entries for " +
                          std::to_string(members_.size()) + " processes");
   store_.assign(members_.size(), {});
   for (size_t m = 0; m < all.size(); ++m) {
-    DpmReader r(all[m], "a dpm modex entry");
-    LZ_ASSIGN_OR_RETURN(uint32_t n, r.u32());
+    oob::WireReader r(all[m]);
+    uint32_t n = 0;
+    if (!r.u32(&n) || r.remaining() / 8 < n) return oob::malformed("dpm modex entry");
     for (uint32_t i = 0; i < n; ++i) {
-      LZ_ASSIGN_OR_RETURN(std::string k, r.str());
-      LZ_ASSIGN_OR_RETURN(std::string v, r.str());
+      std::string k, v;
+      if (!r.str(&k, r.remaining()) || !r.str(&v, r.remaining())) return oob::malformed("dpm modex entry");
       store_[m][std::move(k)] = std::move(v);
     }
   }

@@ -5,8 +5,8 @@
 
 #include "lazarus/auth.h"
 #include "lazarus/datatype/datatype.h"
+#include "oob/wire.h"
 #include "p2p/bridge.h"
-#include "p2p/dpm_codec.h"
 #include "p2p/engine.h"
 #include "p2p/intercomm_factory.h"
 #include "p2p/runtime.h"
@@ -64,7 +64,10 @@ StatusOr<std::vector<std::string>> gather_blobs(Comm& c, int root, const std::st
   return all;
 }
 
-void put_names(DpmWriter& w, const std::vector<ProcessName>& names) {
+constexpr uint32_t kMaxMembers = 1u << 20;
+constexpr size_t kMaxField = 1u << 26;
+
+void put_names(oob::WireWriter& w, const std::vector<ProcessName>& names) {
   w.u32(static_cast<uint32_t>(names.size()));
   for (const auto& n : names) {
     w.str(n.job);
@@ -73,32 +76,16 @@ void put_names(DpmWriter& w, const std::vector<ProcessName>& names) {
   }
 }
 
-StatusOr<std::vector<ProcessName>> get_names(DpmReader& r) {
-  LZ_ASSIGN_OR_RETURN(uint32_t n, r.u32());
-  if (n > (1u << 20)) return ProtocolError("dpm: a group of " + std::to_string(n) + " processes");
-  std::vector<ProcessName> out(n);
-  for (auto& p : out) {
-    LZ_ASSIGN_OR_RETURN(p.job, r.str());
-    LZ_ASSIGN_OR_RETURN(uint32_t rank, r.u32());
+bool get_names(oob::WireReader& r, std::vector<ProcessName>* out) {
+  uint32_t n = 0;
+  if (!r.u32(&n) || n > kMaxMembers || r.remaining() / 12 < n) return false;
+  out->resize(n);
+  for (auto& p : *out) {
+    uint32_t rank = 0;
+    if (!r.str(&p.job, kMaxField) || !r.u32(&rank) || !r.str(&p.host, kMaxField)) return false;
     p.rank = static_cast<int>(rank);
-    LZ_ASSIGN_OR_RETURN(p.host, r.str());
   }
-  return out;
-}
-
-void put_strings(DpmWriter& w, const std::vector<std::string>& v) {
-  w.u32(static_cast<uint32_t>(v.size()));
-  for (const auto& s : v) w.str(s);
-}
-
-StatusOr<std::vector<std::string>> get_strings(DpmReader& r) {
-  LZ_ASSIGN_OR_RETURN(uint32_t n, r.u32());
-  if (n > (1u << 20)) return ProtocolError("dpm: a list of " + std::to_string(n) + " entries");
-  std::vector<std::string> out(n);
-  for (auto& s : out) {
-    LZ_ASSIGN_OR_RETURN(s, r.str());
-  }
-  return out;
+  return true;
 }
 
 // What a group tells the other (step 2).
@@ -109,7 +96,7 @@ struct Side {
 };
 
 std::string encode_side(const Side& s) {
-  DpmWriter w;
+  oob::WireWriter w;
   w.u32(s.proposal);
   w.str(s.secret);
   put_names(w, s.members);
@@ -117,11 +104,10 @@ std::string encode_side(const Side& s) {
 }
 
 StatusOr<Side> decode_side(const std::string& bytes) {
-  DpmReader r(bytes, "the other group's description");
+  oob::WireReader r(bytes);
   Side s;
-  LZ_ASSIGN_OR_RETURN(s.proposal, r.u32());
-  LZ_ASSIGN_OR_RETURN(s.secret, r.str());
-  LZ_ASSIGN_OR_RETURN(s.members, get_names(r));
+  if (!r.u32(&s.proposal) || !r.str(&s.secret, kMaxField) || !get_names(r, &s.members) || !r.at_end())
+    return oob::malformed("dpm group description");
   return s;
 }
 
@@ -181,7 +167,7 @@ StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* 
       else
         s = side.status();
     }
-    DpmWriter w;
+    oob::WireWriter w;
     w.str(verdict(s));
     if (s.ok()) {
       const Side& acc = accepting ? mine : theirs;
@@ -194,13 +180,14 @@ StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* 
     plan = w.take();
   }
   LZ_RETURN_IF_ERROR(bcast_blob(local, root, &plan));
-  DpmReader pr(plan, "the dpm plan");
-  LZ_ASSIGN_OR_RETURN(std::string v, pr.str());
+  oob::WireReader pr(plan);
+  std::string v, secret;
+  if (!pr.str(&v, kMaxField)) return oob::malformed("dpm plan");
   LZ_RETURN_IF_ERROR(from_verdict(v));
-  LZ_ASSIGN_OR_RETURN(uint32_t ctx, pr.u32());
-  LZ_ASSIGN_OR_RETURN(std::string secret, pr.str());
-  LZ_ASSIGN_OR_RETURN(std::vector<ProcessName> acc, get_names(pr));
-  LZ_ASSIGN_OR_RETURN(std::vector<ProcessName> con, get_names(pr));
+  uint32_t ctx = 0;
+  std::vector<ProcessName> acc, con;
+  if (!pr.u32(&ctx) || !pr.str(&secret, kMaxField) || !get_names(pr, &acc) || !get_names(pr, &con) || !pr.at_end())
+    return oob::malformed("dpm plan");
   eng.take_context(ctx);
   const size_t n_acc = acc.size();
   std::vector<ProcessName> members = std::move(acc);
@@ -213,29 +200,37 @@ StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* 
   // 4. The bridge, its addresses gathered at each root and swapped.
   Bridge::Exchange exchange = [&](const std::string& entries) -> StatusOr<std::vector<std::string>> {
     LZ_ASSIGN_OR_RETURN(std::vector<std::string> ours, gather_blobs(local, root, entries));
+    // The root's answer: a verdict, then every member's entries (the
+    // accepting group's first).
     std::string all;
     if (at_root) {
-      DpmWriter mine;
-      put_strings(mine, ours);
-      auto got = swap(*link, accepting, mine.bytes(), deadline_s, idle);
-      DpmWriter w;
+      oob::WireWriter mine;
+      oob::put_strings(mine, ours);
+      auto got = swap(*link, accepting, mine.data(), deadline_s, idle);
+      std::vector<std::string> theirs;
+      if (got.ok()) {
+        oob::WireReader r(*got);
+        if (!oob::get_strings(r, &theirs, kMaxMembers, kMaxField) || !r.at_end())
+          got = oob::malformed("dpm address list");
+      }
+      oob::WireWriter w;
       w.str(got.ok() ? std::string() : got.status().to_string());
       if (got.ok()) {
-        w.str(accepting ? mine.bytes() : *got);
-        w.str(accepting ? *got : mine.bytes());
+        std::vector<std::string>& first = accepting ? ours : theirs;
+        const std::vector<std::string>& second = accepting ? theirs : ours;
+        first.insert(first.end(), second.begin(), second.end());
+        oob::put_strings(w, first);
       }
       all = w.take();
     }
     LZ_RETURN_IF_ERROR(bcast_blob(local, root, &all));
-    DpmReader r(all, "the dpm address exchange");
-    LZ_ASSIGN_OR_RETURN(std::string v2, r.str());
+    oob::WireReader r(all);
+    std::string v2;
+    if (!r.str(&v2, kMaxField)) return oob::malformed("dpm address exchange");
     LZ_RETURN_IF_ERROR(from_verdict(v2));
-    LZ_ASSIGN_OR_RETURN(std::string first, r.str());
-    LZ_ASSIGN_OR_RETURN(std::string second, r.str());
-    DpmReader r1(first, "the accepting group's addresses"), r2(second, "the connecting group's addresses");
-    LZ_ASSIGN_OR_RETURN(std::vector<std::string> out, get_strings(r1));
-    LZ_ASSIGN_OR_RETURN(std::vector<std::string> more, get_strings(r2));
-    out.insert(out.end(), more.begin(), more.end());
+    std::vector<std::string> out;
+    if (!oob::get_strings(r, &out, kMaxMembers, kMaxField) || !r.at_end())
+      return oob::malformed("dpm address exchange");
     return out;
   };
   LZ_ASSIGN_OR_RETURN(std::unique_ptr<Bridge> bridge,

@@ -135,32 +135,15 @@ Status Engine::choose_transports() {
     Peer& p = peers_[static_cast<size_t>(r)];
     p.index = r;
     // The highest exclusivity, then the lower latency, then priority order.
-    p.transport = nullptr;
     transport::Attributes best;
     size_t chosen = 0;
-    for (size_t i = 0; i < modules_.size(); ++i) {
-      transport::Module* m = modules_[i];
-      if (!m->reaches(r)) continue;
-      transport::Attributes a = m->attributes(r);
-      if (p.transport == nullptr || a.exclusivity > best.exclusivity ||
-          (a.exclusivity == best.exclusivity && a.latency_us < best.latency_us)) {
-        p.transport = m;
-        best = a;
-        chosen = i;
-      }
-    }
+    p.transport = best_module(modules_, r, &best, &chosen);
     if (p.transport == nullptr)
       return Unavailable("no selected transport (" + all_names + ") reaches rank " + std::to_string(r) + " on host " +
                          peer_info_[static_cast<size_t>(r)].host + "; enable one that does (e.g. --mca transport tcp,self)");
-    size_t mf = p.transport->max_frame();
-    p.max_payload = mf > sizeof(wire::Header) ? mf - sizeof(wire::Header) : 0;
-    if (p.max_payload == 0) return Internal("transport max_frame too small for the p2p header");
-    const uint64_t eager = eager_limit_param_ ? eager_limit_param_ : best.eager_limit;
-    p.eager_limit = static_cast<size_t>(std::min<uint64_t>(eager, p.max_payload));
-    p.get_threshold = best.get_threshold;
-    p.zcopy_from = best.zcopy_threshold;
+    LZ_RETURN_IF_ERROR(set_limits(p, best));
     // A rank reads its own memory with memcpy: single copy for rendezvous to itself.
-    p.has_get = (r == rank_) || (p.transport->capabilities() & transport::kCapGet) != 0;
+    p.has_get = p.has_get || r == rank_;
     if (std::find(active_.begin(), active_.end(), p.transport) == active_.end()) active_.push_back(p.transport);
     log::debug("p2p: rank %d reached through %s (caps %s, exclusivity %u, ~%.2f us, ~%.0f MB/s), eager limit %zu", r,
                module_names_[chosen].c_str(), transport::capability_names(p.transport->capabilities()).c_str(),
@@ -188,6 +171,35 @@ Status Engine::choose_transports() {
     if (modules_[i] == sole_ && !oversubscribed_ && spin_time_ns_ > 0)
       log::debug("p2p: rank %d: blocking waits give %s its turns alone (progress_waiting, %d looks)", rank_,
                  module_names_[i].c_str(), kWaitPolls);
+  return Status::Ok();
+}
+
+transport::Module* Engine::best_module(const std::vector<transport::Module*>& modules, int index,
+                                       transport::Attributes* best, size_t* chosen) {
+  transport::Module* out = nullptr;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    transport::Module* m = modules[i];
+    if (!m->reaches(index)) continue;
+    const transport::Attributes a = m->attributes(index);
+    if (out == nullptr || a.exclusivity > best->exclusivity ||
+        (a.exclusivity == best->exclusivity && a.latency_us < best->latency_us)) {
+      out = m;
+      *best = a;
+      *chosen = i;
+    }
+  }
+  return out;
+}
+
+Status Engine::set_limits(Peer& p, const transport::Attributes& a) const {
+  const size_t mf = p.transport->max_frame();
+  p.max_payload = mf > sizeof(wire::Header) ? mf - sizeof(wire::Header) : 0;
+  if (p.max_payload == 0) return Internal("transport max_frame too small for the p2p header");
+  const uint64_t eager = eager_limit_param_ ? eager_limit_param_ : a.eager_limit;
+  p.eager_limit = static_cast<size_t>(std::min<uint64_t>(eager, p.max_payload));
+  p.get_threshold = a.get_threshold;
+  p.zcopy_from = a.zcopy_threshold;
+  p.has_get = (p.transport->capabilities() & transport::kCapGet) != 0;
   return Status::Ok();
 }
 

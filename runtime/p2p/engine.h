@@ -352,6 +352,13 @@ class Engine final : public transport::Host {
   nfds_t wait_fds(pollfd* fds) const;
   // Per peer, the first selected module that reaches it; active_/idle_.
   Status choose_transports();
+  // Of `modules`, the one that carries the frames of the peer it numbers
+  // `index`: the highest exclusivity, then the lower latency, then the
+  // first; its attributes and position. Null when none reaches it.
+  static transport::Module* best_module(const std::vector<transport::Module*>& modules, int index,
+                                        transport::Attributes* best, size_t* chosen);
+  // p's protocol limits, from its transport and that transport's attributes `a`.
+  Status set_limits(Peer& p, const transport::Attributes& a) const;
   void refresh_peer_info();
   // Sends header + payload to `world`, queueing it when the transport has no
   // room (or sends are held). Counts bookmarks for frames that left.

@@ -29,29 +29,12 @@ StatusOr<std::vector<int>> Engine::adopt_bridge(std::unique_ptr<Bridge> b) {
     p.index = m;
     transport::Attributes best;
     size_t chosen = 0;
-    for (size_t i = 0; i < b->modules().size(); ++i) {
-      transport::Module* t = b->modules()[i];
-      if (!t->reaches(m)) continue;
-      const transport::Attributes a = t->attributes(m);
-      if (p.transport == nullptr || a.exclusivity > best.exclusivity ||
-          (a.exclusivity == best.exclusivity && a.latency_us < best.latency_us)) {
-        p.transport = t;
-        best = a;
-        chosen = i;
-      }
-    }
+    p.transport = best_module(b->modules(), m, &best, &chosen);
     if (p.transport == nullptr)
       return Unavailable("no dpm transport (" + str::join(b->module_names(), ",") + ") reaches rank " +
                          std::to_string(who.rank) + " of job " + who.job + " on host " + who.host +
                          "; set dpm_transport to one that does (e.g. tcp)");
-    const size_t mf = p.transport->max_frame();
-    p.max_payload = mf > sizeof(wire::Header) ? mf - sizeof(wire::Header) : 0;
-    if (p.max_payload == 0) return Internal("dpm transport max_frame too small for the p2p header");
-    const uint64_t eager = eager_limit_param_ ? eager_limit_param_ : best.eager_limit;
-    p.eager_limit = static_cast<size_t>(std::min<uint64_t>(eager, p.max_payload));
-    p.get_threshold = best.get_threshold;
-    p.zcopy_from = best.zcopy_threshold;
-    p.has_get = (p.transport->capabilities() & transport::kCapGet) != 0;
+    LZ_RETURN_IF_ERROR(set_limits(p, best));
     index[static_cast<size_t>(m)] = static_cast<int>(peers_.size() + added.size());
     log::debug("dpm: rank %d of job %s is peer %d, through %s", who.rank, who.job.c_str(),
                index[static_cast<size_t>(m)], b->module_names()[chosen].c_str());

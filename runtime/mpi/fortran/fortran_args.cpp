@@ -17,6 +17,9 @@ MPI_Fint lz_mpif_status_ignore_[LZ_F_STATUS_SIZE] = {};
 MPI_Fint lz_mpif_statuses_ignore_[LZ_F_STATUS_SIZE] = {};
 MPI_Fint lz_mpif_unweighted_[1] = {};
 MPI_Fint lz_mpif_weights_empty_[1] = {};
+MPI_Fint lz_mpif_errcodes_ignore_[1] = {};
+char lz_mpif_argv_null_[1] = {};
+char lz_mpif_argvs_null_[1] = {};
 MPI_Fint* MPI_F_STATUS_IGNORE = lz_mpif_status_ignore_;
 MPI_Fint* MPI_F_STATUSES_IGNORE = lz_mpif_statuses_ignore_;
 }

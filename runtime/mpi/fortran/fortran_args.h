@@ -23,6 +23,9 @@ extern MPI_Fint lz_mpif_status_ignore_[LZ_F_STATUS_SIZE];
 extern MPI_Fint lz_mpif_statuses_ignore_[LZ_F_STATUS_SIZE];
 extern MPI_Fint lz_mpif_unweighted_[1];
 extern MPI_Fint lz_mpif_weights_empty_[1];
+extern MPI_Fint lz_mpif_errcodes_ignore_[1];
+extern char lz_mpif_argv_null_[1];
+extern char lz_mpif_argvs_null_[1];
 }
 
 namespace lz::fortran {

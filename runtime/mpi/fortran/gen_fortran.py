@@ -46,6 +46,12 @@ SENTINELS = [
     ('MPI_STATUSES_IGNORE', 'lz_mpif_statuses_ignore', '(MPI_STATUS_SIZE,1)'),
     ('MPI_UNWEIGHTED', 'lz_mpif_unweighted', '(1)'),
     ('MPI_WEIGHTS_EMPTY', 'lz_mpif_weights_empty', '(1)'),
+    ('MPI_ERRCODES_IGNORE', 'lz_mpif_errcodes_ignore', '(1)'),
+]
+# CHARACTER sentinels: MPI_Comm_spawn's argv and _spawn_multiple's argvs.
+CHAR_SENTINELS = [
+    ('MPI_ARGV_NULL', 'lz_mpif_argv_null', '(1)'),
+    ('MPI_ARGVS_NULL', 'lz_mpif_argvs_null', '(1,1)'),
 ]
 
 # Predefined callbacks, Fortran-callable (fortran_special.cpp).
@@ -135,6 +141,19 @@ SPECIAL_IFACES = """
   end subroutine
   subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
     integer :: comm, newcomm, request, ierror
+  end subroutine
+  subroutine MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+    character(len=*) :: command
+    character(len=*), dimension(*) :: argv
+    integer :: maxprocs, info, root, comm, intercomm, ierror
+    integer, dimension(*) :: array_of_errcodes
+  end subroutine
+  subroutine MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, &
+                                     root, comm, intercomm, array_of_errcodes, ierror)
+    integer :: count, root, comm, intercomm, ierror
+    character(len=*), dimension(*) :: array_of_commands
+    character(len=*), dimension(count, *) :: array_of_argv
+    integer, dimension(*) :: array_of_maxprocs, array_of_info, array_of_errcodes
   end subroutine
   subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
@@ -454,6 +473,9 @@ def main():
     for name, block, dims in SENTINELS:
         f.append(f'      integer {name}{dims}')
         f.append(f'      common /{block}/ {name}')
+    for name, block, dims in CHAR_SENTINELS:
+        f.append(f'      character {name}{dims}')
+        f.append(f'      common /{block}/ {name}')
     for t, name in FUNCTIONS:
         f.append(f'      {t} {name}')
         f.append(f'      external {name}')
@@ -467,6 +489,9 @@ def main():
     m += ['  ' + l.strip() for l in fortran_constant_lines(consts)]
     for name, block, dims in SENTINELS:
         m.append(f'  integer :: {name}{dims}')
+        m.append(f'  common /{block}/ {name}')
+    for name, block, dims in CHAR_SENTINELS:
+        m.append(f'  character :: {name}{dims}')
         m.append(f'  common /{block}/ {name}')
     m.append('  external :: ' + ', '.join(EXTERNALS))
     m.append('  interface')
