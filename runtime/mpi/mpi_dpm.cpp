@@ -55,9 +55,9 @@ int dpm_check_call(const char* fn, MPI_Comm comm, int root, MPI_Comm* newcomm) {
   if (newcomm == nullptr) return mpi_error(comm, fn, MPI_ERR_ARG, "the new communicator's pointer is NULL");
   *newcomm = MPI_COMM_NULL;
   if (root < 0 || root >= comm->size())
-    return mpi_error(comm, fn, MPI_ERR_ROOT,
-                     "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) +
-                         ")");
+    return mpi_error(
+        comm, fn, MPI_ERR_ROOT,
+        "invalid root " + std::to_string(root) + " (communicator size " + std::to_string(comm->size()) + ")");
   return MPI_SUCCESS;
 }
 

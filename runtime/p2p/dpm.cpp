@@ -113,7 +113,7 @@ StatusOr<Side> decode_side(const std::string& bytes) {
 
 // A root's message to its members: a verdict (empty: go on; else the
 // error) and what follows it.
-std::string verdict(const Status& s) { return s.ok() ? std::string() : s.to_string(); }
+std::string verdict(const Status& s) { return s.ok() ? std::string() : s.message(); }
 
 Status from_verdict(const std::string& v) {
   return v.empty() ? Status::Ok() : Status(Code::kUnavailable, "at the root of this group: " + v);
@@ -214,7 +214,7 @@ StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* 
           got = oob::malformed("dpm address list");
       }
       oob::WireWriter w;
-      w.str(got.ok() ? std::string() : got.status().to_string());
+      w.str(got.ok() ? std::string() : got.status().message());
       if (got.ok()) {
         std::vector<std::string>& first = accepting ? ours : theirs;
         const std::vector<std::string>& second = accepting ? theirs : ours;

@@ -52,10 +52,9 @@ void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxp
   *intercomm = MPI_Comm_c2f(c_inter);
 }
 
-void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const char* argvs,
-                              const MPI_Fint* maxprocs, const MPI_Fint* infos, const MPI_Fint* root,
-                              const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes, MPI_Fint* ierror,
-                              size_t commands_len, size_t argvs_len) {
+void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const char* argvs, const MPI_Fint* maxprocs,
+                              const MPI_Fint* infos, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm,
+                              MPI_Fint* errcodes, MPI_Fint* ierror, size_t commands_len, size_t argvs_len) {
   const int n = *count > 0 ? *count : 0;
   std::vector<std::string> c_commands;
   std::vector<std::vector<std::string>> args(static_cast<size_t>(n));
@@ -76,10 +75,9 @@ void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const
   }
   MPI_Comm c_inter = MPI_COMM_NULL;
   const bool ignore = errcodes == lz_mpif_errcodes_ignore_;
-  *ierror = MPI_Comm_spawn_multiple(*count, command_ptrs.data(), argvs == lz_mpif_argvs_null_ ? MPI_ARGVS_NULL
-                                                                                              : argv_ptrs.data(),
-                                    maxprocs, c_infos.data(), *root, MPI_Comm_f2c(*comm), &c_inter,
-                                    ignore ? MPI_ERRCODES_IGNORE : errcodes);
+  *ierror = MPI_Comm_spawn_multiple(
+      *count, command_ptrs.data(), argvs == lz_mpif_argvs_null_ ? MPI_ARGVS_NULL : argv_ptrs.data(), maxprocs,
+      c_infos.data(), *root, MPI_Comm_f2c(*comm), &c_inter, ignore ? MPI_ERRCODES_IGNORE : errcodes);
   *intercomm = MPI_Comm_c2f(c_inter);
 }
 
