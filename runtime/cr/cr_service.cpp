@@ -222,6 +222,13 @@ void CrService::handle(uint16_t type, const std::string& payload) {
     log::error("checkpoint request: %s", s.message().c_str());
     return;
   }
+  if (rt_.engine().has_bridges()) {
+    // Before anything is held or drained: the job goes on as it was.
+    send_failed(req.seq,
+                "this process is connected to another job (MPI_Comm_spawn, MPI_Comm_accept/_connect or "
+                "MPI_Comm_join), and a checkpoint of jobs joined that way is not supported yet");
+    return;
+  }
   if ((req.flags & oob::kCrAtSafePoint) && app != nullptr) {
     app->defer_round(req);  // run by the application thread at the safe point
     return;

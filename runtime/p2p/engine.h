@@ -294,7 +294,7 @@ class Engine final : public transport::Host {
   int peer_count() const { return static_cast<int>(peers_.size()); }
   // Who peer `index` is, the same in every job's processes.
   const ProcessName& process_name(int index) const { return names_[static_cast<size_t>(index)]; }
-  // A bridge is open: a checkpoint cannot cover the job (checkpoint_transports refuses).
+  // A bridge is open: a checkpoint cannot cover the job (the CR service refuses it).
   bool has_bridges() const { return !bridges_.empty(); }
 
   // ---- migration of a rank (cr=app): engine_handover.cpp ------------------------------

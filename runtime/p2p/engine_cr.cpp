@@ -55,9 +55,6 @@ std::string Engine::transports_without_checkpoint() const {
 }
 
 Status Engine::checkpoint_transports(int timeout_ms) {
-  if (has_bridges())
-    return Unimplemented("this process is connected to another job (MPI_Comm_spawn, _accept/_connect or _join): "
-                         "checkpointing jobs joined that way is not supported yet");
   live_ = false;  // the bootstrap's waits block until reconnect_transports()
   // MPI_Alloc_mem areas are registered again after the checkpoint, on first use.
   registration_cache().drop_registrations();

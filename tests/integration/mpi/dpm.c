@@ -9,6 +9,8 @@
  *                  half opens it and publishes its name, the upper half looks
  *                  it up and connects (one job, two groups).
  *   dpm join       ranks 0 and 1 join over a socket pair's ends (MPI_Comm_join).
+ *   dpm loop F     spawns 2 and reduces with them until file F exists (a
+ *                  checkpoint of either job is refused meanwhile, and both go on).
  *   dpm errors     the error cases: a command not found (MPI_ERR_SPAWN),
  *                  a port that is not one (MPI_ERR_PORT), a name not
  *                  published (MPI_ERR_NAME), a bad root (MPI_ERR_ROOT).
@@ -126,7 +128,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
-  CHECK(parent == MPI_COMM_NULL, "a process nobody spawned has a parent");
+  CHECK((parent != MPI_COMM_NULL) == (strcmp(mode, "loopchild") == 0), "a process nobody spawned has a parent");
 
   if (strcmp(mode, "spawn") == 0) {
     char n[16];
@@ -218,6 +220,30 @@ int main(int argc, char** argv) {
     }
     exercise(inter, server);
     MPI_Comm_disconnect(&inter);
+  } else if (strcmp(mode, "loop") == 0 || strcmp(mode, "loopchild") == 0) {
+    /* A parent job and 2 spawned processes reduce over their
+     * intercommunicator until the file argv[2] exists (rank 0 of the
+     * parents looks, and tells everyone): checkpoints are asked for meanwhile. */
+    CHECK(argc > 2, "loop needs a file name");
+    MPI_Comm inter = parent;
+    const int parents = strcmp(mode, "loop") == 0;
+    if (parents) {
+      char *args[] = {"loopchild", argv[2], NULL};
+      MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    }
+    int turns = 0;
+    for (int stop = 0; !stop; ++turns) {
+      int mine = parents && rank == 0 ? access(argv[2], F_OK) == 0 : 0, any = 0;
+      MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, inter); /* the other group's */
+      int here = mine || any;
+      MPI_Allreduce(&here, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      usleep(20000);
+    }
+    MPI_Comm_disconnect(&inter);
+    if (!parents) {
+      MPI_Finalize();
+      return 0;
+    }
   } else if (strcmp(mode, "join") == 0) {
     CHECK(size >= 2, "join needs 2 ranks");
     /* Rank 0 listens on loopback, rank 1 connects: the socket MPI_Comm_join takes. */
