@@ -31,6 +31,7 @@
 #include "lazarus/frameworks/transport.h"
 #include "lazarus/modex.h"
 #include "lazarus/status.h"
+#include "p2p/process_name.h"
 
 namespace lz {
 class Registry;
@@ -39,13 +40,6 @@ class Registry;
 namespace lz::rt {
 
 class Engine;
-
-struct ProcessName {
-  std::string job;   // the job id of its launcher
-  int rank = 0;      // its world rank in that job
-  std::string host;  // the host it runs on
-  bool operator==(const ProcessName& o) const { return rank == o.rank && job == o.job; }
-};
 
 class Bridge final : public transport::Host, public Modex {
  public:

@@ -7,6 +7,7 @@
 #include "lazarus/datatype/datatype.h"
 #include "oob/wire.h"
 #include "p2p/bridge.h"
+#include "p2p/byte_messages.h"
 #include "p2p/engine.h"
 #include "p2p/intercomm_factory.h"
 #include "p2p/runtime.h"
@@ -20,29 +21,14 @@ constexpr int kTagDpm = -4095;
 
 const dt::Datatype& bytes() { return dt::byte_type(); }
 
-Status send_blob(Comm& c, int dst, const std::string& s) {
-  const uint64_t n = s.size();
-  LZ_RETURN_IF_ERROR(c.send(&n, sizeof n, bytes(), dst, kTagDpm));
-  return c.send(s.data(), static_cast<int>(n), bytes(), dst, kTagDpm);
-}
-
-StatusOr<std::string> recv_blob(Comm& c, int src) {
-  uint64_t n = 0;
-  LZ_RETURN_IF_ERROR(c.recv(&n, sizeof n, bytes(), src, kTagDpm));
-  if (n > (1u << 30)) return ProtocolError("dpm: a blob of " + std::to_string(n) + " bytes");
-  std::string s(static_cast<size_t>(n), '\0');
-  LZ_RETURN_IF_ERROR(c.recv(s.data(), static_cast<int>(n), bytes(), src, kTagDpm));
-  return s;
-}
-
 // `s` from `root` to every member.
 Status bcast_blob(Comm& c, int root, std::string* s) {
   if (c.rank() != root) {
-    LZ_ASSIGN_OR_RETURN(*s, recv_blob(c, root));
+    LZ_ASSIGN_OR_RETURN(*s, recv_bytes(c, root, kTagDpm));
     return Status::Ok();
   }
   for (int r = 0; r < c.size(); ++r)
-    if (r != root) LZ_RETURN_IF_ERROR(send_blob(c, r, *s));
+    if (r != root) LZ_RETURN_IF_ERROR(send_bytes(c, *s, r, kTagDpm));
   return Status::Ok();
 }
 
@@ -50,7 +36,7 @@ Status bcast_blob(Comm& c, int root, std::string* s) {
 StatusOr<std::vector<std::string>> gather_blobs(Comm& c, int root, const std::string& mine) {
   std::vector<std::string> all;
   if (c.rank() != root) {
-    LZ_RETURN_IF_ERROR(send_blob(c, root, mine));
+    LZ_RETURN_IF_ERROR(send_bytes(c, mine, root, kTagDpm));
     return all;
   }
   all.resize(static_cast<size_t>(c.size()));
@@ -58,7 +44,7 @@ StatusOr<std::vector<std::string>> gather_blobs(Comm& c, int root, const std::st
     if (r == root) {
       all[static_cast<size_t>(r)] = mine;
     } else {
-      LZ_ASSIGN_OR_RETURN(all[static_cast<size_t>(r)], recv_blob(c, r));
+      LZ_ASSIGN_OR_RETURN(all[static_cast<size_t>(r)], recv_bytes(c, r, kTagDpm));
     }
   }
   return all;
@@ -66,27 +52,6 @@ StatusOr<std::vector<std::string>> gather_blobs(Comm& c, int root, const std::st
 
 constexpr uint32_t kMaxMembers = 1u << 20;
 constexpr size_t kMaxField = 1u << 26;
-
-void put_names(oob::WireWriter& w, const std::vector<ProcessName>& names) {
-  w.u32(static_cast<uint32_t>(names.size()));
-  for (const auto& n : names) {
-    w.str(n.job);
-    w.u32(static_cast<uint32_t>(n.rank));
-    w.str(n.host);
-  }
-}
-
-bool get_names(oob::WireReader& r, std::vector<ProcessName>* out) {
-  uint32_t n = 0;
-  if (!r.u32(&n) || n > kMaxMembers || r.remaining() / 12 < n) return false;
-  out->resize(n);
-  for (auto& p : *out) {
-    uint32_t rank = 0;
-    if (!r.str(&p.job, kMaxField) || !r.u32(&rank) || !r.str(&p.host, kMaxField)) return false;
-    p.rank = static_cast<int>(rank);
-  }
-  return true;
-}
 
 // What a group tells the other (step 2).
 struct Side {

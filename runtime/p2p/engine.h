@@ -294,6 +294,9 @@ class Engine final : public transport::Host {
   int peer_count() const { return static_cast<int>(peers_.size()); }
   // Who peer `index` is, the same in every job's processes.
   const ProcessName& process_name(int index) const { return names_[static_cast<size_t>(index)]; }
+  // The peer that is process `n` (the first, when bridges reach it twice);
+  // -1 when this process reaches no such process.
+  int index_of(const ProcessName& n) const;
   // A bridge is open: a checkpoint cannot cover the job (the CR service refuses it).
   bool has_bridges() const { return !bridges_.empty(); }
 

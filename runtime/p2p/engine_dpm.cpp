@@ -61,4 +61,11 @@ StatusOr<std::vector<int>> Engine::adopt_bridge(std::unique_ptr<Bridge> b) {
   return index;
 }
 
+int Engine::index_of(const ProcessName& n) const {
+  if (n.job == boot_->job().job_id) return n.rank >= 0 && n.rank < size_ ? n.rank : -1;
+  for (size_t i = static_cast<size_t>(size_); i < names_.size(); ++i)
+    if (names_[i] == n) return static_cast<int>(i);
+  return -1;
+}
+
 }  // namespace lz::rt

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <tuple>
 #include <vector>
 
 #include "lazarus/datatype/datatype.h"
+#include "p2p/byte_messages.h"
 #include "p2p/comm_factory.h"
 #include "p2p/engine.h"
+#include "p2p/process_name.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt {
@@ -102,7 +103,8 @@ StatusOr<Lists> exchange(Comm& c, const Record& mine) {
   // Each process's number here, by its position: a process of another job
   // (dynamic processes) has a different number in each job's processes.
   for (int r = 0; r < nl; ++r) out.local[static_cast<size_t>(r)].world = c.world_ranks()[static_cast<size_t>(r)];
-  for (int j = 0; j < nr; ++j) out.remote[static_cast<size_t>(j)].world = c.remote_world_ranks()[static_cast<size_t>(j)];
+  for (int j = 0; j < nr; ++j)
+    out.remote[static_cast<size_t>(j)].world = c.remote_world_ranks()[static_cast<size_t>(j)];
   return out;
 }
 
@@ -144,15 +146,15 @@ StatusOr<Comm*> make_intercomm(Comm& parent, std::vector<int> local, std::vector
 
 StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote_leader, int tag) {
   Engine& eng = runtime().engine();
-  const int world_n = runtime().size();
   const uint32_t mine = eng.next_context();
-  // The leader's answer to its members: [verdict, context, remote size,
-  // remote world ranks...]; verdict 1 ok, 0 bad remote_leader, 2 overlap.
-  std::vector<int32_t> answer(static_cast<size_t>(3 + world_n), 0);
-  const int answer_bytes = static_cast<int>(answer.size() * sizeof(int32_t));
+  // Groups travel as process names (process_name.h): a world rank names
+  // another process in each job when the peer communicator spans two.
+  // The leader's answer to its members: verdict (1 ok, 0 bad remote_leader,
+  // 2 overlap), context, the remote group.
+  std::string answer;
   if (local.rank() != leader) {
     LZ_RETURN_IF_ERROR(local.send(&mine, sizeof mine, bytes(), leader, kTagAgree));
-    LZ_RETURN_IF_ERROR(local.recv(answer.data(), answer_bytes, bytes(), leader, kTagAgree));
+    LZ_ASSIGN_OR_RETURN(answer, recv_bytes(local, leader, kTagAgree));
   } else {
     uint32_t proposal = mine;
     for (int r = 0; r < local.size(); ++r) {
@@ -161,45 +163,63 @@ StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote
       LZ_RETURN_IF_ERROR(local.recv(&theirs, sizeof theirs, bytes(), r, kTagAgree));
       proposal = std::max(proposal, theirs);
     }
-    int32_t verdict = 1;
+    uint32_t verdict = 1;
     uint32_t ctx = proposal;
-    std::vector<int32_t> remote;
+    std::vector<ProcessName> remote;
     if (peer == nullptr || remote_leader < 0 || remote_leader >= peer->peer_size()) {
       verdict = 0;
     } else {
-      // [proposal, group size, group world ranks...] both ways.
-      std::vector<int32_t> out;
-      out.reserve(local.world_ranks().size() + 2);
-      out.push_back(static_cast<int32_t>(proposal));
-      out.push_back(local.size());
-      for (int w : local.world_ranks()) out.push_back(w);
-      std::vector<int32_t> in(static_cast<size_t>(2 + world_n), 0);
+      // [proposal, group] both ways.
+      std::vector<ProcessName> group;
+      for (int w : local.world_ranks()) group.push_back(eng.process_name(w));
+      oob::WireWriter out;
+      out.u32(proposal);
+      put_names(out, group);
       const int t = kTagLeaderBase - tag % kTagLeaderSpan;
-      LZ_RETURN_IF_ERROR(peer->sendrecv(out.data(), static_cast<int>(out.size() * sizeof(int32_t)), bytes(),
-                                        remote_leader, t, in.data(), static_cast<int>(in.size() * sizeof(int32_t)),
-                                        bytes(), remote_leader, t));
-      const int n = in[1];
-      if (n <= 0 || n > world_n) return Internal("the remote leader sent a group of " + std::to_string(n) + " ranks");
-      ctx = std::max(proposal, static_cast<uint32_t>(in[0]));
-      remote.assign(in.begin() + 2, in.begin() + 2 + n);
-      const std::set<int> mine_set(local.world_ranks().begin(), local.world_ranks().end());
-      for (int w : remote)
-        if (mine_set.count(w) != 0) verdict = 2;
+      // Both leaders send first: each message waits at most for its receive.
+      const uint64_t n_out = out.data().size();
+      uint64_t n_in = 0;
+      LZ_RETURN_IF_ERROR(peer->sendrecv(&n_out, sizeof n_out, bytes(), remote_leader, t, &n_in, sizeof n_in, bytes(),
+                                        remote_leader, t));
+      if (n_in > (1u << 30))
+        return ProtocolError("the remote leader sent a group of " + std::to_string(n_in) + " bytes");
+      std::string in(static_cast<size_t>(n_in), '\0');
+      LZ_RETURN_IF_ERROR(peer->sendrecv(out.data().data(), static_cast<int>(n_out), bytes(), remote_leader, t,
+                                        in.data(), static_cast<int>(n_in), bytes(), remote_leader, t));
+      oob::WireReader r(in);
+      uint32_t theirs = 0;
+      if (!r.u32(&theirs) || !get_names(r, &remote) || !r.at_end() || remote.empty())
+        return oob::malformed("remote leader's group");
+      ctx = std::max(proposal, theirs);
+      for (const ProcessName& p : remote)
+        if (std::find(group.begin(), group.end(), p) != group.end()) verdict = 2;
     }
-    answer[0] = verdict;
-    answer[1] = static_cast<int32_t>(ctx);
-    answer[2] = static_cast<int32_t>(remote.size());
-    std::copy(remote.begin(), remote.end(), answer.begin() + 3);
+    oob::WireWriter w;
+    w.u32(verdict);
+    w.u32(ctx);
+    put_names(w, remote);
+    answer = w.take();
     for (int r = 0; r < local.size(); ++r)
-      if (r != leader) LZ_RETURN_IF_ERROR(local.send(answer.data(), answer_bytes, bytes(), r, kTagAgree));
+      if (r != leader) LZ_RETURN_IF_ERROR(send_bytes(local, answer, r, kTagAgree));
   }
-  if (answer[0] == 0)
+  oob::WireReader r(answer);
+  uint32_t verdict = 0, ctx = 0;
+  std::vector<ProcessName> names;
+  if (!r.u32(&verdict) || !r.u32(&ctx) || !get_names(r, &names) || !r.at_end())
+    return oob::malformed("local leader's answer");
+  if (verdict == 0)
     return Status(Code::kNotFound, "remote_leader " + std::to_string(remote_leader) +
                                        " is not a rank of the peer communicator (at the local leader)");
-  if (answer[0] == 2) return InvalidArgument("the local and remote groups overlap");
-  const uint32_t ctx = static_cast<uint32_t>(answer[1]);
+  if (verdict == 2) return InvalidArgument("the local and remote groups overlap");
   eng.take_context(ctx);
-  std::vector<int> remote(answer.begin() + 3, answer.begin() + 3 + answer[2]);
+  std::vector<int> remote;
+  for (const ProcessName& p : names) {
+    const int i = eng.index_of(p);
+    if (i < 0)
+      return Unavailable("rank " + std::to_string(p.rank) + " of job " + p.job +
+                         " (remote group) is not connected to this process");
+    remote.push_back(i);
+  }
   return make_intercomm(local, local.world_ranks(), std::move(remote), ctx);
 }
 
