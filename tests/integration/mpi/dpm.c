@@ -32,7 +32,7 @@ enum { kBig = 200000 };
  * small message and receives a large one from it (rendezvous sizes), which
  * it returns changed; then merge, allreduce, dup, intercomm allreduce,
  * disconnect. */
-static void exercise(MPI_Comm inter, int parent_side) {
+static void exercise(MPI_Comm inter, MPI_Comm local, int parent_side) {
   int rank, size, rsize;
   MPI_Comm_rank(inter, &rank);
   MPI_Comm_size(inter, &size);
@@ -86,6 +86,17 @@ static void exercise(MPI_Comm inter, int parent_side) {
   int sum = 0, one = mrank;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
   CHECK(sum == msize * (msize - 1) / 2, "allreduce over the union: %d", sum);
+  /* MPI_Intercomm_create over the union as peer communicator: the groups
+   * are named across the two jobs. */
+  MPI_Comm again;
+  MPI_Intercomm_create(local, 0, merged, parent_side ? size : 0, 5, &again);
+  int asize = 0, arsize = 0, got5 = -1;
+  MPI_Comm_size(again, &asize);
+  MPI_Comm_remote_size(again, &arsize);
+  CHECK(asize == size && arsize == rsize, "intercomm_create over the union: %d + %d", asize, arsize);
+  MPI_Allreduce(&rank, &got5, 1, MPI_INT, MPI_SUM, again);
+  CHECK(got5 == rsize * (rsize - 1) / 2, "allreduce over the new intercommunicator: %d", got5);
+  MPI_Comm_free(&again);
   MPI_Comm_free(&merged);
 
   MPI_Comm dup;
@@ -120,7 +131,7 @@ int main(int argc, char** argv) {
     int rsize;
     MPI_Comm_remote_size(parent, &rsize);
     CHECK(argc > 2 && atoi(argv[2]) == rsize, "child: %d parents, argv says %s", rsize, argc > 2 ? argv[2] : "?");
-    exercise(parent, 0);
+    exercise(parent, MPI_COMM_WORLD, 0);
     MPI_Comm_disconnect(&parent);
     MPI_Comm again;
     MPI_Comm_get_parent(&again);
@@ -141,7 +152,7 @@ int main(int argc, char** argv) {
     int rsize;
     MPI_Comm_remote_size(inter, &rsize);
     CHECK(rsize == 3, "spawned %d processes, asked for 3", rsize);
-    exercise(inter, 1);
+    exercise(inter, MPI_COMM_WORLD, 1);
     MPI_Comm_disconnect(&inter);
 
     /* Two commands (the same program), 1 + 2 processes, one new job. */
@@ -157,7 +168,7 @@ int main(int argc, char** argv) {
     MPI_Info_free(&infos[1]);
     MPI_Comm_remote_size(inter, &rsize);
     CHECK(rsize == 3, "spawn_multiple: %d processes, asked for 3", rsize);
-    exercise(inter, 1);
+    exercise(inter, MPI_COMM_WORLD, 1);
     MPI_Comm_disconnect(&inter);
   } else if (strcmp(mode, "ports") == 0) {
     CHECK(size >= 2, "ports needs 2 ranks");
@@ -187,7 +198,7 @@ int main(int argc, char** argv) {
       MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &inter);
       MPI_Barrier(MPI_COMM_WORLD);
     }
-    exercise(inter, low);
+    exercise(inter, half, low);
     MPI_Comm_disconnect(&inter);
     MPI_Comm_free(&half);
   } else if (strcmp(mode, "server") == 0 || strcmp(mode, "client") == 0) {
@@ -218,7 +229,7 @@ int main(int argc, char** argv) {
       }
       MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     }
-    exercise(inter, server);
+    exercise(inter, MPI_COMM_WORLD, server);
     MPI_Comm_disconnect(&inter);
   } else if (strcmp(mode, "loop") == 0 || strcmp(mode, "loopchild") == 0) {
     /* A parent job and 2 spawned processes reduce over their
@@ -280,7 +291,7 @@ int main(int argc, char** argv) {
       }
       MPI_Comm_join(sv[0], &inter);
       close(sv[0]);
-      exercise(inter, rank == 0);
+      exercise(inter, MPI_COMM_SELF, rank == 0);
       MPI_Comm_disconnect(&inter);
     }
   } else if (strcmp(mode, "errors") == 0) {
