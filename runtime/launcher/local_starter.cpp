@@ -11,19 +11,9 @@
 #include <cstring>
 
 #include "launcher/host_list.h"
+#include "lazarus/strings.h"
 
 namespace lz::launcher {
-namespace {
-
-std::vector<char*> c_array(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
-}  // namespace
 
 Status LocalStarter::can_start_on(const std::string& host) const {
   if (is_local_host(host)) return Status::Ok();
@@ -55,8 +45,8 @@ StatusOr<StartedRank> LocalStarter::start(const RankSpec& spec) {
   env.push_back("LZ_SECRET_FD=" + std::to_string(sec_r.get()));
   // Everything the child touches is prepared before fork: after fork it only
   // makes async-signal-safe calls.
-  std::vector<char*> argv = c_array(spec.argv);
-  std::vector<char*> envp = c_array(env);
+  std::vector<char*> argv = str::c_array(spec.argv);
+  std::vector<char*> envp = str::c_array(env);
   const int secret_fd = sec_r.get();
   cpu_set_t cpus;
   CPU_ZERO(&cpus);

@@ -33,13 +33,6 @@ std::string to_hex(const std::string& bytes) {
   return out;
 }
 
-std::vector<char*> c_array(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
 // A pipe of this size holds a burst of output while the Job is busy; the
 // kernel may refuse it (pipe-max-size), and the default then does.
 constexpr int kPipeBytes = 1 << 20;
@@ -183,7 +176,7 @@ Status RemoteStarter::start_agent(std::vector<std::string> argv, std::vector<int
   if (::write(in_w.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()))
     return ErrnoError("writing the helper's secret pipe", errno);
   in_w.reset();
-  std::vector<char*> cargv = c_array(argv);
+  std::vector<char*> cargv = str::c_array(argv);
   log::debug("starting the helper on %s: %s", what.c_str(), str::join(argv, " ").c_str());
   const pid_t launcher = getpid();
   pid_t pid = fork();

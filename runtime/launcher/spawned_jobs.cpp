@@ -94,14 +94,6 @@ std::string describe_exit(int wait_status) {
   return "exited with code " + std::to_string(WEXITSTATUS(wait_status));
 }
 
-std::vector<char*> c_array(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
 }  // namespace
 
 std::string parent_host_list(const std::vector<Placement>& placement,
@@ -314,8 +306,8 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
   UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
   // Everything the child touches is prepared before fork: after fork it
   // only makes async-signal-safe calls.
-  std::vector<char*> argv = c_array(argv_s);
-  std::vector<char*> envp = c_array(env_s);
+  std::vector<char*> argv = str::c_array(argv_s);
+  std::vector<char*> envp = str::c_array(env_s);
   const pid_t launcher = getpid();
   const pid_t pid = fork();
   if (pid < 0) return refuse(std::string("fork: ") + std::strerror(errno));

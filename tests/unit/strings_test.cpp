@@ -93,5 +93,14 @@ TEST(DidYouMean, FormatsTheSuggestion) {
   EXPECT_EQ(did_you_mean("x", {}), "");
 }
 
+TEST(CArray, PointsAtEachStringThenNull) {
+  const std::vector<std::string> v{"lazarus", "run", ""};
+  const std::vector<char*> a = c_array(v);
+  ASSERT_EQ(a.size(), 4u);
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(a[i], v[i].c_str());
+  EXPECT_EQ(a[3], nullptr);
+  EXPECT_EQ(c_array({}), std::vector<char*>{nullptr});
+}
+
 }  // namespace
 }  // namespace lz::str

@@ -12,6 +12,9 @@ std::string_view trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string to_lower(std::string_view s);
+// `v` as exec*() and MPI_Comm_spawn take it: pointers to each string's
+// characters, then a null pointer. Valid while `v` lives unchanged.
+std::vector<char*> c_array(const std::vector<std::string>& v);
 
 // Damerau-Levenshtein (optimal string alignment) distance.
 size_t edit_distance(std::string_view a, std::string_view b);

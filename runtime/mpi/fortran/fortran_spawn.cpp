@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lazarus/strings.h"
 #include "mpi.h"
 #include "mpi/fortran/fortran_args.h"
 
@@ -25,14 +26,6 @@ std::vector<std::string> arg_list(const char* at, size_t len, size_t stride) {
   return out;
 }
 
-// C's argv of `args` (pointers into them), NULL-terminated.
-std::vector<char*> c_argv(std::vector<std::string>& args) {
-  std::vector<char*> out;
-  for (auto& a : args) out.push_back(a.data());
-  out.push_back(nullptr);
-  return out;
-}
-
 }  // namespace
 
 extern "C" {
@@ -43,7 +36,7 @@ void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxp
   const std::string c_command = lz_f_string(command, command_len);
   std::vector<std::string> args;
   if (argv != lz_mpif_argv_null_) args = arg_list(argv, argv_len, argv_len);
-  std::vector<char*> c_args = c_argv(args);
+  std::vector<char*> c_args = lz::str::c_array(args);
   MPI_Comm c_inter = MPI_COMM_NULL;
   const bool ignore = errcodes == lz_mpif_errcodes_ignore_;
   *ierror = MPI_Comm_spawn(c_command.c_str(), argv == lz_mpif_argv_null_ ? MPI_ARGV_NULL : c_args.data(), *maxprocs,
@@ -68,7 +61,7 @@ void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const
     if (argvs != lz_mpif_argvs_null_)
       args[static_cast<size_t>(i)] =
           arg_list(argvs + static_cast<size_t>(i) * argvs_len, argvs_len, static_cast<size_t>(n) * argvs_len);
-    c_args[static_cast<size_t>(i)] = c_argv(args[static_cast<size_t>(i)]);
+    c_args[static_cast<size_t>(i)] = lz::str::c_array(args[static_cast<size_t>(i)]);
     command_ptrs.push_back(c_commands[static_cast<size_t>(i)].data());
     argv_ptrs.push_back(c_args[static_cast<size_t>(i)].data());
     c_infos.push_back(MPI_Info_f2c(infos[i]));
