@@ -14,8 +14,8 @@ MPICH_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 DEBIAN_MIRROR=http://deb.debian.org/debian
 TOPDIR="mpich-${MPICH_VERSION}/test/mpi"
 
-DEFAULT_DIRS="attr coll comm datatype errhan group info init mpi_t pt2pt topo"
-KNOWN_DIRS="$DEFAULT_DIRS spawn threads f77 f90 cxx"
+DEFAULT_DIRS="attr coll comm datatype errhan group info init mpi_t pt2pt spawn topo"
+KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 cxx"
 
 WORK="$ROOT/build/mpich-tests"
 DIRS="$DEFAULT_DIRS"
@@ -44,7 +44,7 @@ build log: WORK/<mpi>/<dir>/<prog>.build.log).
 Options:
   --mpi lazarus|openmpi|both   which MPI(s) to test (default: both)
   --dirs "a b c"               test directories (default: "$DEFAULT_DIRS";
-                               also accepted: spawn threads f77 f90 cxx)
+                               also accepted: threads f77 f90 cxx)
   --only "prog1 prog2"         run only these programs of the directories
   --work DIR                   work directory (default: build/mpich-tests)
   --lazarus-prefix DIR         Lazarus build/install with bin/mpicc, bin/mpirun
