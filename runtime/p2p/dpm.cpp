@@ -157,7 +157,7 @@ StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* 
   const size_t n_acc = acc.size();
   std::vector<ProcessName> members = std::move(acc);
   members.insert(members.end(), con.begin(), con.end());
-  const ProcessName& self = eng.process_name(rt.rank());
+  const ProcessName self = eng.process_name(rt.rank());
   const auto at = std::find(members.begin(), members.end(), self);
   if (at == members.end()) return Internal("dpm: this process is not in its own group's list");
   const int me = static_cast<int>(at - members.begin());

@@ -34,8 +34,6 @@ Status Engine::init(Bootstrap& boot, Registry& reg) {
     if (static_cast<size_t>(r) < job.node_of_rank.size()) pi.node_id = job.node_of_rank[static_cast<size_t>(r)];
   }
   peers_.resize(static_cast<size_t>(size_));
-  names_.resize(static_cast<size_t>(size_));
-  for (int r = 0; r < size_; ++r) names_[static_cast<size_t>(r)] = {job.job_id, r, peer_info_[static_cast<size_t>(r)].host};
   const ParamStore& ps = reg.params();
   eager_limit_param_ = static_cast<uint64_t>(std::max<int64_t>(0, ps.get_int("p2p_eager_limit")));
   spin_count_ = static_cast<int>(std::max<int64_t>(0, ps.get_int("p2p_spin_count")));

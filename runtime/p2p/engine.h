@@ -293,7 +293,9 @@ class Engine final : public transport::Host {
   // Peers of this job and of others (world ranks first).
   int peer_count() const { return static_cast<int>(peers_.size()); }
   // Who peer `index` is, the same in every job's processes.
-  const ProcessName& process_name(int index) const { return names_[static_cast<size_t>(index)]; }
+  // A world rank's name carries the job id this process has now (a restart
+  // gives the job a new one), so it is made, not kept.
+  ProcessName process_name(int index) const;
   // The peer that is process `n` (the first, when bridges reach it twice);
   // -1 when this process reaches no such process.
   int index_of(const ProcessName& n) const;
@@ -457,7 +459,7 @@ class Engine final : public transport::Host {
   int size_ = 1;
   std::vector<transport::PeerInfo> peer_info_;
   std::vector<Peer> peers_;
-  std::vector<ProcessName> names_;                  // by peer, for process_name()
+  std::vector<ProcessName> foreign_names_;          // peers of other jobs, from size_ on
   std::vector<std::unique_ptr<Bridge>> bridges_;    // adopt_bridge(), finalized last
   std::vector<std::unique_ptr<Module>> owned_;      // selected transport modules, best first
   std::vector<transport::Module*> modules_;

@@ -48,7 +48,7 @@ StatusOr<std::vector<int>> Engine::adopt_bridge(std::unique_ptr<Bridge> b) {
     transport::PeerInfo pi = b->peer(m);
     pi.rank = index[static_cast<size_t>(m)];
     peer_info_.push_back(std::move(pi));
-    names_.push_back(who);
+    foreign_names_.push_back(who);
   }
   for (auto& p : added) peers_.push_back(std::move(p));
   for (auto* t : b->modules()) {
@@ -61,10 +61,15 @@ StatusOr<std::vector<int>> Engine::adopt_bridge(std::unique_ptr<Bridge> b) {
   return index;
 }
 
+ProcessName Engine::process_name(int index) const {
+  if (index < size_) return {boot_->job().job_id, index, peer_info_[static_cast<size_t>(index)].host};
+  return foreign_names_[static_cast<size_t>(index - size_)];
+}
+
 int Engine::index_of(const ProcessName& n) const {
   if (n.job == boot_->job().job_id) return n.rank >= 0 && n.rank < size_ ? n.rank : -1;
-  for (size_t i = static_cast<size_t>(size_); i < names_.size(); ++i)
-    if (names_[i] == n) return static_cast<int>(i);
+  for (size_t i = 0; i < foreign_names_.size(); ++i)
+    if (foreign_names_[i] == n) return size_ + static_cast<int>(i);
   return -1;
 }
 

@@ -234,8 +234,8 @@ StatusOr<Comm*> intercomm_merge(Comm& inter, bool high) {
   // Both groups alike: the one whose rank 0 has the smaller (job id, world
   // rank) first, which both groups see the same, of one job or of two.
   if (high == remote_high) {
-    const ProcessName& a = eng.process_name(inter.world_ranks()[0]);
-    const ProcessName& b = eng.process_name(inter.remote_world_ranks()[0]);
+    const ProcessName a = eng.process_name(inter.world_ranks()[0]);
+    const ProcessName b = eng.process_name(inter.remote_world_ranks()[0]);
     local_first = std::tie(a.job, a.rank) < std::tie(b.job, b.rank);
   }
   std::vector<int> world = local_first ? inter.world_ranks() : inter.remote_world_ranks();
