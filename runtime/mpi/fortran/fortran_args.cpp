@@ -22,6 +22,8 @@ char lz_mpif_argv_null_[1] = {};
 char lz_mpif_argvs_null_[1] = {};
 MPI_Fint* MPI_F_STATUS_IGNORE = lz_mpif_status_ignore_;
 MPI_Fint* MPI_F_STATUSES_IGNORE = lz_mpif_statuses_ignore_;
+MPI_F08_status* MPI_F08_STATUS_IGNORE = reinterpret_cast<MPI_F08_status*>(lz_mpif_status_ignore_);
+MPI_F08_status* MPI_F08_STATUSES_IGNORE = reinterpret_cast<MPI_F08_status*>(lz_mpif_statuses_ignore_);
 }
 
 namespace lz::fortran {

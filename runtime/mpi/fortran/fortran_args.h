@@ -28,6 +28,13 @@ extern char lz_mpif_argv_null_[1];
 extern char lz_mpif_argvs_null_[1];
 }
 
+// `use mpi_f08` programs may leave ierror out (it is OPTIONAL there), and
+// gfortran then passes a null pointer: a hand-written entry point starts
+// with this, and writes through `ierror` as before.
+#define LZ_F_OPTIONAL_IERROR(ierror) \
+  MPI_Fint lz_f_ierror_absent_ = 0;  \
+  if ((ierror) == nullptr) (ierror) = &lz_f_ierror_absent_
+
 namespace lz::fortran {
 
 // A choice buffer as C sees it: MPI_BOTTOM and MPI_IN_PLACE translated.

@@ -33,6 +33,7 @@ extern "C" {
 void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxprocs, const MPI_Fint* info,
                      const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes,
                      MPI_Fint* ierror, size_t command_len, size_t argv_len) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   const std::string c_command = lz_f_string(command, command_len);
   std::vector<std::string> args;
   if (argv != lz_mpif_argv_null_) args = arg_list(argv, argv_len, argv_len);
@@ -48,6 +49,7 @@ void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxp
 void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const char* argvs, const MPI_Fint* maxprocs,
                               const MPI_Fint* infos, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm,
                               MPI_Fint* errcodes, MPI_Fint* ierror, size_t commands_len, size_t argvs_len) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   const int n = *count > 0 ? *count : 0;
   std::vector<std::string> c_commands;
   std::vector<std::vector<std::string>> args(static_cast<size_t>(n));

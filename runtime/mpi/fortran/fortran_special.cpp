@@ -18,9 +18,13 @@ using namespace lz::fortran;
 
 extern "C" {
 
-void mpi_init_(MPI_Fint* ierror) { *ierror = MPI_Init(nullptr, nullptr); }
+void mpi_init_(MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  *ierror = MPI_Init(nullptr, nullptr);
+}
 
 void mpi_init_thread_(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   *ierror = MPI_Init_thread(nullptr, nullptr, *required, provided);
 }
 
@@ -34,6 +38,7 @@ MPI_Aint mpi_aint_diff_(const MPI_Aint* a, const MPI_Aint* b) { return MPI_Aint_
 // The real address, MPI_BOTTOM's included: Fortran programs build absolute
 // displacements with it and communicate from MPI_BOTTOM (which C sees as 0).
 void mpi_get_address_(void* location, MPI_Aint* address, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   *ierror = MPI_Get_address(location, address);
 }
 
@@ -50,6 +55,7 @@ void mpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, 
 void mpi_f_sync_reg_(void* buf) { (void)buf; }
 
 void mpi_buffer_detach_(void*, MPI_Fint* size, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   void* addr = nullptr;
   *ierror = MPI_Buffer_detach(&addr, size);
 }
@@ -90,6 +96,7 @@ void lz::fortran::request_done(MPI_Fint request) {
 }
 
 extern "C" void mpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   auto* c_newcomm = new MPI_Comm(MPI_COMM_NULL);
   MPI_Request c_request = MPI_REQUEST_NULL;
   *newcomm = 0;
@@ -231,6 +238,7 @@ int keyval_delete(MPI_Comm comm, int keyval, void* value, void* extra_state) {
 extern "C" {
 
 void mpi_op_create_(FortranOp* user_fn, const MPI_Fint* commute, MPI_Fint* op, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   size_t slot = op_slots().take(user_fn);
   if (slot == kOpSlots) {
     *ierror = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_INTERN);  // every slot in use
@@ -248,6 +256,7 @@ void mpi_op_create_(FortranOp* user_fn, const MPI_Fint* commute, MPI_Fint* op, M
 }
 
 void mpi_op_free_(MPI_Fint* op, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   const MPI_Fint old = *op;
   MPI_Op c_op = MPI_Op_f2c(old);
   void* handle = c_op;
@@ -257,6 +266,7 @@ void mpi_op_free_(MPI_Fint* op, MPI_Fint* ierror) {
 }
 
 void mpi_comm_create_errhandler_(FortranErrhandler* fn, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   size_t slot = errhandler_slots().take(fn);
   if (slot == kErrhandlerSlots) {
     *ierror = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_INTERN);
@@ -278,6 +288,7 @@ void mpi_comm_create_errhandler_(FortranErrhandler* fn, MPI_Fint* errhandler, MP
 // last of them lets it go. 64 Fortran handlers per process, then
 // MPI_ERR_INTERN.
 void mpi_errhandler_free_(MPI_Fint* errhandler, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   const MPI_Fint old = *errhandler;
   MPI_Errhandler c_eh = MPI_Errhandler_f2c(old);
   *ierror = MPI_Errhandler_free(&c_eh);
@@ -286,12 +297,14 @@ void mpi_errhandler_free_(MPI_Fint* errhandler, MPI_Fint* ierror) {
 
 void mpi_comm_create_keyval_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, const MPI_Aint* extra_state,
                              MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, false};
   *ierror = MPI_Comm_create_keyval(keyval_copy, keyval_delete, keyval, k);
 }
 
 void mpi_keyval_create_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, const MPI_Fint* extra_state,
                         MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, true};
   *ierror = MPI_Comm_create_keyval(keyval_copy, keyval_delete, keyval, k);
 }
@@ -322,11 +335,13 @@ void mpi_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint* i
 // pointer is the value). The predefined attributes are C ints behind a
 // pointer: Fortran gets the int.
 void mpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   *ierror = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, reinterpret_cast<void*>(*value));
 }
 
 void mpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                         MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   void* v = nullptr;
   int c_flag = 0;
   *ierror = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &c_flag);
@@ -336,10 +351,12 @@ void mpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* 
 }
 
 void mpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   *ierror = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, reinterpret_cast<void*>(static_cast<MPI_Aint>(*value)));
 }
 
 void mpi_attr_get_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
   MPI_Aint v = 0;
   mpi_comm_get_attr_(comm, keyval, &v, flag, ierror);
   if (*ierror == MPI_SUCCESS && *flag) *value = static_cast<MPI_Fint>(v);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the Fortran binding of Lazarus from fortran.tbl and mpi.h.
 
-  gen_fortran.py TABLE MPI_H OUT_CPP OUT_MPIF_H OUT_MODULE_F90
+  gen_fortran.py TABLE MPI_H OUT_CPP OUT_MPIF_H OUT_MODULE_F90 OUT_F08_F90
 
 OUT_CPP     the mpi_xxx_ entry points gfortran calls (one per `fn` line:
             handles converted through the tables of handle_table.h, then the
@@ -13,11 +13,15 @@ OUT_MPIF_H  mpif.h: the constants (every integer #define MPI_* of mpi.h,
 OUT_MODULE  the `mpi` module: the same constants and explicit interfaces of
             every routine (choice buffers marked NO_ARG_CHECK so that any type
             and rank is accepted, as MPI's "ignore TKR" asks)
+OUT_F08     the `mpi_f08` module: the same routines with Fortran 2008 handle
+            types, OPTIONAL ierror (gen_f08.py)
 The hand-written routines (MPI_Init, callbacks, attributes, address
 arithmetic) are in fortran_special.cpp; their interfaces are SPECIAL_IFACES.
 """
 import re
 import sys
+
+import gen_f08
 
 HANDLES = {
     # kind: (C type, f2c, c2f, HandleTable kind, null name)
@@ -345,7 +349,7 @@ def gen_function(name, args):
     body += ['  ' + s for s in pre1 + pre2]
     body.append(f'  const int rc = MPI_{name}({", ".join(call)});')
     body += ['  ' + s for s in post]
-    body.append('  *ierror = rc;')
+    body.append('  if (ierror) *ierror = rc;  // mpi_f08: an OPTIONAL ierror left out is null')
     body.append('}')
     return '\n'.join(body)
 
@@ -445,7 +449,7 @@ def fortran_constant_lines(consts):
 
 
 def main():
-    table, mpi_h, out_cpp, out_mpif, out_mod = sys.argv[1:6]
+    table, mpi_h, out_cpp, out_mpif, out_mod, out_f08 = sys.argv[1:7]
     handles, aliases, fns = parse_table(table)
     consts = constants(handles, aliases, mpi_h)
 
@@ -464,7 +468,8 @@ def main():
     for name, args in fns:
         cpp.append(gen_function(name, args))
         cpp.append('')
-    open(out_cpp, 'w').write('\n'.join(cpp))
+    cpp += gen_f08.equality_functions_cpp()
+    open(out_cpp, 'w').write('\n'.join(cpp) + '\n')
 
     # --- mpif.h ---
     f = ['! mpif.h: the Fortran 77 binding of Lazarus (fixed and free form).',
@@ -503,6 +508,8 @@ def main():
     m.append('  end interface')
     m.append('end module mpi')
     open(out_mod, 'w').write('\n'.join(m) + '\n')
+
+    open(out_f08, 'w').write(gen_f08.module(handles, aliases, fns, consts, SENTINELS, CHAR_SENTINELS, wrap_free))
 
 
 if __name__ == '__main__':

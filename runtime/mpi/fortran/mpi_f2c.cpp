@@ -39,3 +39,38 @@ extern "C" int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
   std::memcpy(f_status, c_status, sizeof(MPI_Status));
   return MPI_SUCCESS;
 }
+
+// `use mpi_f08`'s status has the `mpi` status' layout (six INTEGERs), so the
+// conversions are copies; the f08 sentinels are the `mpi` ones (gen_f08.py).
+static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "TYPE(MPI_Status) is MPI_STATUS_SIZE INTEGERs");
+
+extern "C" int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
+  return MPI_Status_c2f(c_status, reinterpret_cast<MPI_Fint*>(f08_status));
+}
+
+extern "C" int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
+  return MPI_Status_f2c(reinterpret_cast<const MPI_Fint*>(f08_status), c_status);
+}
+
+extern "C" int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  if (f_status == nullptr || f08_status == nullptr) return MPI_ERR_ARG;
+  std::memcpy(f08_status, f_status, sizeof(MPI_F08_status));
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  if (f_status == nullptr || f08_status == nullptr) return MPI_ERR_ARG;
+  std::memcpy(f_status, f08_status, sizeof(MPI_F08_status));
+  return MPI_SUCCESS;
+}
+
+// MPI_STATUS_F2F08 and MPI_STATUS_F082F of both Fortran modules.
+extern "C" void mpi_status_f2f08_(const MPI_Fint* f_status, MPI_F08_status* f08_status, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  *ierror = MPI_Status_f2f08(f_status, f08_status);
+}
+
+extern "C" void mpi_status_f082f_(const MPI_F08_status* f08_status, MPI_Fint* f_status, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  *ierror = MPI_Status_f082f(f08_status, f_status);
+}

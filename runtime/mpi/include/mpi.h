@@ -737,6 +737,19 @@ extern MPI_Fint *MPI_F_STATUS_IGNORE;
 extern MPI_Fint *MPI_F_STATUSES_IGNORE;
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+/* `use mpi_f08`'s TYPE(MPI_Status), as C sees it: the same six INTEGERs. */
+typedef struct MPI_F08_status {
+  MPI_Fint MPI_SOURCE;
+  MPI_Fint MPI_TAG;
+  MPI_Fint MPI_ERROR;
+  MPI_Fint lz_internal[3];
+} MPI_F08_status;
+extern MPI_F08_status *MPI_F08_STATUS_IGNORE;
+extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 
 /* MPI-4.0 persistent collectives: the non-blocking call's arguments bound,
  * started by MPI_Start / MPI_Startall, completed like any request, freed by
@@ -1492,6 +1505,10 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message);
 MPI_Fint PMPI_Message_c2f(MPI_Message message);
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                     MPI_Request *request);
