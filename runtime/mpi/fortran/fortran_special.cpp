@@ -185,12 +185,12 @@ constexpr std::array<MPI_Comm_errhandler_function*, sizeof...(I)> errhandler_tra
 constexpr auto kOpTrampolines = op_trampolines(std::make_index_sequence<kOpSlots>());
 constexpr auto kErrhandlerTrampolines = errhandler_trampolines(std::make_index_sequence<kErrhandlerSlots>());
 
-// ---- keyvals: the Fortran procedures and extra state ride in the C
-// keyval's extra_state (never freed: a keyval's callbacks may run until
+// ---- keyvals (communicators and datatypes): the Fortran procedures and
+// extra state ride in the C keyval's extra_state (never freed: a keyval's callbacks may run until
 // MPI_Finalize, after MPI_COMM_FREE_KEYVAL).
-using FortranCopy = void(MPI_Fint* oldcomm, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* value_in,
+using FortranCopy = void(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* value_in,
                          MPI_Aint* value_out, MPI_Fint* flag, MPI_Fint* ierror);
-using FortranDelete = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state, MPI_Fint* ierror);
+using FortranDelete = void(MPI_Fint* object, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state, MPI_Fint* ierror);
 // MPI-1 (MPI_KEYVAL_CREATE): INTEGER extra state and values.
 using FortranCopy1 = void(MPI_Fint* oldcomm, MPI_Fint* keyval, MPI_Fint* extra_state, MPI_Fint* value_in,
                           MPI_Fint* value_out, MPI_Fint* flag, MPI_Fint* ierror);
@@ -203,34 +203,50 @@ struct FortranKeyval {
   bool mpi1;
 };
 
-int keyval_copy(MPI_Comm oldcomm, int keyval, void* extra_state, void* value_in, void* value_out, int* flag) {
+// The Fortran value of the object a keyval callback is called for.
+MPI_Fint f_handle(MPI_Comm comm) { return MPI_Comm_c2f(comm); }
+MPI_Fint f_handle(MPI_Datatype type) { return MPI_Type_c2f(type); }
+
+// One copy / delete pair for communicator and datatype keyvals (the
+// Fortran callbacks take the object's INTEGER handle either way).
+template <typename Handle>
+int keyval_copy(Handle old, int keyval, void* extra_state, void* value_in, void* value_out, int* flag) {
   auto* k = static_cast<FortranKeyval*>(extra_state);
-  MPI_Fint f_comm = MPI_Comm_c2f(oldcomm), f_keyval = keyval, f_flag = 0, ierror = MPI_SUCCESS;
+  MPI_Fint f_old = f_handle(old), f_keyval = keyval, f_flag = 0, ierror = MPI_SUCCESS;
   if (k->mpi1) {
     MPI_Fint extra = static_cast<MPI_Fint>(k->extra), in = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value_in)),
              out = 0;
-    reinterpret_cast<FortranCopy1*>(k->copy)(&f_comm, &f_keyval, &extra, &in, &out, &f_flag, &ierror);
+    reinterpret_cast<FortranCopy1*>(k->copy)(&f_old, &f_keyval, &extra, &in, &out, &f_flag, &ierror);
     if (f_flag) *static_cast<void**>(value_out) = reinterpret_cast<void*>(static_cast<MPI_Aint>(out));
   } else {
     MPI_Aint in = reinterpret_cast<MPI_Aint>(value_in), out = 0;
-    reinterpret_cast<FortranCopy*>(k->copy)(&f_comm, &f_keyval, &k->extra, &in, &out, &f_flag, &ierror);
+    reinterpret_cast<FortranCopy*>(k->copy)(&f_old, &f_keyval, &k->extra, &in, &out, &f_flag, &ierror);
     if (f_flag) *static_cast<void**>(value_out) = reinterpret_cast<void*>(out);
   }
   *flag = f_flag != 0;
   return ierror;
 }
 
-int keyval_delete(MPI_Comm comm, int keyval, void* value, void* extra_state) {
+template <typename Handle>
+int keyval_delete(Handle object, int keyval, void* value, void* extra_state) {
   auto* k = static_cast<FortranKeyval*>(extra_state);
-  MPI_Fint f_comm = MPI_Comm_c2f(comm), f_keyval = keyval, ierror = MPI_SUCCESS;
+  MPI_Fint f_object = f_handle(object), f_keyval = keyval, ierror = MPI_SUCCESS;
   if (k->mpi1) {
     MPI_Fint extra = static_cast<MPI_Fint>(k->extra), v = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value));
-    reinterpret_cast<FortranDelete1*>(k->del)(&f_comm, &f_keyval, &v, &extra, &ierror);
+    reinterpret_cast<FortranDelete1*>(k->del)(&f_object, &f_keyval, &v, &extra, &ierror);
   } else {
     MPI_Aint v = reinterpret_cast<MPI_Aint>(value);
-    reinterpret_cast<FortranDelete*>(k->del)(&f_comm, &f_keyval, &v, &k->extra, &ierror);
+    reinterpret_cast<FortranDelete*>(k->del)(&f_object, &f_keyval, &v, &k->extra, &ierror);
   }
   return ierror;
+}
+
+// A Fortran attribute value as C stores it, and back: the C attribute's
+// pointer is the value; the predefined (communicator) attributes are C ints
+// behind a pointer, and Fortran gets the int.
+void* c_attr(MPI_Aint value) { return reinterpret_cast<void*>(value); }
+MPI_Aint f_attr(int keyval, void* value) {
+  return lz::rt::is_predefined_keyval(keyval) ? *static_cast<int*>(value) : reinterpret_cast<MPI_Aint>(value);
 }
 
 }  // namespace
@@ -299,14 +315,21 @@ void mpi_comm_create_keyval_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, c
                              MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
   auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, false};
-  *ierror = MPI_Comm_create_keyval(keyval_copy, keyval_delete, keyval, k);
+  *ierror = MPI_Comm_create_keyval(keyval_copy<MPI_Comm>, keyval_delete<MPI_Comm>, keyval, k);
+}
+
+void mpi_type_create_keyval_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, const MPI_Aint* extra_state,
+                             MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, false};
+  *ierror = MPI_Type_create_keyval(keyval_copy<MPI_Datatype>, keyval_delete<MPI_Datatype>, keyval, k);
 }
 
 void mpi_keyval_create_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, const MPI_Fint* extra_state,
                         MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
   auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, true};
-  *ierror = MPI_Comm_create_keyval(keyval_copy, keyval_delete, keyval, k);
+  *ierror = MPI_Comm_create_keyval(keyval_copy<MPI_Comm>, keyval_delete<MPI_Comm>, keyval, k);
 }
 
 // The predefined callbacks, callable from Fortran (mpif.h: EXTERNAL).
@@ -330,13 +353,20 @@ void mpi_dup_fn_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint* in, MPI_Fint* out, M
   *ierror = MPI_SUCCESS;
 }
 void mpi_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint* ierror) { *ierror = MPI_SUCCESS; }
+void mpi_type_null_copy_fn_(MPI_Fint* a, MPI_Fint* b, MPI_Aint* c, MPI_Aint* d, MPI_Aint* e, MPI_Fint* flag,
+                            MPI_Fint* ierror) {
+  mpi_comm_null_copy_fn_(a, b, c, d, e, flag, ierror);
+}
+void mpi_type_dup_fn_(MPI_Fint* a, MPI_Fint* b, MPI_Aint* c, MPI_Aint* in, MPI_Aint* out, MPI_Fint* flag,
+                      MPI_Fint* ierror) {
+  mpi_comm_dup_fn_(a, b, c, in, out, flag, ierror);
+}
+void mpi_type_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Fint* ierror) { *ierror = MPI_SUCCESS; }
 
-// Attributes: Fortran stores and reads integer values (the C attribute's
-// pointer is the value). The predefined attributes are C ints behind a
-// pointer: Fortran gets the int.
+// Attributes: Fortran stores and reads integer values (c_attr, f_attr).
 void mpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
-  *ierror = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, reinterpret_cast<void*>(*value));
+  *ierror = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, c_attr(*value));
 }
 
 void mpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
@@ -346,13 +376,27 @@ void mpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* 
   int c_flag = 0;
   *ierror = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &c_flag);
   *flag = c_flag != 0;
-  if (*ierror != MPI_SUCCESS || !c_flag) return;
-  *value = lz::rt::is_predefined_keyval(*keyval) ? *static_cast<int*>(v) : reinterpret_cast<MPI_Aint>(v);
+  if (*ierror == MPI_SUCCESS && c_flag) *value = f_attr(*keyval, v);
+}
+
+void mpi_type_set_attr_(const MPI_Fint* type, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  *ierror = MPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, c_attr(*value));
+}
+
+void mpi_type_get_attr_(const MPI_Fint* type, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
+                        MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  void* v = nullptr;
+  int c_flag = 0;
+  *ierror = MPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &v, &c_flag);
+  *flag = c_flag != 0;
+  if (*ierror == MPI_SUCCESS && c_flag) *value = f_attr(*keyval, v);
 }
 
 void mpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
-  *ierror = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, reinterpret_cast<void*>(static_cast<MPI_Aint>(*value)));
+  *ierror = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, c_attr(*value));
 }
 
 void mpi_attr_get_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
@@ -360,6 +404,14 @@ void mpi_attr_get_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* value
   MPI_Aint v = 0;
   mpi_comm_get_attr_(comm, keyval, &v, flag, ierror);
   if (*ierror == MPI_SUCCESS && *flag) *value = static_cast<MPI_Fint>(v);
+}
+
+// MPI-4.0's MPI_INFO_CREATE_ENV(INFO, IERROR): Fortran passes no argv.
+void mpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  MPI_Info c_info = MPI_INFO_NULL;
+  *ierror = MPI_Info_create_env(0, nullptr, &c_info);
+  *info = MPI_Info_c2f(c_info);
 }
 
 }  // extern "C"

@@ -16,6 +16,9 @@ import sys
 # Handle kinds whose TYPE(MPI_<Kind>) the module defines (the table's kinds).
 F08_TYPES = ['Comm', 'Datatype', 'Errhandler', 'Group', 'Info', 'Message', 'Op', 'Request']
 
+# Arguments whose mpi_f08 type is not the `mpi` one's (MPI-3.1 A.3).
+F08_OVERRIDES = {('Alloc_mem', 'baseptr'): 'type(c_ptr) :: baseptr'}
+
 # The deprecated MPI-1 attribute calls: not part of mpi_f08 (MPI-3.1 section 17.1.2).
 NOT_IN_F08 = {'Keyval_free', 'Attr_delete'}
 
@@ -41,6 +44,37 @@ CALLBACK_IFACES = """
       type(MPI_Comm) :: comm
       integer :: comm_keyval, ierror
       integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine
+    subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, &
+                                           attribute_val_out, flag, ierror)
+      import
+      type(MPI_Datatype) :: oldtype
+      integer :: type_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine
+    subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, ierror)
+      import
+      type(MPI_Datatype) :: datatype
+      integer :: type_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine
+    subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Grequest_free_function(extra_state, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      integer :: ierror
+    end subroutine
+    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      import
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      logical :: complete
+      integer :: ierror
     end subroutine
     subroutine MPI_Comm_errhandler_function(comm, error_code)
       import
@@ -110,6 +144,43 @@ SPECIAL_IFACES = """
     integer :: comm_keyval
     integer(kind=MPI_ADDRESS_KIND) :: attribute_val
     logical :: flag
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
+    import
+    procedure(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+    procedure(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+    integer :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+    import
+    type(MPI_Datatype) :: datatype
+    integer :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+    import
+    type(MPI_Datatype) :: datatype
+    integer :: type_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    logical :: flag
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    import
+    procedure(MPI_Grequest_query_function) :: query_fn
+    procedure(MPI_Grequest_free_function) :: free_fn
+    procedure(MPI_Grequest_cancel_function) :: cancel_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Request) :: request
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Info_create_env(info, ierror)
+    import
+    type(MPI_Info) :: info
     integer, optional :: ierror
   end subroutine
   subroutine MPI_Get_address(location, address, ierror)
@@ -184,7 +255,9 @@ def f08_decls(name, args):
     out = ['import']
     for a, kind, _ in args:
         base = kind.split('_')[0]
-        if kind == 'buf':
+        if (name, a) in F08_OVERRIDES:
+            out.append(F08_OVERRIDES[(name, a)])
+        elif kind == 'buf':
             out.append(f'!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a}')
             out.append(f'type(*), dimension(*) :: {a}')
         elif kind in ('int', 'int_out', 'index_out'):
@@ -277,7 +350,9 @@ def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free):
         m.append(f'  common /{block}/ {name}')
     m.append(CALLBACK_IFACES.rstrip())
     m += ['  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN',
-          '  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN']
+          '  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN',
+          '  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN',
+          '  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN']
     m += equality_interfaces()
     m.append('  interface')
     m.append(SPECIAL_IFACES.rstrip())

@@ -60,6 +60,7 @@ CHAR_SENTINELS = [
 
 # Predefined callbacks, Fortran-callable (fortran_special.cpp).
 EXTERNALS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
+             'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN',
              'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
 
 # Functions (not subroutines): Fortran type and name.
@@ -95,6 +96,32 @@ SPECIAL_IFACES = """
     external :: copy_fn, delete_fn
     integer :: keyval, ierror
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  end subroutine
+  subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, ierror)
+    import :: MPI_ADDRESS_KIND
+    external :: type_copy_attr_fn, type_delete_attr_fn
+    integer :: type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  end subroutine
+  subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+    import :: MPI_ADDRESS_KIND
+    integer :: datatype, type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+  end subroutine
+  subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+    import :: MPI_ADDRESS_KIND
+    integer :: datatype, type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    logical :: flag
+  end subroutine
+  subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    import :: MPI_ADDRESS_KIND
+    external :: query_fn, free_fn, cancel_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: request, ierror
+  end subroutine
+  subroutine MPI_Info_create_env(info, ierror)
+    integer :: info, ierror
   end subroutine
   subroutine MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
     external :: copy_fn, delete_fn
@@ -498,7 +525,7 @@ def main():
     for name, block, dims in CHAR_SENTINELS:
         m.append(f'  character :: {name}{dims}')
         m.append(f'  common /{block}/ {name}')
-    m.append('  external :: ' + ', '.join(EXTERNALS))
+    m += wrap_free('  external :: ', EXTERNALS, '')
     m.append('  interface')
     m.append(SPECIAL_IFACES.rstrip())
     for name, args in fns:

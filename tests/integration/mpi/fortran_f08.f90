@@ -3,14 +3,15 @@
 ! its MPI_SOURCE / MPI_TAG / MPI_ERROR components and MPI_STATUS(ES)_IGNORE,
 ! arrays of requests and statuses, MPI_IN_PLACE, a user reduction written to
 ! the f08 interface (C pointers), keyval callbacks, a derived type, an error
-! returned through ierror, strings, and the `mpi` <-> `mpi_f08` status
-! conversions. Every result is checked; the first mismatch aborts the job
+! returned through ierror, strings, memory from MPI_Alloc_mem (a C pointer),
+! datatype attributes, a generalized request with its callbacks,
+! MPI_Info_create_env, and the `mpi` <-> `mpi_f08` status conversions. Every result is checked; the first mismatch aborts the job
 ! with exit code 1. Rank 0 prints "fortran_f08: OK" at the end.
 module f08_checks
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
-  integer :: deletes = 0
+  integer :: deletes = 0, type_deletes = 0, greq_frees = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -54,6 +55,53 @@ contains
     if (comm == MPI_COMM_NULL .or. keyval == MPI_KEYVAL_INVALID .or. extra /= 5) ierror = MPI_ERR_OTHER
     if (val > 0) deletes = deletes + 1
   end subroutine
+
+  subroutine type_copy(oldtype, keyval, extra, valin, valout, flag, ierror)
+    type(MPI_Datatype) :: oldtype
+    integer :: keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra, valin, valout
+    logical :: flag
+    ierror = MPI_SUCCESS
+    if (oldtype == MPI_DATATYPE_NULL .or. keyval == MPI_KEYVAL_INVALID) ierror = MPI_ERR_OTHER
+    valout = valin + extra
+    flag = .true.
+  end subroutine
+
+  subroutine type_delete(datatype, keyval, val, extra, ierror)
+    type(MPI_Datatype) :: datatype
+    integer :: keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: val, extra
+    ierror = MPI_SUCCESS
+    if (datatype == MPI_DATATYPE_NULL .or. keyval == MPI_KEYVAL_INVALID .or. extra /= 100) ierror = MPI_ERR_OTHER
+    if (val > 0) type_deletes = type_deletes + 1
+  end subroutine
+
+  ! A generalized request's callbacks: the query reports the extra state as
+  ! the tag and 3 INTEGERs received.
+  subroutine greq_query(extra, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    type(MPI_Status) :: status
+    integer :: ierror
+    status%MPI_SOURCE = MPI_UNDEFINED
+    status%MPI_TAG = int(extra)
+    call MPI_Status_set_elements(status, MPI_INTEGER, 3, ierror)
+    call MPI_Status_set_cancelled(status, .false., ierror)
+  end subroutine
+
+  subroutine greq_free(extra, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: ierror
+    ierror = MPI_SUCCESS
+    if (extra == 42) greq_frees = greq_frees + 1
+  end subroutine
+
+  subroutine greq_cancel(extra, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    logical :: complete
+    integer :: ierror
+    ierror = MPI_SUCCESS
+    if (extra /= 42 .or. complete) ierror = MPI_ERR_OTHER
+  end subroutine
 end module
 
 ! The `mpi` module's status, turned into an f08 one and back.
@@ -83,7 +131,10 @@ program fortran_f08
   type(MPI_Request) :: reqs(2)
   type(MPI_Status) :: status, statuses(2)
   type(MPI_Op) :: op
-  type(MPI_Datatype) :: vec
+  type(MPI_Datatype) :: vec, vec2
+  type(MPI_Info) :: info
+  type(c_ptr) :: mem
+  integer, pointer :: block(:)
   type(MPI_Group) :: world_group
   character(len=MPI_MAX_OBJECT_NAME) :: name
   logical :: flag, ok
@@ -181,6 +232,44 @@ program fortran_f08
   call check(ierr /= MPI_SUCCESS, 'an invalid rank returns an error')
   call MPI_Error_class(ierr, n)
   call check(n == MPI_ERR_RANK, 'the error class is MPI_ERR_RANK')
+
+  ! Memory from MPI_Alloc_mem, through a C pointer, used as a buffer.
+  call MPI_Alloc_mem(4_MPI_ADDRESS_KIND * 16, MPI_INFO_NULL, mem)
+  call c_f_pointer(mem, block, [16])
+  block = 0
+  call MPI_Sendrecv(buf, 4, MPI_INTEGER, rank, 6, block, 16, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, status)
+  call check(all(block(1:4) == buf) .and. all(block(5:) == 0), 'a buffer from MPI_Alloc_mem')
+  call MPI_Free_mem(block)
+
+  ! Datatype attributes: MPI_Type_dup copies (+100), MPI_Type_free deletes.
+  call MPI_Type_create_keyval(type_copy, type_delete, keyval, 100_MPI_ADDRESS_KIND)
+  call MPI_Type_contiguous(2, MPI_INTEGER, vec)
+  call MPI_Type_set_attr(vec, keyval, 7_MPI_ADDRESS_KIND)
+  call MPI_Type_dup(vec, vec2)
+  call MPI_Type_get_attr(vec2, keyval, attr, flag)
+  call check(flag .and. attr == 107, 'datatype attribute copied')
+  call MPI_Type_delete_attr(vec2, keyval)
+  call MPI_Type_get_attr(vec2, keyval, attr, flag)
+  call check(.not. flag .and. type_deletes == 1, 'MPI_Type_delete_attr')
+  call MPI_Type_free(vec)
+  call MPI_Type_free(vec2)
+  call check(type_deletes == 2, 'datatype attribute deleted with its type')
+  call MPI_Type_free_keyval(keyval)
+  call check(keyval == MPI_KEYVAL_INVALID, 'MPI_Type_free_keyval')
+
+  ! A generalized request: started, completed, waited on.
+  call MPI_Grequest_start(greq_query, greq_free, greq_cancel, 42_MPI_ADDRESS_KIND, reqs(1))
+  call MPI_Test(reqs(1), flag, status)
+  call check(.not. flag, 'a generalized request is not complete before MPI_Grequest_complete')
+  call MPI_Grequest_complete(reqs(1))
+  call MPI_Wait(reqs(1), status)
+  call MPI_Get_count(status, MPI_INTEGER, count)
+  call check(status%MPI_TAG == 42 .and. count == 3 .and. reqs(1) == MPI_REQUEST_NULL .and. greq_frees == 1, &
+             'generalized request callbacks')
+
+  call MPI_Info_create_env(info)
+  call check(info /= MPI_INFO_NULL, 'MPI_Info_create_env')
+  call MPI_Info_free(info)
 
   call old_status_roundtrip(ok)
   call check(ok, 'MPI_Status_f2f08 / MPI_Status_f082f')
