@@ -15,7 +15,7 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 TOPDIR="mpich-${MPICH_VERSION}/test/mpi"
 
 DEFAULT_DIRS="attr coll comm datatype errhan group info init mpi_t pt2pt spawn topo"
-KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 cxx"
+KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 f08 cxx"
 
 WORK="$ROOT/build/mpich-tests"
 DIRS="$DEFAULT_DIRS"
@@ -44,7 +44,7 @@ build log: WORK/<mpi>/<dir>/<prog>.build.log).
 Options:
   --mpi lazarus|openmpi|both   which MPI(s) to test (default: both)
   --dirs "a b c"               test directories (default: "$DEFAULT_DIRS";
-                               also accepted: threads f77 f90 cxx)
+                               also accepted: threads f77 f90 f08 cxx)
   --only "prog1 prog2"         run only these programs of the directories
   --work DIR                   work directory (default: build/mpich-tests)
   --lazarus-prefix DIR         Lazarus build/install with bin/mpicc, bin/mpirun
@@ -291,6 +291,14 @@ configure_mpi() {
         || { tail -n 15 "$b/util.build.log" >&2; die "$mpi: building the test library util/ failed (log $b/util.build.log)"; }
     make -C "$b/util" >> "$b/util.build.log" 2>&1 \
         || log "$mpi: warning: part of util/ did not build (C++/Fortran test library? see $b/util.build.log)"
+    # MPICH's configure turns its f08 tests on only inside MPICH's own build
+    # (FROM_MPICH=yes), but writes their Makefiles anyway: their test library
+    # (util/mtest_f08.f90, `use mpi_f08`) is built here as automake would.
+    if [[ " $DIRS " == *" f08 "* ]]; then
+        make -C "$b/util" libmtest_f08.la am_libmtest_f08_la_OBJECTS=mtest_f08.lo am_libmtest_f08_la_rpath= \
+            >> "$b/util.build.log" 2>&1 \
+            || log "$mpi: warning: the f08 test library did not build (does the MPI have mpi_f08? see $b/util.build.log)"
+    fi
 }
 
 # Is this MPI usable at all: compile, link and run a 2-rank program.

@@ -44,10 +44,12 @@ void lz_f_copy_string(const char* c, char* f, size_t len) {
 
 int lz_f_update(Kind kind, MPI_Fint old, void* now) {
   if (now == nullptr) {
-    if (old != 0) {
-      if (kind == Kind::kRequest) request_done(old);
-      table(kind).release(old);
-    }
+    if (old == 0) return 0;
+    if (kind == Kind::kRequest) request_done(old);
+    // An error handler's value is not given back: MPI_COMM_GET_ERRHANDLER
+    // hands out the handler the program created, so two Fortran variables
+    // may hold one value, each to be freed (MPICH's commerrf does so).
+    if (kind != Kind::kErrhandler) table(kind).release(old);
     return 0;
   }
   return table(kind).c2f(now);

@@ -14,29 +14,34 @@ using lz::fortran::lz_f_string;
 
 namespace {
 
+// How an argument's blanks are read: trailing ones are padding; leading ones
+// are dropped by `use mpi` / mpif.h and kept by `use mpi_f08` (" Ss" reaches
+// the program as "Ss" and " Ss": what MPICH does, and its tests check).
+enum class Blanks { kTrim, kKeepLeading };
+
 // The argument strings of one command, read from `at`, `stride` bytes apart,
 // up to the first blank one.
-std::vector<std::string> arg_list(const char* at, size_t len, size_t stride) {
+std::vector<std::string> arg_list(const char* at, size_t len, size_t stride, Blanks blanks) {
   std::vector<std::string> out;
   for (;; at += stride) {
     std::string a = lz_f_string(at, len);
     if (a.empty()) break;
+    if (blanks == Blanks::kKeepLeading) {
+      size_t n = len;
+      while (n > 0 && at[n - 1] == ' ') --n;
+      a.assign(at, n);
+    }
     out.push_back(std::move(a));
   }
   return out;
 }
 
-}  // namespace
-
-extern "C" {
-
-void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxprocs, const MPI_Fint* info,
-                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes,
-                     MPI_Fint* ierror, size_t command_len, size_t argv_len) {
-  LZ_F_OPTIONAL_IERROR(ierror);
+void comm_spawn(const char* command, const char* argv, const MPI_Fint* maxprocs, const MPI_Fint* info,
+                const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes, MPI_Fint* ierror,
+                size_t command_len, size_t argv_len, Blanks blanks) {
   const std::string c_command = lz_f_string(command, command_len);
   std::vector<std::string> args;
-  if (argv != lz_mpif_argv_null_) args = arg_list(argv, argv_len, argv_len);
+  if (argv != lz_mpif_argv_null_) args = arg_list(argv, argv_len, argv_len, blanks);
   std::vector<char*> c_args = lz::str::c_array(args);
   MPI_Comm c_inter = MPI_COMM_NULL;
   const bool ignore = errcodes == lz_mpif_errcodes_ignore_;
@@ -46,10 +51,9 @@ void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxp
   *intercomm = MPI_Comm_c2f(c_inter);
 }
 
-void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const char* argvs, const MPI_Fint* maxprocs,
-                              const MPI_Fint* infos, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm,
-                              MPI_Fint* errcodes, MPI_Fint* ierror, size_t commands_len, size_t argvs_len) {
-  LZ_F_OPTIONAL_IERROR(ierror);
+void comm_spawn_multiple(const MPI_Fint* count, const char* commands, const char* argvs, const MPI_Fint* maxprocs,
+                         const MPI_Fint* infos, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm,
+                         MPI_Fint* errcodes, MPI_Fint* ierror, size_t commands_len, size_t argvs_len, Blanks blanks) {
   const int n = *count > 0 ? *count : 0;
   std::vector<std::string> c_commands;
   std::vector<std::vector<std::string>> args(static_cast<size_t>(n));
@@ -62,7 +66,7 @@ void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const
     // array_of_argv(count, *): command i's arguments are row i, a column apart.
     if (argvs != lz_mpif_argvs_null_)
       args[static_cast<size_t>(i)] =
-          arg_list(argvs + static_cast<size_t>(i) * argvs_len, argvs_len, static_cast<size_t>(n) * argvs_len);
+          arg_list(argvs + static_cast<size_t>(i) * argvs_len, argvs_len, static_cast<size_t>(n) * argvs_len, blanks);
     c_args[static_cast<size_t>(i)] = lz::str::c_array(args[static_cast<size_t>(i)]);
     command_ptrs.push_back(c_commands[static_cast<size_t>(i)].data());
     argv_ptrs.push_back(c_args[static_cast<size_t>(i)].data());
@@ -74,6 +78,44 @@ void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const
       *count, command_ptrs.data(), argvs == lz_mpif_argvs_null_ ? MPI_ARGVS_NULL : argv_ptrs.data(), maxprocs,
       c_infos.data(), *root, MPI_Comm_f2c(*comm), &c_inter, ignore ? MPI_ERRCODES_IGNORE : errcodes);
   *intercomm = MPI_Comm_c2f(c_inter);
+}
+
+}  // namespace
+
+extern "C" {
+
+void mpi_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxprocs, const MPI_Fint* info,
+                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes,
+                     MPI_Fint* ierror, size_t command_len, size_t argv_len) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes, ierror, command_len, argv_len,
+             Blanks::kTrim);
+}
+
+void mpi_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const char* argvs, const MPI_Fint* maxprocs,
+                              const MPI_Fint* infos, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm,
+                              MPI_Fint* errcodes, MPI_Fint* ierror, size_t commands_len, size_t argvs_len) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, comm, intercomm, errcodes, ierror, commands_len,
+                      argvs_len, Blanks::kTrim);
+}
+
+// mpi_f08's MPI_Comm_spawn and _spawn_multiple (gen_f08.py).
+void lz_f08_comm_spawn_(const char* command, const char* argv, const MPI_Fint* maxprocs, const MPI_Fint* info,
+                        const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes,
+                        MPI_Fint* ierror, size_t command_len, size_t argv_len) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes, ierror, command_len, argv_len,
+             Blanks::kKeepLeading);
+}
+
+void lz_f08_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, const char* argvs,
+                                 const MPI_Fint* maxprocs, const MPI_Fint* infos, const MPI_Fint* root,
+                                 const MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes, MPI_Fint* ierror,
+                                 size_t commands_len, size_t argvs_len) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  comm_spawn_multiple(count, commands, argvs, maxprocs, infos, root, comm, intercomm, errcodes, ierror, commands_len,
+                      argvs_len, Blanks::kKeepLeading);
 }
 
 }  // extern "C"

@@ -8,7 +8,8 @@ types are BIND(C) with one INTEGER (a handle's address is its MPI_VAL's, an
 array of handles is an array of INTEGERs), TYPE(MPI_Status) is the six
 INTEGERs of an `mpi` status, and gfortran passes an absent OPTIONAL ierror as
 a null pointer, which every entry point tolerates (LZ_F_OPTIONAL_IERROR).
-Handle equality (==, /=) is a pair of C functions per kind (fortran_bindings.cpp).
+Handle equality (==, /=) is a pair of C functions per kind (fortran_bindings.cpp);
+MPI_Comm_spawn and _spawn_multiple have entry points of their own (SPAWN_IFACES).
 """
 
 import sys
@@ -84,7 +85,37 @@ CALLBACK_IFACES = """
   end interface
 """
 
-# The hand-written entry points (fortran_special.cpp, fortran_spawn.cpp).
+# MPI_Comm_spawn and _spawn_multiple: generic names for entry points of
+# mpi_f08's own, which keep an argument's leading blanks (fortran_spawn.cpp).
+SPAWN_IFACES = """
+  interface MPI_Comm_spawn
+    subroutine lz_f08_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+      import
+      character(len=*) :: command
+      character(len=*), dimension(*) :: argv
+      integer :: maxprocs, root
+      type(MPI_Info) :: info
+      type(MPI_Comm) :: comm, intercomm
+      integer, dimension(*) :: array_of_errcodes
+      integer, optional :: ierror
+    end subroutine
+  end interface
+  interface MPI_Comm_spawn_multiple
+    subroutine lz_f08_comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, &
+                                       root, comm, intercomm, array_of_errcodes, ierror)
+      import
+      integer :: count, root
+      character(len=*), dimension(*) :: array_of_commands
+      character(len=*), dimension(count, *) :: array_of_argv
+      integer, dimension(*) :: array_of_maxprocs, array_of_errcodes
+      type(MPI_Info), dimension(*) :: array_of_info
+      type(MPI_Comm) :: comm, intercomm
+      integer, optional :: ierror
+    end subroutine
+  end interface
+"""
+
+# The hand-written entry points (fortran_special.cpp).
 SPECIAL_IFACES = """
   subroutine MPI_Init(ierror)
     integer, optional :: ierror
@@ -206,27 +237,6 @@ SPECIAL_IFACES = """
     import
     type(MPI_Comm) :: comm, newcomm
     type(MPI_Request) :: request
-    integer, optional :: ierror
-  end subroutine
-  subroutine MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
-    import
-    character(len=*) :: command
-    character(len=*), dimension(*) :: argv
-    integer :: maxprocs, root
-    type(MPI_Info) :: info
-    type(MPI_Comm) :: comm, intercomm
-    integer, dimension(*) :: array_of_errcodes
-    integer, optional :: ierror
-  end subroutine
-  subroutine MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, &
-                                     root, comm, intercomm, array_of_errcodes, ierror)
-    import
-    integer :: count, root
-    character(len=*), dimension(*) :: array_of_commands
-    character(len=*), dimension(count, *) :: array_of_argv
-    integer, dimension(*) :: array_of_maxprocs, array_of_errcodes
-    type(MPI_Info), dimension(*) :: array_of_info
-    type(MPI_Comm) :: comm, intercomm
     integer, optional :: ierror
   end subroutine
   subroutine MPI_Buffer_detach(buffer_addr, size, ierror)
@@ -363,5 +373,6 @@ def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free):
         m += ['    ' + d for d in f08_decls(name, args)]
         m.append('  end subroutine')
     m.append('  end interface')
+    m.append(SPAWN_IFACES.rstrip())
     m.append('end module mpi_f08')
     return '\n'.join(m) + '\n'

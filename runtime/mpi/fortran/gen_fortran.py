@@ -236,6 +236,9 @@ def gen_function(name, args):
     """The C++ entry point of MPI_<name>."""
     params, call, pre1, pre2, post, hidden = [], [], [], [], [], []
     prev_int_out = None
+    # A string out beside a `flag` (MPI_INFO_GET) is written only when flag
+    # is true: otherwise the program's variable keeps its value.
+    found = ' && c_flag' if ('flag', 'logical_out', None) in args else ''
     for a, kind, n in args:
         base = kind.split('_')[0]
         if kind == 'int':
@@ -296,7 +299,7 @@ def gen_function(name, args):
             hidden.append(f'size_t {a}_len')
             pre2.append(f'std::vector<char> c_{a}(lz_f_len({c_length(n)}) + 1, 0);')
             call.append(f'c_{a}.data()')
-            post.append(f'if (rc == MPI_SUCCESS) lz_f_copy_string(c_{a}.data(), {a}, {a}_len);')
+            post.append(f'if (rc == MPI_SUCCESS{found}) lz_f_copy_string(c_{a}.data(), {a}, {a}_len);')
         elif base in HANDLES:
             ctype, f2c, c2f, tkind, _ = HANDLES[base]
             suffix = kind[len(base):]
@@ -336,8 +339,11 @@ def gen_function(name, args):
             else:
                 sys.exit(f'MPI_{name}: unknown kind {kind}')
         elif kind == 'status_out':
+            # From the program's status: fields the call does not set
+            # (MPI_ERROR, by single-completion calls) keep their values.
             params.append(f'MPI_Fint* {a}')
             pre1.append(f'MPI_Status c_{a}{{}};')
+            pre1.append(f'if (!lz_f_status_ignored({a})) MPI_Status_f2c({a}, &c_{a});')
             call.append(f'lz_f_status_ignored({a}) ? MPI_STATUS_IGNORE : &c_{a}')
             post.append(f'if (!lz_f_status_ignored({a})) MPI_Status_c2f(&c_{a}, {a});')
         elif kind == 'status_inout':
@@ -354,6 +360,8 @@ def gen_function(name, args):
         elif kind == 'status_arr_out':
             params.append(f'MPI_Fint* {a}')
             pre2.append(f'std::vector<MPI_Status> c_{a}(lz_f_statuses_ignored({a}) ? 0 : lz_f_len({c_length(n)}));')
+            pre2.append(f'for (size_t i = 0; i < c_{a}.size(); ++i) '
+                        f'MPI_Status_f2c({a} + i * LZ_F_STATUS_SIZE, &c_{a}[i]);')
             call.append(f'lz_f_statuses_ignored({a}) ? MPI_STATUSES_IGNORE : c_{a}.data()')
             post.append(f'for (size_t i = 0; i < c_{a}.size(); ++i) '
                         f'MPI_Status_c2f(&c_{a}[i], {a} + i * LZ_F_STATUS_SIZE);')
