@@ -89,7 +89,7 @@ constexpr BasicInfo kBasic[] = {
     same_pair<int32_t>("MPI_2INTEGER"),
     same_pair<float>("MPI_2REAL"),
     same_pair<double>("MPI_2DOUBLE_PRECISION"),
-    scalar<std::complex<float>>("MPI_C_FLOAT_COMPLEX"),
+    scalar<std::complex<float>>("MPI_C_COMPLEX"),  // MPI_C_FLOAT_COMPLEX is a synonym
     scalar<std::complex<double>>("MPI_C_DOUBLE_COMPLEX"),
     scalar<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX"),
     scalar<bool>("MPI_CXX_BOOL"),

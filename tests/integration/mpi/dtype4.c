@@ -271,8 +271,8 @@ static void expected_sum_prod(long double complex *sum, long double complex *pro
   } while (0)
 
 static void complex_types(void) {
-  check_named(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", (int)sizeof(float complex));
-  check_named(MPI_C_COMPLEX, "MPI_C_FLOAT_COMPLEX", (int)sizeof(float complex));
+  check_named(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", (int)sizeof(float complex)); /* a synonym: one name */
+  check_named(MPI_C_COMPLEX, "MPI_C_COMPLEX", (int)sizeof(float complex));
   check_named(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", (int)sizeof(double complex));
   check_named(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", (int)sizeof(long double complex));
   check_named(MPI_CXX_BOOL, "MPI_CXX_BOOL", 1);
