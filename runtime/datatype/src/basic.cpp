@@ -49,7 +49,7 @@ constexpr BasicInfo kBasic[] = {
     scalar<unsigned>("MPI_UNSIGNED"),
     scalar<long>("MPI_LONG"),
     scalar<unsigned long>("MPI_UNSIGNED_LONG"),
-    scalar<long long>("MPI_LONG_LONG"),
+    scalar<long long>("MPI_LONG_LONG_INT"),  // MPI_LONG_LONG is a synonym
     scalar<unsigned long long>("MPI_UNSIGNED_LONG_LONG"),
     scalar<float>("MPI_FLOAT"),
     scalar<double>("MPI_DOUBLE"),
