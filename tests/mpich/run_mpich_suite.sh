@@ -319,7 +319,7 @@ sanity_check() {
 }
 
 # ---------------------------------------------------------------- tests
-MPI4_RE='MPI_Isendrecv|MPI_Sendrecv_init|MPI_Info_create_env|MPI_Info_get_string|MPI_Comm_idup_with_info|MPI_Session|MPI_Comm_create_from_group|MPI_Group_from_session_pset|MPI_Intercomm_create_from_groups|MPI_Psend_init|MPI_Precv_init|MPI_Pready|MPI_Parrived|MPI_ERR_PROC_ABORTED|MPI_ERR_SESSION|MPI_(Allreduce|Bcast|Barrier|Reduce|Allgatherv?|Alltoall[vw]?|Gatherv?|Scatterv?|Scan|Exscan|Reduce_scatter(_block)?|Neighbor_[a-z]+)_init|MPI_[A-Za-z_]+_c\b|MPI_COMM_TYPE_HW_[A-Z]+|MPI_T_source_|MPI_T_event_|MPI_T_cat_get_num_events|MPI_T_cat_get_events|MPI_T_(pvar|cvar|category)_get_index|MPI_T_BIND_MPI_SESSION|MPIX_|QMPI_|MPI_Errhandler_(create|set|get)\b|MPI_Type_(extent|lb|ub|struct|hvector|hindexed)\b|MPI_Address\b|MPI_(LB|UB)\b|was removed in MPI-3.0'
+MPI4_RE='MPI_Isendrecv|MPI_Sendrecv_init|MPI_Info_create_env|MPI_Info_get_string|MPI_Comm_idup_with_info|MPI_Session|MPI_Comm_create_from_group|MPI_Group_from_session_pset|MPI_Intercomm_create_from_groups|MPI_Psend_init|MPI_Precv_init|MPI_Pready|MPI_Parrived|MPI_ERR_PROC_ABORTED|MPI_ERR_SESSION|MPI_(Allreduce|Bcast|Barrier|Reduce|Allgatherv?|Alltoall[vw]?|Gatherv?|Scatterv?|Scan|Exscan|Reduce_scatter(_block)?|Neighbor_[a-z]+)_init|MPI_[A-Za-z_]+_c\b|MPI_COMM_TYPE_HW_[A-Z]+|MPI_T_source_|MPI_T_event_|MPI_T_cat_get_num_events|MPI_T_cat_get_events|MPI_T_(pvar|cvar|category)_get_index|MPI_T_BIND_MPI_SESSION|MPIX_|QMPI_|MPI_Errhandler_(create|set|get)\b|MPI_Type_(extent|lb|ub|struct|hvector|hindexed)\b|MPI_Address\b|MPI_(LB|UB)\b|MPI_COMBINER_(HVECTOR|HINDEXED|STRUCT)_INTEGER|was removed in MPI-3.0'
 
 # Signs that the MPI's own libraries were being rewritten while we used them.
 INFRA_RE='file not recognized|file too short|error while loading shared libraries|needed by .* not found|undefined reference to .lz_|failed to run command'
@@ -332,6 +332,14 @@ build_reason() {
     [[ -z "$r" ]] && r="$(grep -m1 -E 'file not recognized|cannot find -l|not found' "$logf")"
     [[ -z "$r" ]] && r="$(grep -m1 -iE 'error|No rule to make' "$logf")"
     echo "${r:-unknown (see build log)}"
+}
+
+# The first compiler or linker error of a build log, a Fortran binding's
+# symbol written as the routine (mpi_type_hindexed_ -> mpi_type_hindexed):
+# matched against MPI4_RE without case (gfortran says "Error:" and names
+# routines in lower case).
+first_error() {
+    grep -m1 -E '[Ee]rror:|undefined reference' "$1" | sed -E 's/\b(mpi_[a-z0-9_]*[a-z0-9])_\b/\1/gI'
 }
 
 declare -A BUILT   # "dir/prog" -> ok|fail|mpi4
@@ -403,7 +411,7 @@ run_list() {
                 done
                 if [[ -x "$dir/$prog" ]] && ! grep -qE 'Error [0-9]' "$blog"; then
                     BUILT[$mpi/$name]=ok
-                elif grep -m1 -E 'error:|undefined reference' "$blog" | grep -qE "$MPI4_RE"; then
+                elif first_error "$blog" | grep -qiE "$MPI4_RE"; then
                     BUILT[$mpi/$name]=mpi4
                 else
                     BUILT[$mpi/$name]=fail
@@ -416,7 +424,7 @@ run_list() {
                     printf '[%s] %-40s np=%-2s BUILD: %s\n' "$mpi" "$name" "$np" "$r"
                     continue ;;
                 mpi4)
-                    local r; r="$(grep -m1 -E 'error:|undefined reference' "$blog" | grep -m1 -oE "$MPI4_RE")"
+                    local r; r="$(first_error "$blog" | grep -m1 -oiE "$MPI4_RE")"
                     printf '%s\t%s\tskip\tnot MPI-3.1: %s%s\n' "$prog" "$np" "$r" "$tag" >> "$results"
                     printf '[%s] %-40s np=%-2s skip (not MPI-3.1: %s)\n' "$mpi" "$name" "$np" "$r"
                     continue ;;
