@@ -35,6 +35,11 @@ extern char lz_mpif_argvs_null_[1];
   MPI_Fint lz_f_ierror_absent_ = 0;  \
   if ((ierror) == nullptr) (ierror) = &lz_f_ierror_absent_
 
+// The profiling name of a Fortran entry point (pmpi_send_ for mpi_send_,
+// MPI-3.1 section 14.2): an alias, so a profiling layer that defines
+// mpi_send_ itself still reaches the binding through pmpi_send_.
+#define LZ_F_PMPI(entry) extern "C" __typeof__(entry) p##entry __attribute__((alias(#entry)))
+
 namespace lz::fortran {
 
 // A choice buffer as C sees it: MPI_BOTTOM and MPI_IN_PLACE translated.

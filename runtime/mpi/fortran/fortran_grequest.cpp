@@ -61,3 +61,6 @@ extern "C" void mpi_grequest_start_(FortranQuery* query_fn, FortranFree* free_fn
   }
   *request = MPI_Request_c2f(c_request);
 }
+
+// Profiling names (fortran_args.h).
+LZ_F_PMPI(mpi_grequest_start_);

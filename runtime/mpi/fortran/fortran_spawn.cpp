@@ -119,3 +119,7 @@ void lz_f08_comm_spawn_multiple_(const MPI_Fint* count, const char* commands, co
 }
 
 }  // extern "C"
+
+// Profiling names (fortran_args.h).
+LZ_F_PMPI(mpi_comm_spawn_);
+LZ_F_PMPI(mpi_comm_spawn_multiple_);

@@ -415,3 +415,30 @@ void mpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
 }
 
 }  // extern "C"
+
+// Profiling names (fortran_args.h).
+LZ_F_PMPI(mpi_init_);
+LZ_F_PMPI(mpi_init_thread_);
+LZ_F_PMPI(mpi_wtime_);
+LZ_F_PMPI(mpi_wtick_);
+LZ_F_PMPI(mpi_pcontrol_);
+LZ_F_PMPI(mpi_aint_add_);
+LZ_F_PMPI(mpi_aint_diff_);
+LZ_F_PMPI(mpi_get_address_);
+LZ_F_PMPI(mpi_comm_idup_);
+LZ_F_PMPI(mpi_f_sync_reg_);
+LZ_F_PMPI(mpi_buffer_detach_);
+LZ_F_PMPI(mpi_op_create_);
+LZ_F_PMPI(mpi_op_free_);
+LZ_F_PMPI(mpi_comm_create_errhandler_);
+LZ_F_PMPI(mpi_errhandler_free_);
+LZ_F_PMPI(mpi_comm_create_keyval_);
+LZ_F_PMPI(mpi_type_create_keyval_);
+LZ_F_PMPI(mpi_keyval_create_);
+LZ_F_PMPI(mpi_comm_set_attr_);
+LZ_F_PMPI(mpi_comm_get_attr_);
+LZ_F_PMPI(mpi_type_set_attr_);
+LZ_F_PMPI(mpi_type_get_attr_);
+LZ_F_PMPI(mpi_attr_put_);
+LZ_F_PMPI(mpi_attr_get_);
+LZ_F_PMPI(mpi_info_create_env_);

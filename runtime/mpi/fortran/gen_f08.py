@@ -128,6 +128,10 @@ SPECIAL_IFACES = """
   end function
   double precision function MPI_Wtick()
   end function
+  double precision function PMPI_Wtime()
+  end function
+  double precision function PMPI_Wtick()
+  end function
   subroutine MPI_Pcontrol(level)
     integer :: level
   end subroutine

@@ -66,7 +66,8 @@ EXTERNALS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_F
 # Functions (not subroutines): Fortran type and name.
 FUNCTIONS = [('double precision', 'MPI_WTIME'), ('double precision', 'MPI_WTICK'),
              ('integer(kind=MPI_ADDRESS_KIND)', 'MPI_AINT_ADD'),
-             ('integer(kind=MPI_ADDRESS_KIND)', 'MPI_AINT_DIFF')]
+             ('integer(kind=MPI_ADDRESS_KIND)', 'MPI_AINT_DIFF'),
+             ('double precision', 'PMPI_WTIME'), ('double precision', 'PMPI_WTICK')]
 
 SPECIAL_IFACES = """
   subroutine MPI_Init(ierror)
@@ -78,6 +79,10 @@ SPECIAL_IFACES = """
   double precision function MPI_Wtime()
   end function
   double precision function MPI_Wtick()
+  end function
+  double precision function PMPI_Wtime()
+  end function
+  double precision function PMPI_Wtick()
   end function
   subroutine MPI_Pcontrol(level)
     integer :: level
@@ -386,6 +391,7 @@ def gen_function(name, args):
     body += ['  ' + s for s in post]
     body.append('  if (ierror) *ierror = rc;  // mpi_f08: an OPTIONAL ierror left out is null')
     body.append('}')
+    body.append(f'LZ_F_PMPI(mpi_{name.lower()}_);')
     return '\n'.join(body)
 
 

@@ -74,3 +74,7 @@ extern "C" void mpi_status_f082f_(const MPI_F08_status* f08_status, MPI_Fint* f_
   LZ_F_OPTIONAL_IERROR(ierror);
   *ierror = MPI_Status_f082f(f08_status, f_status);
 }
+
+// Profiling names (fortran_args.h).
+LZ_F_PMPI(mpi_status_f2f08_);
+LZ_F_PMPI(mpi_status_f082f_);
