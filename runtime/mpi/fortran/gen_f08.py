@@ -326,7 +326,7 @@ def equality_interfaces():
     return out
 
 
-def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free):
+def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free, sizeof_lines):
     """The source of the mpi_f08 module."""
     handle_names = {name for _, name in handles} | {alias for alias, _ in aliases}
     null_names = {f'MPI_{k.upper()}_NULL' for k in F08_TYPES}
@@ -378,5 +378,6 @@ def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free):
         m.append('  end subroutine')
     m.append('  end interface')
     m.append(SPAWN_IFACES.rstrip())
+    m += sizeof_lines
     m.append('end module mpi_f08')
     return '\n'.join(m) + '\n'

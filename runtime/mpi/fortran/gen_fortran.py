@@ -199,6 +199,37 @@ SPECIAL_IFACES = """
 """
 
 
+# MPI_SIZEOF (MPI-3.1 section 17.1.9): a generic of one specific per
+# intrinsic type and kind gfortran has, each an entry point that reports the
+# size. Assumed rank, so scalars and arrays of any rank resolve alike.
+SIZEOF_KINDS = [(f'integer({k})', f'i{k}', k) for k in (1, 2, 4, 8, 16)] + \
+               [(f'real({k})', f'r{k}', k) for k in (4, 8, 16)] + \
+               [(f'complex({k})', f'c{k}', 2 * k) for k in (4, 8, 16)] + \
+               [(f'logical({k})', f'l{k}', k) for k in (1, 2, 4, 8)] + \
+               [('character(len=*)', 'ch', 1)]
+
+
+def sizeof_interface(ierror_decl):
+    """The MPI_Sizeof generic of a module; ierror_decl declares its ierror."""
+    out = ['  interface MPI_Sizeof']
+    for ftype, tag, _ in SIZEOF_KINDS:
+        out += [f'    subroutine lz_sizeof_{tag}(x, size, ierror)', f'      {ftype}, dimension(..) :: x',
+                '      integer :: size', f'      {ierror_decl} :: ierror', '    end subroutine']
+    out.append('  end interface')
+    return out
+
+
+def sizeof_functions_cpp():
+    out = []
+    for _, tag, size in SIZEOF_KINDS:
+        hidden = ', size_t' if tag == 'ch' else ''
+        out.append(f'extern "C" void lz_sizeof_{tag}_(const void*, MPI_Fint* size, MPI_Fint* ierror{hidden}) {{')
+        out.append(f'  *size = {size};')
+        out.append('  if (ierror) *ierror = MPI_SUCCESS;')
+        out.append('}')
+    return out
+
+
 def parse_table(path):
     handles, aliases, fns = [], [], []
     first_line = {}  # fn name -> the line that declared it
@@ -510,6 +541,7 @@ def main():
         cpp.append(gen_function(name, args))
         cpp.append('')
     cpp += gen_f08.equality_functions_cpp()
+    cpp += sizeof_functions_cpp()
     open(out_cpp, 'w').write('\n'.join(cpp) + '\n')
 
     # --- mpif.h ---
@@ -547,10 +579,12 @@ def main():
         m += ['    ' + d for d in f_decls(args)]
         m.append('  end subroutine')
     m.append('  end interface')
+    m += sizeof_interface('integer')
     m.append('end module mpi')
     open(out_mod, 'w').write('\n'.join(m) + '\n')
 
-    open(out_f08, 'w').write(gen_f08.module(handles, aliases, fns, consts, SENTINELS, CHAR_SENTINELS, wrap_free))
+    open(out_f08, 'w').write(gen_f08.module(handles, aliases, fns, consts, SENTINELS, CHAR_SENTINELS, wrap_free,
+                                            sizeof_interface('integer, optional')))
 
 
 if __name__ == '__main__':

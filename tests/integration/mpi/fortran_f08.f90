@@ -4,7 +4,7 @@
 ! arrays of requests and statuses, MPI_IN_PLACE, a user reduction written to
 ! the f08 interface (C pointers), keyval callbacks, a derived type, an error
 ! returned through ierror, strings, memory from MPI_Alloc_mem (a C pointer),
-! datatype attributes, a generalized request with its callbacks,
+! datatype attributes, a generalized request with its callbacks, MPI_Sizeof,
 ! MPI_Info_create_env, and the `mpi` <-> `mpi_f08` status conversions. Every result is checked; the first mismatch aborts the job
 ! with exit code 1. Rank 0 prints "fortran_f08: OK" at the end.
 module f08_checks
@@ -268,6 +268,14 @@ program fortran_f08
   call MPI_Get_count(status, MPI_INTEGER, count)
   call check(status%MPI_TAG == 42 .and. count == 3 .and. reqs(1) == MPI_REQUEST_NULL .and. greq_frees == 1, &
              'generalized request callbacks')
+
+  ! MPI_SIZEOF: one element's size, for scalars and arrays of any kind.
+  call MPI_Sizeof(1.0d0, n)
+  call check(n == 8, 'MPI_Sizeof of a DOUBLE PRECISION')
+  call MPI_Sizeof(buf, n)
+  call check(n == 4, 'MPI_Sizeof of an INTEGER array')
+  call MPI_Sizeof((1.0, 2.0), n, ierr)
+  call check(n == 8 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of a COMPLEX')
 
   call MPI_Info_create_env(info)
   call check(info /= MPI_INFO_NULL, 'MPI_Info_create_env')
