@@ -85,10 +85,18 @@ void lz_datatype_s::record(Combiner combiner, std::vector<int> ints, std::vector
   contents_ = Contents{std::move(ints), std::move(addresses), std::move(types)};
 }
 
+namespace {
+std::atomic<lz_datatype_s::DestroyHook> destroy_hook{nullptr};
+}  // namespace
+
+void lz_datatype_s::set_destroy_hook(DestroyHook hook) { destroy_hook.store(hook); }
+
 void lz_datatype_s::release(const lz_datatype_s* dt) {
   if (dt == nullptr || dt->predefined_) return;
   auto* self = const_cast<lz_datatype_s*>(dt);
-  if (self->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete self;
+  if (self->refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (DestroyHook hook = destroy_hook.load()) hook(self);
+  delete self;
 }
 
 void lz_datatype_s::append_block(ptrdiff_t offset, size_t length) {

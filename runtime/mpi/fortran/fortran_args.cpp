@@ -46,10 +46,13 @@ int lz_f_update(Kind kind, MPI_Fint old, void* now) {
   if (now == nullptr) {
     if (old == 0) return 0;
     if (kind == Kind::kRequest) request_done(old);
-    // An error handler's value is not given back: MPI_COMM_GET_ERRHANDLER
-    // hands out the handler the program created, so two Fortran variables
-    // may hold one value, each to be freed (MPICH's commerrf does so).
-    if (kind != Kind::kErrhandler) table(kind).release(old);
+    // Objects that C hands out more references to keep their value while
+    // one lives: an error handler (MPI_COMM_GET_ERRHANDLER gives the one
+    // the program created; never given back, there are few), a datatype
+    // (MPI_TYPE_GET_CONTENTS; given back when the type is deleted,
+    // handle_table.cpp). Two Fortran variables may hold one value, each to
+    // be freed (MPICH's commerrf and typecntsf do so).
+    if (kind != Kind::kErrhandler && kind != Kind::kDatatype) table(kind).release(old);
     return 0;
   }
   return table(kind).c2f(now);

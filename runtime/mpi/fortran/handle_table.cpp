@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "lazarus/datatype/datatype.h"
+
 namespace lz::fortran {
 
 HandleTable::HandleTable(const std::vector<void*>& predefined) {
@@ -69,12 +71,27 @@ void HandleTable::release(int index) {
   free_.push_back(index);
 }
 
+void HandleTable::forget(const void* object) {
+  int index = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_of_.find(const_cast<void*>(object));
+    if (it == index_of_.end()) return;
+    index = it->second;
+  }
+  release(index);
+}
+
 HandleTable& table(Kind kind) {
   // Built once, on first use (after libmpi's predefined objects exist: they
   // are constant-initialised or initialised before any MPI call).
   static std::array<HandleTable*, static_cast<size_t>(Kind::kNumKinds)> tables = [] {
     std::array<HandleTable*, static_cast<size_t>(Kind::kNumKinds)> t{};
     for (size_t k = 0; k < t.size(); ++k) t[k] = new HandleTable(predefined_objects(static_cast<Kind>(k)));
+    // A datatype's index goes with the type itself (lz_f_update keeps it
+    // on MPI_TYPE_FREE: other references may live on).
+    lz_datatype_s::set_destroy_hook(
+        [](const lz_datatype_s* dt) { table(Kind::kDatatype).forget(static_cast<const void*>(dt)); });
     return t;
   }();
   return *tables[static_cast<size_t>(kind)];

@@ -51,6 +51,8 @@ class HandleTable {
   // Forgets a non-predefined index (after MPI_Comm_free, a completed request
   // ...): it may name another object later. Unknown indices are ignored.
   void release(int index);
+  // Forgets the index of `object`, if it has one (the object is going away).
+  void forget(const void* object);
 
  private:
   // The slot of `index`, allocating its chunk (under mu_). nullptr when full.

@@ -12,11 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include "lazarus/datatype/datatype.h"
 #include "mpi.h"
+#include "mpi/fortran/fortran_args.h"
 
 namespace {
 
 using lz::fortran::HandleTable;
+using lz::fortran::Kind;
 
 // NAME -> value of every `parameter (NAME=value)` of mpif.h.
 std::map<std::string, long> mpif_parameters() {
@@ -117,6 +120,35 @@ TEST(FortranHandles, TableGivesIndicesBackAndReusesThem) {
   t.release(99);  // unknown: ignored
   t.release(0);
   EXPECT_EQ(t.f2c(0), nullptr);
+}
+
+TEST(FortranHandles, ForgetReleasesAnObjectsIndex) {
+  int a, c;
+  HandleTable t({&a});
+  const int ic = t.c2f(&c);
+  t.forget(&c);
+  EXPECT_EQ(t.f2c(ic), nullptr) << "a forgotten object's index names nothing";
+  t.forget(&c);  // no index any more: ignored
+  t.forget(&a);  // predefined: kept
+  EXPECT_EQ(t.f2c(1), &a);
+}
+
+// A derived datatype with two references (MPI_Type_get_contents of a dup
+// hands the inner type out again) keeps its Fortran value when one is freed
+// through the binding (lz_f_update of MPI_TYPE_FREE), and gives it back when
+// the type itself is deleted (the destroy hook).
+TEST(FortranHandles, DatatypeValueLivesAsLongAsTheType) {
+  auto made = lz::dt::Datatype::contiguous(2, *MPI_INT);
+  ASSERT_TRUE(made.ok());
+  lz_datatype_s* type = *made;
+  const MPI_Fint f = MPI_Type_c2f(type);
+  ASSERT_GT(f, 0);
+  type->retain();  // the second reference
+  lz_datatype_s::release(type);
+  EXPECT_EQ(lz::fortran::lz_f_update(Kind::kDatatype, f, nullptr), 0) << "the freed variable reads null";
+  EXPECT_EQ(MPI_Type_f2c(f), type) << "the other reference's value still names the type";
+  lz_datatype_s::release(type);  // the last reference: the type is deleted
+  EXPECT_EQ(MPI_Type_f2c(f), MPI_DATATYPE_NULL) << "the deleted type's value names nothing";
 }
 
 // Threads converting their own objects while others read a predefined one

@@ -210,6 +210,11 @@ struct lz_datatype_s {
   void retain() { if (!predefined_) refs_.fetch_add(1, std::memory_order_relaxed); }
   // Drops one reference; deletes a derived type when none is left. Null is ok.
   static void release(const lz_datatype_s* dt);
+  // Called with a derived type just before it is deleted (the Fortran
+  // binding forgets the type's INTEGER handle then: MPI_Type_get_contents
+  // hands out more references to one object, each freed on its own).
+  using DestroyHook = void (*)(const lz_datatype_s*);
+  static void set_destroy_hook(DestroyHook hook);
 
   // ---- queries (MPI_Type_size, MPI_Type_get_extent, MPI_Type_get_true_extent)
   size_t size() const { return size_; }
