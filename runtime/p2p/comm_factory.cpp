@@ -64,17 +64,61 @@ StatusOr<std::vector<Record>> exchange(Comm& parent, const std::vector<int>& mem
   return all;
 }
 
-// The whole parent, in rank order.
-StatusOr<std::vector<Record>> exchange(Comm& parent, const Record& mine) {
-  std::vector<int> members(static_cast<size_t>(parent.size()));
-  for (int r = 0; r < parent.size(); ++r) members[static_cast<size_t>(r)] = r;
-  return exchange(parent, members, parent.rank(), kTagAgree, mine);
-}
-
 uint32_t agreed_context(const std::vector<Record>& all) {
   uint32_t ctx = 0;
   for (const auto& r : all) ctx = std::max(ctx, r.next_context);
   return ctx;
+}
+
+struct Agreed {
+  uint32_t context;
+  std::vector<Record> records;  // every member's (color, key, world), in the order of members
+};
+
+// The context-id agreement of a blocking constructor among `members`
+// (parent ranks; this process is members[me]), which also gathers every
+// member's record. Other agreements may run at once on other communicators
+// (threads of an MPI_THREAD_MULTIPLE process, idups in flight), so the
+// protocol is comm_idup.cpp's, blocking: each member holds its proposal
+// p = next_context() (taken: no other agreement here proposes or lands on
+// it); the maximum v is the candidate; a member takes v when it is its p or
+// free here; a second exchange tells whether every member could. Then v is
+// this agreement's at every member, and the held p goes back; otherwise
+// both go back and the next round proposes again (higher: next_context()
+// has passed v where v was held).
+StatusOr<Agreed> agree(Comm& parent, const std::vector<int>& members, int me, int tag, Record mine) {
+  Engine& eng = runtime().engine();
+  for (;;) {
+    const uint32_t p = eng.next_context();
+    eng.take_context(p);
+    mine.next_context = p;
+    StatusOr<std::vector<Record>> all = exchange(parent, members, me, tag, mine);
+    if (!all.ok()) {
+      eng.release_context(p);
+      return all.status();
+    }
+    const uint32_t v = agreed_context(*all);
+    const bool took = v != p && eng.context_free(v);
+    if (took) eng.take_context(v);
+    const Record verdict{v == p || took ? 0 : 1, 0, 0, 0};
+    StatusOr<std::vector<Record>> verdicts = exchange(parent, members, me, tag, verdict);
+    const bool everyone = verdicts.ok() && std::all_of(verdicts->begin(), verdicts->end(),
+                                                       [](const Record& r) { return r.color == 0; });
+    if (everyone) {
+      if (v != p) eng.release_context(p);
+      return Agreed{v, std::move(*all)};
+    }
+    eng.release_context(p);
+    if (took) eng.release_context(v);
+    if (!verdicts.ok()) return verdicts.status();
+  }
+}
+
+// The whole parent, in rank order.
+StatusOr<Agreed> agree(Comm& parent, const Record& mine) {
+  std::vector<int> members(static_cast<size_t>(parent.size()));
+  for (int r = 0; r < parent.size(); ++r) members[static_cast<size_t>(r)] = r;
+  return agree(parent, members, parent.rank(), kTagAgree, mine);
 }
 
 // The agreement of `call` in a process that took a moved rank's place,
@@ -145,12 +189,8 @@ StatusOr<Comm*> comm_dup(Comm& parent) {
   if (CommRecord::instance().replaying()) {
     LZ_ASSIGN_OR_RETURN(c, replayed(parent, kCall));
   } else {
-    Engine& eng = runtime().engine();
-    Record mine{0, 0, eng.next_context(), runtime().rank()};
-    LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
-    uint32_t ctx = agreed_context(all);
-    eng.take_context(ctx);
-    LZ_ASSIGN_OR_RETURN(c, recorded(kCall, ctx, make_comm(parent, parent.world_ranks(), ctx)));
+    LZ_ASSIGN_OR_RETURN(Agreed a, agree(parent, Record{0, 0, 0, runtime().rank()}));
+    LZ_ASSIGN_OR_RETURN(c, recorded(kCall, a.context, make_comm(parent, parent.world_ranks(), a.context)));
   }
   c->topology = parent.topology;  // MPI_Comm_dup keeps the topology
   return c;
@@ -160,11 +200,9 @@ StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
   if (parent.is_inter()) return intercomm_split(parent, color, key);
   static constexpr const char* kCall = "MPI_Comm_split";
   if (CommRecord::instance().replaying()) return replayed(parent, kCall);
-  Engine& eng = runtime().engine();
-  Record mine{color, key, eng.next_context(), runtime().rank()};
-  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
-  uint32_t ctx = agreed_context(all);
-  eng.take_context(ctx);
+  LZ_ASSIGN_OR_RETURN(Agreed a, agree(parent, Record{color, key, 0, runtime().rank()}));
+  const uint32_t ctx = a.context;
+  const std::vector<Record>& all = a.records;
   if (color == MPI_UNDEFINED) return recorded(kCall, ctx, static_cast<Comm*>(nullptr));
   // Members of my color, ordered by (key, parent rank). Different colors
   // share the context id: their memberships are disjoint.
@@ -179,7 +217,6 @@ StatusOr<Comm*> comm_split(Comm& parent, int color, int key) {
 }
 
 StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
-  Engine& eng = runtime().engine();
   for (int w : group.world_ranks)
     if (std::find(parent.world_ranks().begin(), parent.world_ranks().end(), w) == parent.world_ranks().end())
       return InvalidArgument("the group holds world rank " + std::to_string(w) + ", which is not in the communicator");
@@ -190,16 +227,13 @@ StatusOr<Comm*> comm_create(Comm& parent, const Group& group) {
   }
   static constexpr const char* kCall = "MPI_Comm_create";
   if (CommRecord::instance().replaying()) return replayed(parent, kCall);
-  Record mine{0, 0, eng.next_context(), runtime().rank()};
-  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, mine));
-  uint32_t ctx = agreed_context(all);
-  eng.take_context(ctx);
+  LZ_ASSIGN_OR_RETURN(Agreed a, agree(parent, Record{0, 0, 0, runtime().rank()}));
+  const uint32_t ctx = a.context;
   if (group.rank_of_world(runtime().rank()) == MPI_UNDEFINED) return recorded(kCall, ctx, static_cast<Comm*>(nullptr));
   return recorded(kCall, ctx, make_comm(parent, group.world_ranks, ctx));
 }
 
 StatusOr<Comm*> comm_create_group(Comm& parent, const Group& group, int tag) {
-  Engine& eng = runtime().engine();
   if (group.world_ranks.empty()) return static_cast<Comm*>(nullptr);
   // Parent ranks of the members, in group order.
   std::vector<int> members;
@@ -215,13 +249,10 @@ StatusOr<Comm*> comm_create_group(Comm& parent, const Group& group, int tag) {
   if (tag < 0) return InvalidArgument("invalid tag " + std::to_string(tag));
   static constexpr const char* kCall = "MPI_Comm_create_group";
   if (CommRecord::instance().replaying()) return replayed(parent, kCall);
-  // Only the members agree: each proposes its next free id, as for
-  // MPI_Comm_create, and the maximum is free at every one of them.
-  Record mine{0, 0, eng.next_context(), runtime().rank()};
-  LZ_ASSIGN_OR_RETURN(auto all, exchange(parent, members, me, kTagGroupBase - tag % kTagGroupSpan, mine));
-  uint32_t ctx = agreed_context(all);
-  eng.take_context(ctx);
-  return recorded(kCall, ctx, make_comm(parent, group.world_ranks, ctx));
+  // Only the members agree, as for MPI_Comm_create.
+  LZ_ASSIGN_OR_RETURN(Agreed a, agree(parent, members, me, kTagGroupBase - tag % kTagGroupSpan,
+                                      Record{0, 0, 0, runtime().rank()}));
+  return recorded(kCall, a.context, make_comm(parent, group.world_ranks, a.context));
 }
 
 void comm_free(Comm* comm) {

@@ -2,17 +2,19 @@
 // idup / split / create / create_group / free.
 //
 // Context ids: every communicator takes two consecutive ids (point-to-point,
-// collective); world is 0/1, self 2/3. A new communicator's id is the maximum
-// of every parent member's next free id, agreed with a gather-to-rank-0 and
-// scatter on the parent's collective context using the engine's own p2p
-// (never the coll components, which are enabled on the result). Every parent
-// member then takes the id, so no member ever reuses it. MPI_Comm_create_group
-// agrees the same way among the group's members only, on a tag of its own
-// per user tag. MPI_Comm_idup cannot propose the maximum: other agreements
-// may run while it is in flight; it agrees as a non-blocking schedule that
-// holds its proposal, checks the maximum is free everywhere and tries again
-// higher when it is not (comm_idup.cpp); on an intercommunicator the maxima
-// are taken over both groups and the result is an intercommunicator.
+// collective); world is 0/1, self 2/3. A new communicator's id is agreed
+// among the parent's members with gathers-to-rank-0 and scatters on the
+// parent's collective context using the engine's own p2p (never the coll
+// components, which are enabled on the result): each member holds its next
+// free id, the maximum is taken by every member where it is free, and a
+// second exchange confirms that it was free everywhere, else all try again
+// higher. Agreements on other communicators may run meanwhile (threads of an
+// MPI_THREAD_MULTIPLE process, idups in flight) without two communicators of
+// a process ever sharing an id. MPI_Comm_create_group agrees among the
+// group's members only, on a tag of its own per user tag. MPI_Comm_idup runs
+// the same protocol as a non-blocking schedule (comm_idup.cpp); on an
+// intercommunicator the maxima are taken over both groups and the result is
+// an intercommunicator.
 // Intercommunicators' other constructors: intercomm_factory.h.
 #pragma once
 

@@ -127,26 +127,17 @@ std::vector<int> members(const std::vector<Record>& all, int color) {
   return world;
 }
 
-}  // namespace
+// One round of MPI_Intercomm_create's agreement: every member's proposal
+// `mine` to its leader, the leaders' maxima and groups swapped over the peer
+// communicator, the leader's answer (the larger maximum, the remote group)
+// back to its members.
+struct Proposed {
+  uint32_t ctx;
+  std::vector<ProcessName> remote;
+};
 
-StatusOr<Comm*> make_intercomm(Comm& parent, std::vector<int> local, std::vector<int> remote, uint32_t ctx,
-                               Comm* holder) {
-  const int me = runtime().rank();
-  const auto it = std::find(local.begin(), local.end(), me);
-  if (it == local.end()) {
-    delete holder;
-    return Internal("intercommunicator set up by a process outside its local group");
-  }
-  const int my_rank = static_cast<int>(it - local.begin());
-  auto* c = holder != nullptr ? holder : new Comm();
-  c->setup_inter(std::move(local), my_rank, std::move(remote), ctx);
-  c->errhandler = parent.errhandler;
-  return c;
-}
-
-StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote_leader, int tag) {
+StatusOr<Proposed> propose(Comm& local, int leader, Comm* peer, int remote_leader, int tag, uint32_t mine) {
   Engine& eng = runtime().engine();
-  const uint32_t mine = eng.next_context();
   // Groups travel as process names (process_name.h): a world rank names
   // another process in each job when the peer communicator spans two.
   // The leader's answer to its members: verdict (1 ok, 0 bad remote_leader,
@@ -211,24 +202,130 @@ StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote
     return Status(Code::kNotFound, "remote_leader " + std::to_string(remote_leader) +
                                        " is not a rank of the peer communicator (at the local leader)");
   if (verdict == 2) return InvalidArgument("the local and remote groups overlap");
-  eng.take_context(ctx);
-  std::vector<int> remote;
-  for (const ProcessName& p : names) {
-    const int i = eng.index_of(p);
-    if (i < 0)
-      return Unavailable("rank " + std::to_string(p.rank) + " of job " + p.job +
-                         " (remote group) is not connected to this process");
-    remote.push_back(i);
+  return Proposed{ctx, std::move(names)};
+}
+
+// Whether every member of both groups could take the agreed id: `ok` of
+// each member to its leader, the leaders' conjunctions swapped, the result
+// back to the members (the tags of propose()).
+StatusOr<bool> confirm(Comm& local, int leader, Comm* peer, int remote_leader, int tag, bool ok) {
+  uint32_t all = ok ? 1 : 0;
+  if (local.rank() != leader) {
+    LZ_RETURN_IF_ERROR(local.send(&all, sizeof all, bytes(), leader, kTagAgree));
+    LZ_RETURN_IF_ERROR(local.recv(&all, sizeof all, bytes(), leader, kTagAgree));
+    return all != 0;
   }
-  return make_intercomm(local, local.world_ranks(), std::move(remote), ctx);
+  for (int r = 0; r < local.size(); ++r) {
+    if (r == leader) continue;
+    uint32_t theirs = 0;
+    LZ_RETURN_IF_ERROR(local.recv(&theirs, sizeof theirs, bytes(), r, kTagAgree));
+    all &= theirs;
+  }
+  const int t = kTagLeaderBase - tag % kTagLeaderSpan;
+  uint32_t remote = 0;
+  LZ_RETURN_IF_ERROR(
+      peer->sendrecv(&all, sizeof all, bytes(), remote_leader, t, &remote, sizeof remote, bytes(), remote_leader, t));
+  all &= remote;
+  for (int r = 0; r < local.size(); ++r)
+    if (r != leader) LZ_RETURN_IF_ERROR(local.send(&all, sizeof all, bytes(), r, kTagAgree));
+  return all != 0;
+}
+
+// The agreement of MPI_Intercomm_merge and _split over an intercommunicator
+// (comm_factory.cpp's protocol, both groups at once): each process holds its
+// proposal, takes the maximum where it is free, and a second exchange
+// confirms it was free everywhere, else all try again.
+struct AgreedInter {
+  uint32_t ctx;
+  Lists all;
+};
+
+StatusOr<AgreedInter> agree(Comm& inter, Record mine) {
+  Engine& eng = runtime().engine();
+  for (;;) {
+    const uint32_t p = eng.next_context();
+    eng.take_context(p);
+    mine.next_context = p;
+    StatusOr<Lists> all = exchange(inter, mine);
+    if (!all.ok()) {
+      eng.release_context(p);
+      return all.status();
+    }
+    const uint32_t v = max_context(*all);
+    const bool took = v != p && eng.context_free(v);
+    if (took) eng.take_context(v);
+    StatusOr<Lists> verdicts = exchange(inter, Record{v == p || took ? 0 : 1, 0, 0, 0});
+    const auto fine = [](const std::vector<Record>& rs) {
+      return std::all_of(rs.begin(), rs.end(), [](const Record& r) { return r.color == 0; });
+    };
+    if (verdicts.ok() && fine(verdicts->local) && fine(verdicts->remote)) {
+      if (v != p) eng.release_context(p);
+      return AgreedInter{v, std::move(*all)};
+    }
+    eng.release_context(p);
+    if (took) eng.release_context(v);
+    if (!verdicts.ok()) return verdicts.status();
+  }
+}
+
+}  // namespace
+
+StatusOr<Comm*> make_intercomm(Comm& parent, std::vector<int> local, std::vector<int> remote, uint32_t ctx,
+                               Comm* holder) {
+  const int me = runtime().rank();
+  const auto it = std::find(local.begin(), local.end(), me);
+  if (it == local.end()) {
+    delete holder;
+    return Internal("intercommunicator set up by a process outside its local group");
+  }
+  const int my_rank = static_cast<int>(it - local.begin());
+  auto* c = holder != nullptr ? holder : new Comm();
+  c->setup_inter(std::move(local), my_rank, std::move(remote), ctx);
+  c->errhandler = parent.errhandler;
+  return c;
+}
+
+StatusOr<Comm*> intercomm_create(Comm& local, int leader, Comm* peer, int remote_leader, int tag) {
+  Engine& eng = runtime().engine();
+  // comm_factory.cpp's protocol across both groups: each member holds its
+  // proposal, takes the agreed maximum where it is free, and confirm() tells
+  // whether all could; else all try again.
+  for (;;) {
+    const uint32_t mine = eng.next_context();
+    eng.take_context(mine);
+    StatusOr<Proposed> proposed = propose(local, leader, peer, remote_leader, tag, mine);
+    if (!proposed.ok()) {
+      eng.release_context(mine);
+      return proposed.status();
+    }
+    const uint32_t ctx = proposed->ctx;
+    const bool took = ctx != mine && eng.context_free(ctx);
+    if (took) eng.take_context(ctx);
+    StatusOr<bool> everyone = confirm(local, leader, peer, remote_leader, tag, ctx == mine || took);
+    if (!everyone.ok() || !*everyone) {
+      eng.release_context(mine);
+      if (took) eng.release_context(ctx);
+      if (!everyone.ok()) return everyone.status();
+      continue;
+    }
+    if (ctx != mine) eng.release_context(mine);
+    std::vector<int> remote;
+    for (const ProcessName& p : proposed->remote) {
+      const int i = eng.index_of(p);
+      if (i < 0)
+        return Unavailable("rank " + std::to_string(p.rank) + " of job " + p.job +
+                           " (remote group) is not connected to this process");
+      remote.push_back(i);
+    }
+    return make_intercomm(local, local.world_ranks(), std::move(remote), ctx);
+  }
 }
 
 StatusOr<Comm*> intercomm_merge(Comm& inter, bool high) {
   Engine& eng = runtime().engine();
-  const Record mine{high ? 1 : 0, 0, eng.next_context(), runtime().rank()};
-  LZ_ASSIGN_OR_RETURN(Lists all, exchange(inter, mine));
-  const uint32_t ctx = max_context(all);
-  eng.take_context(ctx);
+  LZ_ASSIGN_OR_RETURN(AgreedInter a, agree(inter, Record{high ? 1 : 0, 0, 0, runtime().rank()}));
+  const uint32_t ctx = a.ctx;
+  const Lists& all = a.all;
   const bool remote_high = all.remote[0].color != 0;
   bool local_first = !high && remote_high;
   // Both groups alike: the one whose rank 0 has the smaller (job id, world
@@ -245,13 +342,11 @@ StatusOr<Comm*> intercomm_merge(Comm& inter, bool high) {
 }
 
 StatusOr<Comm*> intercomm_split(Comm& inter, int color, int key) {
-  Engine& eng = runtime().engine();
-  const Record mine{color, key, eng.next_context(), runtime().rank()};
-  LZ_ASSIGN_OR_RETURN(Lists all, exchange(inter, mine));
   // Taken by every process, whatever its color: the colors share the id
   // (their memberships are disjoint), as in comm_split.
-  const uint32_t ctx = max_context(all);
-  eng.take_context(ctx);
+  LZ_ASSIGN_OR_RETURN(AgreedInter a, agree(inter, Record{color, key, 0, runtime().rank()}));
+  const uint32_t ctx = a.ctx;
+  const Lists& all = a.all;
   if (color == MPI_UNDEFINED) return static_cast<Comm*>(nullptr);
   std::vector<int> local = members(all.local, color), remote = members(all.remote, color);
   if (remote.empty()) return static_cast<Comm*>(nullptr);
