@@ -100,6 +100,7 @@ constexpr BasicInfo kBasic[] = {
     scalar<std::complex<float>>("MPI_COMPLEX8"),
     scalar<std::complex<double>>("MPI_COMPLEX16"),
     scalar<Quad2>("MPI_COMPLEX32"),
+    scalar<__int128>("MPI_INTEGER16"),
 };
 static_assert(std::size(kBasic) == static_cast<size_t>(Basic::kNumBasic));
 

@@ -29,7 +29,7 @@ Family family_of(Basic b) {
     case Basic::kDoublePrecision: case Basic::kReal4: case Basic::kReal8: case Basic::kReal16:
       return kFloating;
     case Basic::kInteger: case Basic::kInteger1: case Basic::kInteger2: case Basic::kInteger4:
-    case Basic::kInteger8:
+    case Basic::kInteger8: case Basic::kInteger16:
       return kFInteger;
     case Basic::kComplex: case Basic::kDoubleComplex: case Basic::kCFloatComplex: case Basic::kCDoubleComplex:
     case Basic::kCLongDoubleComplex: case Basic::kCxxFloatComplex: case Basic::kCxxDoubleComplex:
@@ -188,7 +188,8 @@ bool dispatch_arith(Kind k, const void* in, void* io, size_t n) {
     case Kind::kProd: kernel<T, Kind::kProd>(in, io, n); return true;
     default: break;
   }
-  if constexpr (std::is_integral_v<T>) {
+  // __int128 (INTEGER16) is not std::is_integral in strict C++.
+  if constexpr (std::is_integral_v<T> || std::is_same_v<T, __int128>) {
     switch (k) {
       case Kind::kLand: kernel<T, Kind::kLand>(in, io, n); return true;
       case Kind::kLor: kernel<T, Kind::kLor>(in, io, n); return true;
@@ -268,6 +269,7 @@ bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
     case Basic::kInteger1: return dispatch_arith<int8_t>(k, in, io, n);
     case Basic::kInteger2: return dispatch_arith<int16_t>(k, in, io, n);
     case Basic::kInteger8: return dispatch_arith<int64_t>(k, in, io, n);
+    case Basic::kInteger16: return dispatch_arith<__int128>(k, in, io, n);
     case Basic::kReal: case Basic::kReal4: return dispatch_arith<float>(k, in, io, n);
     case Basic::kDoublePrecision: case Basic::kReal8: return dispatch_arith<double>(k, in, io, n);
     case Basic::kLogical:

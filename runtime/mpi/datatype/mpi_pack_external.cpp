@@ -42,6 +42,7 @@ std::vector<Member> members_of(Basic b) {
       u32{Kind::kUnsigned, 4, 4}, s64{Kind::kSigned, 8, 8}, u64{Kind::kUnsigned, 8, 8},
       lng{Kind::kSigned, sizeof(long), 4}, ulng{Kind::kUnsigned, sizeof(long), 4}, f32{Kind::kFloat, 4, 4},
       f64{Kind::kFloat, 8, 8}, ld{Kind::kLongDouble, sizeof(long double), 16}, f128{Kind::kFloat, 16, 16},
+      i128{Kind::kFloat, 16, 16},  // INTEGER(16): as wide outside as in, so byte-reversed like a float
       wch{Kind::kUnsigned, sizeof(wchar_t), 2};
   switch (b) {
     case Basic::kChar: case Basic::kSignedChar: case Basic::kUnsignedChar: case Basic::kByte: case Basic::kPacked:
@@ -73,6 +74,7 @@ std::vector<Member> members_of(Basic b) {
     case Basic::kComplex8: return {f32, f32};
     case Basic::kComplex16: return {f64, f64};
     case Basic::kComplex32: return {f128, f128};
+    case Basic::kInteger16: return {i128};
     case Basic::kFloatInt: return {f32, s32};
     case Basic::kDoubleInt: return {f64, s32};
     case Basic::kLongInt: return {lng, s32};

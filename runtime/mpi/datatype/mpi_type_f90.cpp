@@ -77,9 +77,10 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
                              : r <= 4  ? MPI_INTEGER2
                              : r <= 9  ? MPI_INTEGER4
                              : r <= 18 ? MPI_INTEGER8
+                             : r <= 38 ? MPI_INTEGER16
                                        : MPI_DATATYPE_NULL;
   if (basic == MPI_DATATYPE_NULL)
-    return arg_error(kFn, "no INTEGER kind has range " + std::to_string(r) + " here (INTEGER8: 18)");
+    return arg_error(kFn, "no INTEGER kind has range " + std::to_string(r) + " here (INTEGER16: 38)");
   *newtype = const_cast<MPI_Datatype>(Datatype::f90(Datatype::Combiner::kF90Integer, {r}, *basic));
   return MPI_SUCCESS;
 }
@@ -91,7 +92,12 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   switch (typeclass) {
     case MPI_TYPECLASS_INTEGER:
-      t = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4 : size == 8 ? MPI_INTEGER8 : t;
+      t = size == 1    ? MPI_INTEGER1
+          : size == 2  ? MPI_INTEGER2
+          : size == 4  ? MPI_INTEGER4
+          : size == 8  ? MPI_INTEGER8
+          : size == 16 ? MPI_INTEGER16
+                       : t;
       break;
     case MPI_TYPECLASS_REAL:
       t = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : size == 16 ? MPI_REAL16 : t;
@@ -105,7 +111,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   }
   if (t == MPI_DATATYPE_NULL)
     return arg_error(kFn, "no type of typeclass " + std::to_string(typeclass) + " has " + std::to_string(size) +
-                              " bytes (INTEGER: 1, 2, 4, 8; REAL: 4, 8, 16; COMPLEX: 8, 16, 32)");
+                              " bytes (INTEGER: 1, 2, 4, 8, 16; REAL: 4, 8, 16; COMPLEX: 8, 16, 32)");
   *datatype = t;
   return MPI_SUCCESS;
 }

@@ -71,6 +71,7 @@ LZ_DT(lz_mpi_dt_real16, kReal16);
 LZ_DT(lz_mpi_dt_complex8, kComplex8);
 LZ_DT(lz_mpi_dt_complex16, kComplex16);
 LZ_DT(lz_mpi_dt_complex32, kComplex32);
+LZ_DT(lz_mpi_dt_integer16, kInteger16);
 #undef LZ_DT
 
 #define LZ_OP(var, kind) struct lz_op_s var(K::kind)

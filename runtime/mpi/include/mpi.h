@@ -132,7 +132,7 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
     lz_mpi_dt_2integer, lz_mpi_dt_2real, lz_mpi_dt_2double_precision, lz_mpi_dt_c_float_complex,
     lz_mpi_dt_c_double_complex, lz_mpi_dt_c_long_double_complex, lz_mpi_dt_cxx_bool, lz_mpi_dt_cxx_float_complex,
     lz_mpi_dt_cxx_double_complex, lz_mpi_dt_cxx_long_double_complex, lz_mpi_dt_real16, lz_mpi_dt_complex8,
-    lz_mpi_dt_complex16, lz_mpi_dt_complex32;
+    lz_mpi_dt_complex16, lz_mpi_dt_complex32, lz_mpi_dt_integer16;
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 #define MPI_CHAR (&lz_mpi_dt_char)
 #define MPI_SIGNED_CHAR (&lz_mpi_dt_signed_char)
@@ -199,6 +199,7 @@ extern struct lz_datatype_s lz_mpi_dt_char, lz_mpi_dt_signed_char, lz_mpi_dt_uns
 #define MPI_COMPLEX8 (&lz_mpi_dt_complex8)
 #define MPI_COMPLEX16 (&lz_mpi_dt_complex16)
 #define MPI_COMPLEX32 (&lz_mpi_dt_complex32)
+#define MPI_INTEGER16 (&lz_mpi_dt_integer16) /* gfortran's INTEGER(16) */
 #define MPI_2INTEGER (&lz_mpi_dt_2integer)
 #define MPI_2REAL (&lz_mpi_dt_2real)
 #define MPI_2DOUBLE_PRECISION (&lz_mpi_dt_2double_precision)

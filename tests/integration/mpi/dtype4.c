@@ -141,7 +141,10 @@ static void f90_types(void) {
   CHECK(MPI_Type_create_f90_complex(25, 4000, &c32) == MPI_SUCCESS, "f90_complex(25, 4000)");
   check_f90(c32, MPI_COMBINER_F90_COMPLEX, 2, (int[]){25, 4000}, MPI_COMPLEX32, "f90_complex(25, 4000)");
   CHECK(err_class(MPI_Type_create_f90_real(MPI_UNDEFINED, 4000, &t)) == MPI_ERR_ARG, "range 4000 (REAL(10)) refused");
-  CHECK(err_class(MPI_Type_create_f90_integer(19, &t)) == MPI_ERR_ARG, "range 19 refused");
+  MPI_Datatype i16;
+  CHECK(MPI_Type_create_f90_integer(19, &i16) == MPI_SUCCESS, "f90_integer(19)");
+  check_f90(i16, MPI_COMBINER_F90_INTEGER, 1, (int[]){19}, MPI_INTEGER16, "f90_integer(19)");
+  CHECK(err_class(MPI_Type_create_f90_integer(39, &t)) == MPI_ERR_ARG, "range 39 refused");
   CHECK(err_class(MPI_Type_free(&r8)) == MPI_ERR_TYPE, "an f90 type cannot be freed");
   /* They reduce as the types they stand for. */
   double d = rank + 0.5, dsum = 0;

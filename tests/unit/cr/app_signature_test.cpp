@@ -48,7 +48,7 @@ TEST(AppSignature, RunsOfPairsKeepTheirOrder) {
 }
 
 TEST(AppSignature, NoPortableFormIsRefusedByName) {
-  for (Basic b : {Basic::kReal16, Basic::kComplex32}) {
+  for (Basic b : {Basic::kReal16, Basic::kComplex32, Basic::kInteger16}) {
     auto sig = signature_of(internal_type(b), "quad");
     ASSERT_FALSE(sig.ok()) << dt::basic_info(b).mpi_name;
     EXPECT_NE(sig.status().message().find("variable 'quad'"), std::string::npos) << sig.status().message();

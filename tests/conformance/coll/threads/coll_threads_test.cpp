@@ -13,6 +13,7 @@
 // same through mpirun and the real p2p engine, and compares tuned with basic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -228,9 +229,10 @@ void fill(Basic b, int seed, void* buf, size_t n) {
       case Basic::kReal16: store_real(Part::kQuad, v, p); break;
       case Basic::kLongDouble: { long double x = v; std::memcpy(p, &x, sizeof x); break; }
       default: {
-        // Integers of every width, little endian: the low byte is the value.
+        // Integers of every width, little endian: the low byte is the value
+        // (INTEGER16's upper half stays zero).
         unsigned long long x = static_cast<unsigned long long>(v);
-        std::memcpy(p, &x, info.size);
+        std::memcpy(p, &x, std::min<size_t>(sizeof x, info.size));
         break;
       }
     }

@@ -33,6 +33,8 @@ enum class Basic : uint8_t {
   // Fortran's size-specific REAL*16 (gfortran's REAL(16), IEEE binary128 in
   // software) and COMPLEX*8/16/32.
   kReal16, kComplex8, kComplex16, kComplex32,
+  // gfortran's INTEGER(16) (__int128).
+  kInteger16,
   kNumBasic
 };
 
