@@ -369,6 +369,12 @@ run_list() {
             read -r -a f <<<"$line"
             local prog="${f[0]}" np="${f[1]:-1}"
             if [[ -d "$dir/$prog" ]]; then   # a subdirectory with its own testlist
+                # One-sided and I/O are left out everywhere, as their top
+                # directories are (f77/rma, f90/io ...: issues of their own).
+                if [[ "$prog" == rma || "$prog" == io ]]; then
+                    log "$mpi: $rel/$prog left out (one-sided and I/O are not compared)"
+                    continue
+                fi
                 run_list "$mpi" "$b" "$rel/$prog" "$top" "$results"
                 continue
             fi
