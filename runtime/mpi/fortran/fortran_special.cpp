@@ -249,6 +249,17 @@ MPI_Aint f_attr(int keyval, void* value) {
   return lz::rt::is_predefined_keyval(keyval) ? *static_cast<int*>(value) : reinterpret_cast<MPI_Aint>(value);
 }
 
+// MPI_COMM_GET_ATTR and MPI_TYPE_GET_ATTR: `get` is the C call.
+template <typename Handle>
+int get_attr(int (*get)(Handle, int, void*, int*), Handle object, int keyval, MPI_Aint* value, MPI_Fint* flag) {
+  void* v = nullptr;
+  int c_flag = 0;
+  const int rc = get(object, keyval, &v, &c_flag);
+  *flag = c_flag != 0;
+  if (rc == MPI_SUCCESS && c_flag) *value = f_attr(keyval, v);
+  return rc;
+}
+
 }  // namespace
 
 extern "C" {
@@ -372,11 +383,7 @@ void mpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_
 void mpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                         MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
-  void* v = nullptr;
-  int c_flag = 0;
-  *ierror = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &v, &c_flag);
-  *flag = c_flag != 0;
-  if (*ierror == MPI_SUCCESS && c_flag) *value = f_attr(*keyval, v);
+  *ierror = get_attr(MPI_Comm_get_attr, MPI_Comm_f2c(*comm), *keyval, value, flag);
 }
 
 void mpi_type_set_attr_(const MPI_Fint* type, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
@@ -387,11 +394,7 @@ void mpi_type_set_attr_(const MPI_Fint* type, const MPI_Fint* keyval, const MPI_
 void mpi_type_get_attr_(const MPI_Fint* type, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                         MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
-  void* v = nullptr;
-  int c_flag = 0;
-  *ierror = MPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &v, &c_flag);
-  *flag = c_flag != 0;
-  if (*ierror == MPI_SUCCESS && c_flag) *value = f_attr(*keyval, v);
+  *ierror = get_attr(MPI_Type_get_attr, MPI_Type_f2c(*type), *keyval, value, flag);
 }
 
 void mpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
