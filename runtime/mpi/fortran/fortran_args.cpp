@@ -28,12 +28,16 @@ MPI_F08_status* MPI_F08_STATUSES_IGNORE = reinterpret_cast<MPI_F08_status*>(lz_m
 
 namespace lz::fortran {
 
-std::string lz_f_string(const char* s, size_t len) {
+std::string lz_f_string_keep_leading(const char* s, size_t len) {
   if (s == nullptr) return {};
-  size_t begin = 0, end = len;
-  while (end > 0 && s[end - 1] == ' ') --end;
-  while (begin < end && s[begin] == ' ') ++begin;
-  return std::string(s + begin, end - begin);
+  while (len > 0 && s[len - 1] == ' ') --len;
+  return std::string(s, len);
+}
+
+std::string lz_f_string(const char* s, size_t len) {
+  std::string t = lz_f_string_keep_leading(s, len);
+  const size_t begin = t.find_first_not_of(' ');
+  return begin == std::string::npos ? std::string() : t.substr(begin);
 }
 
 void lz_f_copy_string(const char* c, char* f, size_t len) {

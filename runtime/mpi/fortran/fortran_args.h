@@ -65,6 +65,8 @@ inline size_t lz_f_len(long n) { return n > 0 ? static_cast<size_t>(n) : 0; }
 // A CHARACTER*(len) argument as a C string: trailing blanks are not part of
 // a Fortran string's value (MPI-3.1 section 17.1.12), nor leading ones.
 std::string lz_f_string(const char* s, size_t len);
+// The same with its leading blanks kept (only the trailing padding dropped).
+std::string lz_f_string_keep_leading(const char* s, size_t len);
 // Copies a C string into a CHARACTER*(len), blank padded, truncated to len.
 void lz_f_copy_string(const char* c, char* f, size_t len);
 

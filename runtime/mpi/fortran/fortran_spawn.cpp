@@ -11,6 +11,7 @@
 #include "mpi/fortran/fortran_args.h"
 
 using lz::fortran::lz_f_string;
+using lz::fortran::lz_f_string_keep_leading;
 
 namespace {
 
@@ -24,13 +25,8 @@ enum class Blanks { kTrim, kKeepLeading };
 std::vector<std::string> arg_list(const char* at, size_t len, size_t stride, Blanks blanks) {
   std::vector<std::string> out;
   for (;; at += stride) {
-    std::string a = lz_f_string(at, len);
+    std::string a = blanks == Blanks::kTrim ? lz_f_string(at, len) : lz_f_string_keep_leading(at, len);
     if (a.empty()) break;
-    if (blanks == Blanks::kKeepLeading) {
-      size_t n = len;
-      while (n > 0 && at[n - 1] == ' ') --n;
-      a.assign(at, n);
-    }
     out.push_back(std::move(a));
   }
   return out;
