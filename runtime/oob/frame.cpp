@@ -49,6 +49,13 @@ std::string msg_type_name(uint16_t type) {
       return "HELPER_RESTORE";
     case MsgType::kSpawnRequest: return "SPAWN_REQUEST";
     case MsgType::kSpawnReply: return "SPAWN_REPLY";
+    case MsgType::kBridgeFence: return "BRIDGE_FENCE";
+    case MsgType::kBridgeTable: return "BRIDGE_TABLE";
+    case MsgType::kTreeCheckpoint: return "TREE_CHECKPOINT";
+    case MsgType::kTreeDrained: return "TREE_DRAINED";
+    case MsgType::kTreeGo: return "TREE_GO";
+    case MsgType::kTreeAbort: return "TREE_ABORT";
+    case MsgType::kTreeDone: return "TREE_DONE";
     default: break;
   }
   return "type " + std::to_string(type);

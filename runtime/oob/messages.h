@@ -116,6 +116,11 @@ inline constexpr uint32_t kCrAtSafePoint = 1u << 3;
 // variables and its hand-over (cr/app_handover.h) into `dir` and ends; a
 // new process started on the target takes its place (LZ_CR_APP_JOIN).
 inline constexpr uint32_t kCrHandover = 1u << 4;
+// The job is part of a spawn tree (oob/tree_messages.h): the whole tree
+// checkpoints in this round. The rank drains its bridges to other jobs
+// in-band and re-opens them after GO through BRIDGE_FENCE. Without it, a
+// rank with bridges refuses the checkpoint before anything is held.
+inline constexpr uint32_t kCrSpawnTree = 1u << 5;
 struct CrRequestMsg {
   uint64_t seq = 0;        // snapshot sequence number in the job's store
   uint32_t flags = 0;      // kCr*
