@@ -39,6 +39,7 @@
 #include "lazarus/modex.h"
 #include "lazarus/status.h"
 #include "oob/spawn_messages.h"
+#include "oob/tree_messages.h"
 
 namespace lz::rt {
 
@@ -134,6 +135,25 @@ class Bootstrap : public Modex {
   virtual Status spawn(const oob::SpawnRequestMsg& req) {
     (void)req;
     return Unavailable("MPI_Comm_spawn needs a launcher: start the program with `lazarus run -np 1 ...`");
+  }
+
+  // Re-opens bridges to other jobs after a checkpoint of the spawn tree
+  // (oob/tree_messages.h, conversation 2): sends every BRIDGE_FENCE of
+  // `fences` (one per bridge, distinct keys) to the launcher, then waits for
+  // a BRIDGE_TABLE of each key, in whatever order they come, for at most
+  // `timeout_s` seconds in all. All sent before any is awaited: a process's
+  // bridges need not be re-opened in the same order at every member.
+  // Returns the tables in the order of `fences`, as the launcher sent them
+  // (a table's `error` is the caller's to read). A table of another key is
+  // dropped (logged); control messages met are queued (next_control()).
+  // kTimeout naming the keys still unanswered (the channel is then given
+  // up: a late answer would break its framing); kUnavailable without a
+  // launcher or while disconnected; kAborted when the launcher ended the job.
+  // The engine is not progressed meanwhile.
+  virtual StatusOr<std::vector<oob::BridgeTableMsg>> bridge_fence(const std::vector<oob::BridgeFenceMsg>& fences,
+                                                                  double timeout_s) {
+    (void)fences, (void)timeout_s;
+    return Unavailable("re-opening bridges to other jobs needs a launcher");
   }
 
   // How fence() and barrier() wait for the launcher's answer: called with the

@@ -57,20 +57,24 @@ StatusOr<Frame> OobBootstrap::await(MsgType want) {
     auto f = client_->receive(oob::kNoDeadline);
     if (!f.ok()) return lost(f.status());
     if (f->type == static_cast<uint16_t>(want)) return std::move(*f);
-    if (f->type == static_cast<uint16_t>(MsgType::kError)) {
-      oob::ErrorMsg e;
-      Status s = oob::decode_error(f->payload, &e);
-      return lost(s.ok() ? Status(Code::kAborted, "the launcher ended the job: " + e.reason) : s);
-    }
-    if (f->type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
-        f->type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
-      control_.push_back({f->type, std::move(f->payload)});
-      queued_.store(control_.size(), std::memory_order_relaxed);
-      continue;
-    }
-    return lost(ProtocolError("expected " + oob::msg_type_name(static_cast<uint16_t>(want)) + " from the launcher, got " +
-                              oob::msg_type_name(f->type)));
+    LZ_RETURN_IF_ERROR(not_the_answer(*f, want));
   }
+}
+
+Status OobBootstrap::not_the_answer(Frame& f, MsgType want) {
+  if (f.type == static_cast<uint16_t>(MsgType::kError)) {
+    oob::ErrorMsg e;
+    Status s = oob::decode_error(f.payload, &e);
+    return lost(s.ok() ? Status(Code::kAborted, "the launcher ended the job: " + e.reason) : s);
+  }
+  if (f.type >= static_cast<uint16_t>(MsgType::kCheckpointRequest) &&
+      f.type <= static_cast<uint16_t>(MsgType::kCrReservedLast)) {
+    control_.push_back({f.type, std::move(f.payload)});
+    queued_.store(control_.size(), std::memory_order_relaxed);
+    return Status::Ok();
+  }
+  return lost(ProtocolError("expected " + oob::msg_type_name(static_cast<uint16_t>(want)) + " from the launcher, got " +
+                            oob::msg_type_name(f.type)));
 }
 
 Status OobBootstrap::put(std::string_view key, std::string_view value) {
@@ -129,6 +133,47 @@ Status OobBootstrap::spawn(const oob::SpawnRequestMsg& req) {
                               std::to_string(spawn_seq_)));
   if (rep.ok != 1) return InvalidArgument(rep.message.empty() ? "the launcher refused to spawn" : rep.message);
   return Status::Ok();
+}
+
+StatusOr<std::vector<oob::BridgeTableMsg>> OobBootstrap::bridge_fence(const std::vector<oob::BridgeFenceMsg>& fences,
+                                                                      double timeout_s) {
+  LZ_RETURN_IF_ERROR(require_connected("bridge fence"));
+  std::vector<oob::BridgeTableMsg> tables(fences.size());
+  std::vector<bool> answered(fences.size(), false);
+  size_t left = fences.size();
+  for (const auto& m : fences)
+    if (Status s = client_->send(MsgType::kBridgeFence, oob::encode_bridge_fence(m)); !s.ok()) return lost(s);
+  const oob::Deadline until = oob::deadline_in(timeout_s);
+  while (left > 0) {
+    auto f = client_->receive(until);
+    if (!f.ok()) {
+      if (f.status().code() != Code::kTimeout) return lost(f.status());
+      std::string keys;
+      for (size_t i = 0; i < fences.size(); ++i)
+        if (!answered[i]) keys += (keys.empty() ? "" : ", ") + fences[i].key;
+      return lost(Timeout("no BRIDGE_TABLE from the launcher within " + std::to_string(timeout_s) +
+                          " s for bridge key(s) " + keys));
+    }
+    if (f->type != static_cast<uint16_t>(MsgType::kBridgeTable)) {
+      LZ_RETURN_IF_ERROR(not_the_answer(*f, MsgType::kBridgeTable));
+      continue;
+    }
+    oob::BridgeTableMsg t;
+    if (Status s = oob::decode_bridge_table(f->payload, &t); !s.ok()) return lost(s);
+    size_t i = 0;
+    while (i < fences.size() && (answered[i] || fences[i].key != t.key)) ++i;
+    if (i == fences.size()) {
+      log::debug("bridge fence: dropping a BRIDGE_TABLE for key %s, which no bridge here waits for", t.key.c_str());
+      continue;
+    }
+    if (t.error.empty() && t.entries.size() != fences[i].members)
+      return lost(ProtocolError("BRIDGE_TABLE for key " + t.key + " has " + std::to_string(t.entries.size()) +
+                                " entries for a bridge of " + std::to_string(fences[i].members) + " processes"));
+    tables[i] = std::move(t);
+    answered[i] = true;
+    --left;
+  }
+  return tables;
 }
 
 Status OobBootstrap::abort(int code, std::string_view reason) {

@@ -41,6 +41,8 @@ class OobBootstrap final : public Bootstrap {
   Status reconnect_to(const std::string& address, const std::string& job_id, const std::string& secret) override;
   bool connected() const override { return client_ != nullptr; }
   Status spawn(const oob::SpawnRequestMsg& req) override;
+  StatusOr<std::vector<oob::BridgeTableMsg>> bridge_fence(const std::vector<oob::BridgeFenceMsg>& fences,
+                                                          double timeout_s) override;
 
  private:
   OobBootstrap(JobInfo job, std::string secret, std::string address, double timeout)
@@ -50,6 +52,10 @@ class OobBootstrap final : public Bootstrap {
   // Receives frames until one of type `want` arrives; control messages met
   // on the way are queued, ERROR ends the wait with kAborted.
   StatusOr<oob::Frame> await(oob::MsgType want);
+  // A frame await() meets that is not its answer: a control message is
+  // queued (Ok), ERROR ends the wait (kAborted), anything else breaks the
+  // protocol (the channel is lost). `want` names the awaited frame.
+  Status not_the_answer(oob::Frame& f, oob::MsgType want);
   // Fails the channel for good after a transport or protocol error.
   Status lost(const Status& why);
 

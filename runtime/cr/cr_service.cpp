@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cr/app_service.h"
+#include "cr/bridge_drain.h"
 #include "cr/cr_params.h"
 #include "lazarus/log.h"
 #include "cr/entry_lock.h"
@@ -222,11 +223,17 @@ void CrService::handle(uint16_t type, const std::string& payload) {
     log::error("checkpoint request: %s", s.message().c_str());
     return;
   }
-  if (rt_.engine().has_bridges()) {
+  if (rt_.engine().has_bridges() && !(req.flags & oob::kCrSpawnTree)) {
     // Before anything is held or drained: the job goes on as it was.
     send_failed(req.seq,
-                "this process is connected to another job (MPI_Comm_spawn, MPI_Comm_accept/_connect or "
-                "MPI_Comm_join), and a checkpoint of jobs joined that way is not supported yet");
+                "this process is connected to another job outside a spawn tree (MPI_Comm_accept/_connect or "
+                "MPI_Comm_join), and a checkpoint of jobs joined that way is not supported yet (jobs started by "
+                "MPI_Comm_spawn are checkpointed with the job that spawned them)");
+    return;
+  }
+  if (rt_.engine().has_bridges() && (req.flags & oob::kCrAtSafePoint)) {
+    // The bridges drain with sends held, which a safe point's round does not do.
+    send_failed(req.seq, "a checkpoint of a spawn tree under cr=app is not supported yet; use cr=criu");
     return;
   }
   if ((req.flags & oob::kCrAtSafePoint) && app != nullptr) {
@@ -275,12 +282,22 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     send_failed(seq, "transport(s) " + missing + " cannot be checkpointed (no checkpoint hooks)");
     return;
   }
-  // At a safe point the held sends are this round's, not the crcp module's.
+  // The channels to other jobs drain in-band (cr/bridge_drain.h) in a
+  // checkpoint of the whole spawn tree; handle() refused any other.
+  const bool bridges = eng.has_bridges() && !at_safe_point;
+  // At a safe point the held sends are this round's, not the crcp module's;
+  // so are they when the bridges drained (crcp/none holds nothing in a
+  // one-rank job).
   auto resume = [&](bool restarted) {
-    if (at_safe_point) eng.hold_sends(false);
-    else crcp.resume(coord, restarted).ignore();
+    if (at_safe_point) {
+      eng.hold_sends(false);
+      return;
+    }
+    crcp.resume(coord, restarted).ignore();
+    if (bridges) eng.hold_sends(false);
   };
   Status s = at_safe_point ? quiesce_at_safe_point(coord, flags) : crcp.quiesce(coord);
+  if (s.ok() && bridges) s = drain_bridges(seq, coord);
   // A get under way may need its owner's progress; every owner progresses
   // until all ranks are drained (the wait for GO below), none after GO.
   // New ones do not start while sends are held (Engine::hold_sends).
@@ -380,9 +397,48 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     send_failed(seq, failure.message());
   }
   if (Status r = eng.reconnect_transports(); !r.ok()) die(r.message());
+  // Every member of a bridge fences it once per round that reached GO,
+  // whatever happened here since, or the others would wait for it. Bounded
+  // by the time the other jobs of the tree may take to close their
+  // transports and come back; a bridge that cannot re-open leaves its
+  // peers waiting on this process, which ends as for a lost launcher.
+  if (bridges) {
+    if (Status r = eng.reconnect_bridges(drain_timeout_ + hook_timeout_); !r.ok()) {
+      const std::string why = "re-opening the bridges to other jobs after the checkpoint: " + r.message();
+      send_failed(seq, why);
+      die(why);
+    }
+  }
   resume(restarted);
   log::debug("checkpoint %llu: %s", static_cast<unsigned long long>(seq),
              restarted ? "restarted" : (failure.ok() ? "continued" : "failed, continued"));
+}
+
+Status CrService::drain_bridges(uint64_t seq, Coordinator& coord) {
+  coord.hold_sends(true);  // the markers' values hold only while nothing more leaves
+  Bootstrap& boot = rt_.bootstrap();
+  BridgeDrain drain(rt_.engine(), std::chrono::milliseconds(static_cast<int64_t>(drain_timeout_ * 1000)));
+  return drain.run(boot.connected() ? boot.control_fd() : -1, [&] { return abort_requested(seq, coord); });
+}
+
+Status CrService::abort_requested(uint64_t seq, Coordinator& coord) {
+  Bootstrap& boot = rt_.bootstrap();
+  for (;;) {
+    LZ_ASSIGN_OR_RETURN(auto m, boot.next_control());
+    if (!m.has_value()) return Status::Ok();
+    const uint64_t got =
+        oob::cr_seq_of(m->type, m->payload, static_cast<uint32_t>(rt_.size())).value_or(~uint64_t{0});
+    if (m->type == static_cast<uint16_t>(MsgType::kCheckpointAbort) && got == seq) {
+      // The tree gave the round up (a peer of another job may never send its marker).
+      coord.aborted = true;
+      oob::CrReasonMsg r;
+      Status d = oob::decode_cr_reason(m->payload, &r);
+      return Status(Code::kAborted, "the launcher aborted checkpoint " + std::to_string(seq) +
+                                        (d.ok() ? ": " + r.reason : std::string()));
+    }
+    log::debug("checkpoint %llu: ignoring %s for %llu during the bridge drain", static_cast<unsigned long long>(seq),
+               oob::msg_type_name(m->type).c_str(), static_cast<unsigned long long>(got));
+  }
 }
 
 Status CrService::quiesce_at_safe_point(Coordinator& coord, uint32_t flags) {

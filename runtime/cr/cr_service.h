@@ -26,6 +26,12 @@
 // MPI_Finalize sends CR_FINALIZING under the entry lock (the application
 // thread is inside MPI and not parked, so this thread is not using the
 // channel), then stops and joins this thread.
+//
+// A process connected to other jobs (p2p/bridge.h) checkpoints only in a
+// round of its whole spawn tree (kCrSpawnTree, oob/tree_messages.h): after
+// the crcp drain its bridges drain in-band (cr/bridge_drain.h), at GO their
+// transports close with the world's, and after the world's fence they
+// re-open through the launchers (Engine::reconnect_bridges).
 #pragma once
 
 #include <atomic>
@@ -68,6 +74,13 @@ class CrService {
   // its state and ends (AppService::hand_over) instead of dumping an image.
   void checkpoint(uint64_t seq, uint32_t flags, const std::string& dir);
   Status quiesce_at_safe_point(Coordinator& coord, uint32_t flags);
+  // A checkpoint of the spawn tree (kCrSpawnTree), after the crcp drain:
+  // holds sends and drains the bridges in-band (cr/bridge_drain.h), bounded
+  // by drain_timeout_, watching the control channel for this round's ABORT.
+  Status drain_bridges(uint64_t seq, Coordinator& coord);
+  // Reads the queued control messages: kAborted (and coord.aborted) on
+  // this round's ABORT; others are logged and dropped, as await() does.
+  Status abort_requested(uint64_t seq, Coordinator& coord);
   // Waits (progressing the engine, sends held) for one of two message types
   // for `seq`; other messages are logged and dropped.
   Status await(uint64_t seq, oob::MsgType a, oob::MsgType b, uint16_t* type, std::string* payload);

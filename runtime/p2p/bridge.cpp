@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lazarus/auth.h"
 #include "lazarus/frameworks/transport_proxy.h"
 #include "lazarus/log.h"
 #include "lazarus/registry.h"
@@ -66,9 +67,35 @@ StatusOr<std::unique_ptr<Bridge>> Bridge::open(Engine& engine, Registry& reg, st
   for (auto*& m : b->modules_)
     if (auto* px = dynamic_cast<transport::ProxyModule*>(m); px != nullptr && px->real() != nullptr) m = px->real();
   LZ_RETURN_IF_ERROR(b->fence());
+  // The exchange may hold the join's communicator, which does not outlive
+  // this call: a later fence goes through the launchers (reconnect_bridges).
+  b->exchange_ = nullptr;
+  b->released_.assign(b->modules_.size(), false);
   for (size_t i = 0; i < b->modules_.size(); ++i)
     LZ_RETURN_IF_ERROR(b->modules_[i]->connect().with_context("dpm transport " + b->names_[i] + ": connect"));
   return b;
+}
+
+std::string Bridge::describe() const {
+  std::vector<std::string> jobs;
+  const std::string& mine = members_[static_cast<size_t>(me_)].job;
+  for (const ProcessName& n : members_)
+    if (n.job != mine && std::find(jobs.begin(), jobs.end(), n.job) == jobs.end()) jobs.push_back(n.job);
+  return (jobs.size() == 1 ? "job " : "jobs ") + str::join(jobs, ",");
+}
+
+std::string Bridge::fence_key() const {
+  // A MAC rather than a plain hash: the key names the bridge to launchers
+  // and says nothing of the secret its transports authenticate with.
+  const auth::Nonce zero{};
+  const auth::Mac mac = auth::mac(secret_, "lazarus bridge key", zero, "");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string key;
+  for (size_t i = 0; i < 16; ++i) {
+    key += kHex[mac[i] >> 4];
+    key += kHex[mac[i] & 15];
+  }
+  return key + "/" + std::to_string(epoch_);
 }
 
 Status Bridge::finalize() {
@@ -97,26 +124,51 @@ Status Bridge::put(std::string_view key, std::string_view value) {
   return Status::Ok();
 }
 
-Status Bridge::fence() {
+std::string Bridge::encoded_entries() const {
   oob::WireWriter w;
   w.u32(static_cast<uint32_t>(mine_.size()));
   for (const auto& [k, v] : mine_) {
     w.str(k);
     w.str(v);
   }
-  LZ_ASSIGN_OR_RETURN(std::vector<std::string> all, exchange_(w.data()));
+  return w.take();
+}
+
+Status Bridge::fence() {
+  if (!exchange_)
+    return Internal("dpm modex: the bridge to " + describe() +
+                    " fences only while it opens; after a checkpoint it re-opens through the launchers");
+  LZ_ASSIGN_OR_RETURN(std::vector<std::string> all, exchange_(encoded_entries()));
+  return take_entries(all);
+}
+
+Status Bridge::take_entries(const std::vector<std::string>& all) {
   if (all.size() != members_.size())
     return ProtocolError("dpm modex: " + std::to_string(all.size()) + " entries for " +
                          std::to_string(members_.size()) + " processes");
-  store_.assign(members_.size(), {});
+  // Decoded whole before anything changes: a bad table leaves the bridge as it was.
+  std::vector<Entries> store(members_.size());
   for (size_t m = 0; m < all.size(); ++m) {
+    if (all[m].empty()) continue;  // a member that did not re-open
     oob::WireReader r(all[m]);
     uint32_t n = 0;
-    if (!r.u32(&n) || r.remaining() / 8 < n) return oob::malformed("dpm modex entry");
+    if (!r.u32(&n) || r.remaining() / 8 < n)
+      return oob::malformed(("dpm modex entry of process " + std::to_string(m)).c_str());
     for (uint32_t i = 0; i < n; ++i) {
       std::string k, v;
-      if (!r.str(&k, r.remaining()) || !r.str(&v, r.remaining())) return oob::malformed("dpm modex entry");
-      store_[m][std::move(k)] = std::move(v);
+      if (!r.str(&k, r.remaining()) || !r.str(&v, r.remaining()))
+        return oob::malformed(("dpm modex entry of process " + std::to_string(m)).c_str());
+      store[m][std::move(k)] = std::move(v);
+    }
+  }
+  store_ = std::move(store);
+  for (size_t m = 0; m < members_.size(); ++m) {
+    const Entries& e = store_[m];
+    if (auto it = e.find(kJobKey); it != e.end() && !it->second.empty()) members_[m].job = it->second;
+    if (auto it = e.find(kHostKey); it != e.end() && !it->second.empty()) {
+      members_[m].host = it->second;
+      info_[m].host = it->second;
+      info_[m].node_id = node_of(it->second);
     }
   }
   return Status::Ok();

@@ -19,6 +19,16 @@
 //
 //   LZ_ASSIGN_OR_RETURN(auto b, Bridge::open(members, me, secret, exchange));
 //   LZ_ASSIGN_OR_RETURN(std::vector<int> index, engine.adopt_bridge(std::move(b)));
+//
+// The exchange function serves open() only (it may use the communicator of
+// the join, gone once open() returned). A checkpoint of a spawn tree closes
+// the modules with the world's and re-opens them afterwards through the
+// launchers (Engine::reconnect_bridges, oob/tree_messages.h BRIDGE_FENCE):
+//
+//   b.next_epoch();                                    // once per checkpoint, at every member
+//   msg = {b.fence_key(), b.rank(), b.size(), b.encoded_entries()};
+//   ... the launchers answer every member with the table of the key ...
+//   LZ_RETURN_IF_ERROR(b.take_entries(table.entries));  // then connect() the modules
 #pragma once
 
 #include <cstdint>
@@ -61,8 +71,38 @@ class Bridge final : public transport::Host, public Modex {
   const std::vector<std::string>& module_names() const { return names_; }
   // The engine's number of member `m` (set by Engine::adopt_bridge).
   void set_engine_index(int m, int index) { engine_index_[static_cast<size_t>(m)] = index; }
+  int engine_index(int m) const { return index_of(m); }
   // Finalizes the modules (the engine's finalize()).
   Status finalize();
+  // "job(s) a,b": the other jobs its members belong to, for messages.
+  std::string describe() const;
+
+  // ---- re-opening after a checkpoint (Engine::checkpoint_transports, reconnect_bridges) ----
+  // modules()[i] was released by on_checkpoint() and not connect()ed since.
+  bool released(size_t i) const { return released_[i]; }
+  void set_released(size_t i, bool r) { released_[i] = r; }
+  // The number of re-openings so far: every member re-opens once per checkpoint
+  // of the spawn tree, so it is the same at every member.
+  uint64_t epoch() const { return epoch_; }
+  void next_epoch() { ++epoch_; }
+  // The bridge and its epoch, the same at every member and no other bridge's:
+  // 32 hex digits of a MAC keyed by the bridge's secret (which never leaves
+  // the process), "/", the epoch. At most oob::kMaxBridgeKeyBytes.
+  std::string fence_key() const;
+  // This process's entries (put() since open), encoded as fence() sends them.
+  std::string encoded_entries() const;
+  // Every member's encoded entries, by member index (a fence's result): they
+  // replace what get() answered. An empty string is a member that did not
+  // re-open (its job ended): it has no entries and get() finds nothing for
+  // it. A member's kHostKey / kJobKey entries, when present, replace its
+  // host (and PeerInfo) and job id: processes move and get a new job id
+  // when they are restarted.
+  Status take_entries(const std::vector<std::string>& all);
+  // Member `m` has entries (take_entries() gave it some, or open()'s fence did).
+  bool has_entries(int m) const { return !store_[static_cast<size_t>(m)].empty(); }
+  // Where each member says it is, in its entries.
+  static constexpr const char* kHostKey = "dpm.host";
+  static constexpr const char* kJobKey = "dpm.job";
 
   // ---- transport::Host ----
   int rank() const override { return me_; }
@@ -78,6 +118,8 @@ class Bridge final : public transport::Host, public Modex {
 
   // ---- Modex ----
   Status put(std::string_view key, std::string_view value) override;
+  // open()'s exchange; kInternal once open() returned (the
+  // re-opening after a checkpoint goes through the launchers instead).
   Status fence() override;
   StatusOr<std::string> get(int rank, std::string_view key) const override;
 
@@ -98,6 +140,8 @@ class Bridge final : public transport::Host, public Modex {
   std::vector<std::unique_ptr<lz::Module>> owned_;
   std::vector<transport::Module*> modules_;
   std::vector<std::string> names_;
+  std::vector<bool> released_;  // parallel to modules_
+  uint64_t epoch_ = 0;
 };
 
 }  // namespace lz::rt

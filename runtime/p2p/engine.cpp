@@ -165,11 +165,26 @@ Status Engine::choose_transports() {
     ++others;
   }
   if (others != 1) sole_ = nullptr;
+  // After a checkpoint the bridges' modules come back once reconnect_bridges() connected them.
+  add_bridge_modules();
   for (size_t i = 0; i < modules_.size(); ++i)
     if (modules_[i] == sole_ && !oversubscribed_ && spin_time_ns_ > 0)
       log::debug("p2p: rank %d: blocking waits give %s its turns alone (progress_waiting, %d looks)", rank_,
                  module_names_[i].c_str(), kWaitPolls);
   return Status::Ok();
+}
+
+void Engine::add_bridge_modules() {
+  for (auto& b : bridges_) {
+    for (size_t i = 0; i < b->modules().size(); ++i) {
+      transport::Module* t = b->modules()[i];
+      if (b->released(i) || std::find(active_.begin(), active_.end(), t) != active_.end()) continue;
+      active_.push_back(t);
+      if (t->wait_fd() < 0) any_without_fd_ = true;
+      // More than one transport to look at: no blocking wait gives one its turns alone.
+      sole_ = nullptr;
+    }
+  }
 }
 
 transport::Module* Engine::best_module(const std::vector<transport::Module*>& modules, int index,

@@ -254,21 +254,36 @@ class Engine final : public transport::Host {
   // nothing, a sleep of at most `timeout_ms` in poll() on the transports'
   // wait fds and `extra_fd` (-1: none). Never calls the interrupt handler.
   int progress_wait(int timeout_ms, int extra_fd = -1);
-  // Names the selected transports without kCapCheckpoint ("" when all have it).
+  // Names the selected transports, and the bridges' (p2p/bridge.h), without
+  // kCapCheckpoint ("" when all have it).
   std::string transports_without_checkpoint() const;
-  // Runs on_checkpoint() of every selected transport (channels drained,
-  // sends held), retrying with progress while one answers kWouldBlock, for at
-  // most `timeout_ms`. On failure the transports already released stay
-  // released: resume_transports() re-opens them.
+  // Runs on_checkpoint() of every selected transport, then of every
+  // bridge's (channels drained, sends held), retrying with progress while
+  // one answers kWouldBlock, for at most `timeout_ms` in all. On failure the
+  // transports already released stay released: resume_transports()
+  // re-opens them.
   Status checkpoint_transports(int timeout_ms);
-  // on_continue() / on_restart() of every transport released above. The
-  // peers' hosts are re-read from the bootstrap first (a restart, or ranks
-  // moved to other hosts).
+  // on_continue() / on_restart() of every transport released above, the
+  // bridges' included (which put their new addresses into their bridge).
+  // The peers' hosts are re-read from the bootstrap first (a restart, or
+  // ranks moved to other hosts).
   Status resume_transports(bool restarted);
   // After resume_transports() and the transports' modex puts: fences the
   // modex, connect()s the re-opened transports and chooses every peer's
-  // transport again (ranks may have moved). Sends stay held.
+  // transport again (ranks may have moved). Sends stay held. The bridges
+  // stay closed: reconnect_bridges() re-opens them.
   Status reconnect_transports();
+  // After reconnect_transports(), in a checkpoint of a spawn tree that
+  // reached GO: re-opens every bridge (connect() of the transports
+  // checkpoint_transports() released). Each bridge goes to its next epoch,
+  // puts this process's host and job id beside its transports' addresses,
+  // and fences them through the launchers (one BRIDGE_FENCE per bridge, all
+  // sent before any answer is awaited, at most `timeout_s`:
+  // Bootstrap::bridge_fence); then its transports connect() and its peers'
+  // names, hosts and transports are taken again. A member the table gives no entries (its
+  // job ended) is a lost peer (its requests fail, MPI_ERR_PROC_FAILED).
+  // Errors name the bridge's other jobs; sends stay held.
+  Status reconnect_bridges(double timeout_s);
 
   // True when frames wait for transport room.
   bool has_pending() const { return pending_peers_ != 0; }
@@ -299,8 +314,25 @@ class Engine final : public transport::Host {
   // The peer that is process `n` (the first, when bridges reach it twice);
   // -1 when this process reaches no such process.
   int index_of(const ProcessName& n) const;
-  // A bridge is open: a checkpoint cannot cover the job (the CR service refuses it).
+  // A bridge is open: only a checkpoint of the whole spawn tree covers the
+  // job (the CR service refuses any other).
   bool has_bridges() const { return !bridges_.empty(); }
+
+  // ---- the in-band drain of the bridges (runtime/cr/bridge_drain.h): engine_dpm.cpp ----
+  // Sends peer `index` (one of another job) a kMarker frame (protocol.h)
+  // carrying sent_to(index), generation `gen` and `echo`, straight to its
+  // transport: past held sends and frames queued for it, and not counted in
+  // the bookmarks. Ok: the transport took it (in order after every frame
+  // counted in sent_to). kWouldBlock: no room now (try again after
+  // progress). kAborted: the peer is gone (failed, or finalized). Anything
+  // else is the transport's error. kInvalidArgument for a world rank.
+  Status send_marker(int index, uint32_t gen, uint32_t echo);
+  // The markers exchanged with peer `index` (another job's). Markers that
+  // arrive are recorded here by the engine (the last one replaces the one
+  // before), never matched or delivered to MPI.
+  BridgeMarker& marker(int index) { return peers_[static_cast<size_t>(index)].marker; }
+  // Peer `index` failed (its frames no longer arrive; peer_failed said why).
+  bool peer_lost(int index) const { return peers_[static_cast<size_t>(index)].failed; }
 
   // ---- migration of a rank (cr=app): engine_handover.cpp ------------------------------
   // Every rank stopped at the same safe point, every message sent before it
@@ -365,6 +397,12 @@ class Engine final : public transport::Host {
   // p's protocol limits, from its transport and that transport's attributes `a`.
   Status set_limits(Peer& p, const transport::Attributes& a) const;
   void refresh_peer_info();
+  // Puts the bridges' transports that are not released (connected) among
+  // the active ones, which choose_transports() resets to the world's.
+  void add_bridge_modules();
+  // peer_failed(), logged at `error` level when `loud`, else at debug (a
+  // peer whose job ended, found so by this process).
+  void lose_peer(int index, const Status& why, bool loud);
   // Sends header + payload to `world`, queueing it when the transport has no
   // room (or sends are held). Counts bookmarks for frames that left.
   Status send_frame(int world, const wire::Header& h, const void* payload, size_t len);

@@ -63,12 +63,15 @@ void Engine::remove_waiting(Request* r) {
   r->next = r->prev = nullptr;
 }
 
-void Engine::peer_failed(int world, const Status& why) {
+void Engine::peer_failed(int world, const Status& why) { lose_peer(world, why, true); }
+
+void Engine::lose_peer(int world, const Status& why, bool loud) {
   if (world < 0 || world >= peer_count()) return;
   Peer& p = peers_[static_cast<size_t>(world)];
   if (p.failed) return;
   p.failed = true;
-  log::error("p2p: rank %d is unreachable: %s", world, why.message().c_str());
+  if (loud) log::error("p2p: rank %d is unreachable: %s", world, why.message().c_str());
+  else log::debug("p2p: peer %d is gone: %s", world, why.message().c_str());
   if (p.placing != nullptr) {  // the transport writes no more into its buffer, failed below
     p.transport->drop_placement(p.index);
     p.placing = nullptr;

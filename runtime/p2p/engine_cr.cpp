@@ -51,6 +51,10 @@ std::string Engine::transports_without_checkpoint() const {
   for (size_t i = 0; i < modules_.size(); ++i)
     if (!(modules_[i]->capabilities() & transport::kCapCheckpoint))
       out += (out.empty() ? "" : ",") + module_names_[i];
+  for (const auto& b : bridges_)
+    for (size_t i = 0; i < b->modules().size(); ++i)
+      if (!(b->modules()[i]->capabilities() & transport::kCapCheckpoint))
+        out += (out.empty() ? "" : ",") + b->module_names()[i] + " (dpm_transport, to " + b->describe() + ")";
   return out;
 }
 
@@ -59,20 +63,30 @@ Status Engine::checkpoint_transports(int timeout_ms) {
   // MPI_Alloc_mem areas are registered again after the checkpoint, on first use.
   registration_cache().drop_registrations();
   const double t0 = now_seconds();
-  for (size_t i = 0; i < modules_.size(); ++i) {
-    if (cr_released_[i]) continue;
+  auto release = [&](transport::Module* m, const std::string& what) -> Status {
     for (;;) {
-      Status s = modules_[i]->on_checkpoint();
-      if (s.ok()) {
-        cr_released_[i] = true;
-        break;
-      }
-      if (s.code() != Code::kWouldBlock) return s.with_context("transport " + module_names_[i] + ": on_checkpoint");
+      Status s = m->on_checkpoint();
+      if (s.ok()) return s;
+      if (s.code() != Code::kWouldBlock) return s.with_context(what + ": on_checkpoint");
       const long ms = static_cast<long>(1000 * (now_seconds() - t0));
       if (ms > timeout_ms)
-        return Timeout("transport " + module_names_[i] + ": on_checkpoint still refused after " + std::to_string(ms) +
-                       " ms: " + s.message());
+        return Timeout(what + ": on_checkpoint still refused after " + std::to_string(ms) + " ms: " + s.message());
       progress_wait(1);
+    }
+  };
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    if (cr_released_[i]) continue;
+    LZ_RETURN_IF_ERROR(release(modules_[i], "transport " + module_names_[i]));
+    cr_released_[i] = true;
+  }
+  // After the world's: the peers of another job close theirs when their own
+  // job's GO comes, earlier or later; the transport's orderly close waits
+  // for them (bounded by its own timeout) without needing this job's peers.
+  for (auto& b : bridges_) {
+    for (size_t i = 0; i < b->modules().size(); ++i) {
+      if (b->released(i)) continue;
+      LZ_RETURN_IF_ERROR(release(b->modules()[i], "dpm transport " + b->module_names()[i] + " to " + b->describe()));
+      b->set_released(i, true);
     }
   }
   // What the transports' libraries freed goes back to the kernel before the
@@ -98,6 +112,18 @@ Status Engine::resume_transports(bool restarted) {
     Status s = restarted ? modules_[i]->on_restart() : modules_[i]->on_continue();
     if (!s.ok() && first.ok())
       first = s.with_context("transport " + module_names_[i] + (restarted ? ": on_restart" : ": on_continue"));
+  }
+  // A bridge's modules put their new addresses into the bridge (their
+  // Host's modex), which reconnect_bridges() fences through the launchers.
+  for (auto& b : bridges_) {
+    for (size_t i = 0; i < b->modules().size(); ++i) {
+      if (!b->released(i)) continue;
+      transport::Module* m = b->modules()[i];
+      Status s = restarted ? m->on_restart() : m->on_continue();
+      if (!s.ok() && first.ok())
+        first = s.with_context("dpm transport " + b->module_names()[i] + " to " + b->describe() +
+                               (restarted ? ": on_restart" : ": on_continue"));
+    }
   }
   return first;
 }

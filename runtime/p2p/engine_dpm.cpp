@@ -1,5 +1,6 @@
 // The engine's side of dynamic processes: peers of other jobs, reached
-// through the modules of a Bridge (p2p/bridge.h).
+// through the modules of a Bridge (p2p/bridge.h), and what a checkpoint of
+// the spawn tree does with them (markers, re-opening the bridges).
 #include <algorithm>
 
 #include "lazarus/log.h"
@@ -59,6 +60,90 @@ StatusOr<std::vector<int>> Engine::adopt_bridge(std::unique_ptr<Bridge> b) {
   sole_ = nullptr;
   bridges_.push_back(std::move(b));
   return index;
+}
+
+Status Engine::send_marker(int index, uint32_t gen, uint32_t echo) {
+  if (index < size_ || index >= peer_count())
+    return InvalidArgument("a bridge marker goes to a peer of another job (" + std::to_string(size_) + " to " +
+                           std::to_string(peer_count() - 1) + "), not to peer " + std::to_string(index));
+  Peer& p = peers_[static_cast<size_t>(index)];
+  const ProcessName who = process_name(index);
+  if (p.failed) return Status(Code::kAborted, "rank " + std::to_string(who.rank) + " of job " + who.job + " failed");
+  wire::Header h = make_header(wire::kMarker, 0, rank_, 0, 0);
+  h.sreq = p.sent.messages;
+  h.rreq = p.sent.bytes;
+  h.addr = static_cast<uint64_t>(gen) << 32 | echo;
+  iovec iov{&h, sizeof h};
+  // The transport directly: transmit() would count it, send_frame() would hold it.
+  return p.transport->send(p.index, &iov, 1);
+}
+
+Status Engine::reconnect_bridges(double timeout_s) {
+  // Every bridge, even one whose transports a failed checkpoint_transports()
+  // left open: its other members fence it (and count its epoch) all the same.
+  std::vector<Bridge*> todo;
+  for (auto& b : bridges_) todo.push_back(b.get());
+  if (todo.empty()) return Status::Ok();
+  // Where this process is now (a restart may have moved it, and gives its job a new id).
+  const ProcessName me = process_name(rank_);
+  std::vector<oob::BridgeFenceMsg> fences;
+  for (Bridge* b : todo) {
+    b->next_epoch();
+    LZ_RETURN_IF_ERROR(b->put(Bridge::kHostKey, me.host));
+    LZ_RETURN_IF_ERROR(b->put(Bridge::kJobKey, me.job));
+    oob::BridgeFenceMsg m;
+    m.key = b->fence_key();
+    m.member = static_cast<uint32_t>(b->rank());
+    m.members = static_cast<uint32_t>(b->size());
+    m.entries = b->encoded_entries();
+    if (m.entries.size() > oob::kMaxBridgeEntryBytes)
+      return Internal("the addresses of this process for the bridge to " + b->describe() + " take " +
+                      std::to_string(m.entries.size()) + " bytes, more than a BRIDGE_FENCE carries (" +
+                      std::to_string(oob::kMaxBridgeEntryBytes) + ")");
+    fences.push_back(std::move(m));
+  }
+  LZ_ASSIGN_OR_RETURN(std::vector<oob::BridgeTableMsg> tables, boot_->bridge_fence(fences, timeout_s));
+  for (size_t k = 0; k < todo.size(); ++k) {
+    Bridge& b = *todo[k];
+    const std::string where = "the bridge to " + b.describe() + " (key " + fences[k].key + ")";
+    if (!tables[k].error.empty()) return Unavailable(where + ": the launchers could not re-open it: " + tables[k].error);
+    LZ_RETURN_IF_ERROR(b.take_entries(tables[k].entries).with_context(where));
+    for (size_t i = 0; i < b.modules().size(); ++i) {
+      if (!b.released(i)) continue;
+      LZ_RETURN_IF_ERROR(b.modules()[i]->connect().with_context(where + ": dpm transport " + b.module_names()[i] +
+                                                                 ": connect after the checkpoint"));
+      b.set_released(i, false);
+    }
+    // Its peers' names and hosts as they are now, and a transport for each again.
+    for (int m = 0; m < b.size(); ++m) {
+      const int index = b.engine_index(m);
+      if (index < size_) continue;
+      const ProcessName& who = b.members()[static_cast<size_t>(m)];
+      foreign_names_[static_cast<size_t>(index - size_)] = who;
+      peer_info_[static_cast<size_t>(index)].host = b.peer(m).host;
+      peer_info_[static_cast<size_t>(index)].node_id = b.peer(m).node_id;
+      Peer& p = peers_[static_cast<size_t>(index)];
+      if (p.failed) continue;
+      if (!b.has_entries(m)) {
+        lose_peer(index,
+                  Status(Code::kAborted, "rank " + std::to_string(who.rank) + " of job " + who.job +
+                                             " did not re-open its bridge after the checkpoint (its job ended)"),
+                  false);
+        continue;
+      }
+      transport::Attributes best;
+      size_t chosen = 0;
+      transport::Module* t = best_module(b.modules(), m, &best, &chosen);
+      if (t == nullptr)
+        return Unavailable(where + ": after the checkpoint no dpm transport (" + str::join(b.module_names(), ",") +
+                           ") reaches rank " + std::to_string(who.rank) + " of job " + who.job + " on host " +
+                           who.host);
+      p.transport = t;
+      LZ_RETURN_IF_ERROR(set_limits(p, best));
+    }
+  }
+  add_bridge_modules();
+  return Status::Ok();
 }
 
 ProcessName Engine::process_name(int index) const {

@@ -256,6 +256,19 @@ void Engine::deliver_frame(int src, const void* data, size_t len) {
   wire::Header h;
   std::memcpy(&h, data, sizeof h);
   Peer& p = peers_[static_cast<size_t>(src)];
+  if (__builtin_expect(h.type == wire::kMarker, 0) && h.version == wire::kVersion) {
+    // Not counted: a marker tells what the counts should be.
+    if (len != sizeof h || src < size_) {
+      log::error("p2p: dropped a malformed bridge marker from peer %d (%zu bytes)", src, len);
+      return;
+    }
+    // The channel is ordered: the last marker is the peer's newest.
+    BridgeMarker& m = p.marker;
+    m.gen_in = static_cast<uint32_t>(h.addr >> 32);
+    m.echo_in = static_cast<uint32_t>(h.addr);
+    m.value_in = {h.sreq, h.rreq};
+    return;
+  }
   ++p.received.messages;
   p.received.bytes += len;
   if (__builtin_expect(h.version != wire::kVersion, 0)) {

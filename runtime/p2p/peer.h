@@ -21,6 +21,18 @@ struct PendingFrame {
   Request* stream = nullptr;
 };
 
+// The markers of a spawn tree's checkpoint (protocol.h kMarker) with a peer
+// of another job. Generations tell a marker of this drain from one of an
+// earlier, failed round still on its way: a marker counts only when its echo
+// is the generation of this process's own marker of the drain, that is, when
+// the peer sent it after it had this drain's marker (runtime/cr/bridge_drain.h).
+struct BridgeMarker {
+  uint32_t gen_out = 0;     // this process's drains with the peer (the last marker's generation)
+  uint32_t gen_in = 0;      // generation of the last marker received (0: none yet)
+  uint32_t echo_in = 0;     // its echo: the last generation of ours the peer had seen
+  crcp::Bookmark value_in;  // its bookmark: what the peer sent this process before it
+};
+
 struct Peer {
   transport::Module* transport = nullptr;
   int index = 0;            // this peer's rank for `transport`: its world rank, or its rank in a dpm Bridge
@@ -46,6 +58,8 @@ struct Peer {
   // streamed rendezvous piece or a whole eager message: Engine::place),
   // until deliver_placed or drop_placement.
   Request* placing = nullptr;
+  // A peer of another job (index >= world size): its bridge markers.
+  BridgeMarker marker;
 };
 
 }  // namespace lz::rt

@@ -21,6 +21,13 @@
 //   kCancelAck receiver -> sender: the answer for sreq; rreq 1: withdrawn
 //           (never matched, nothing more comes for it), 0: already matched
 //           (the protocol runs to its end as usual).
+//   kMarker one process -> a peer of another job, during a spawn tree's
+//           checkpoint (runtime/cr/bridge_drain.h): "every frame I sent you
+//           before I stopped sending": sreq = frames, rreq = bytes (the
+//           sender's Engine::sent_to), addr = generation << 32 | echo (the
+//           sender's drain number with this peer, and the last generation it
+//           received from the peer). Header only; never matched or delivered
+//           to MPI and not counted in the bookmarks.
 // kEager and kRts carry in `rreq` the message's stamp for application-level
 // checkpoints (crcp.h: the sender's epoch and the message's index in it);
 // zero when no such protocol runs.
@@ -34,7 +41,8 @@ namespace lz::rt::wire {
 
 inline constexpr uint8_t kVersion = 1;
 
-enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6, kCancel = 7, kCancelAck = 8 };
+enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6, kCancel = 7, kCancelAck = 8,
+                   kMarker = 9 };
 enum Flags : uint8_t { kFlagSync = 1, kFlagGet = 2 };
 
 struct Header {
