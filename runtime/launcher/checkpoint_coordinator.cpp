@@ -92,20 +92,27 @@ Status CheckpointCoordinator::refusal() const {
   return Status::Ok();
 }
 
+void CheckpointCoordinator::refuse(const Waiter& w, const std::string& why) {
+  if (w.conn != 0 && control_)
+    control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
+  else
+    host_.say("checkpoint refused: " + why);
+}
+
 void CheckpointCoordinator::request(Waiter w, uint32_t flags, const std::string& origin) {
   if (Status s = refusal(); !s.ok()) {
-    if (w.conn != 0 && control_)
-      control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", s.message()}}), true);
-    else
-      host_.say("checkpoint refused: " + s.message());
+    refuse(w, s.message());
+    return;
+  }
+  if (Status s = tree_refusal(); !s.ok()) {
+    refuse(w, s.message());
     return;
   }
   log::debug("checkpoint requested by %s", origin.c_str());
   if (app_mode()) {
     if (flags & oob::kCrTerminate) {
       const std::string why = "--term is not available with cr=app; checkpoint, then stop the job";
-      if (w.conn != 0 && control_) control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
-      else host_.say("checkpoint refused: " + why);
+      refuse(w, why);
       return;
     }
     app_request(w);
@@ -113,10 +120,7 @@ void CheckpointCoordinator::request(Waiter w, uint32_t flags, const std::string&
   }
   if (migration_) {
     const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
-    if (w.conn != 0 && control_)
-      control_->reply(w.conn, json_line({{"event", "failed"}, {"reason", why}}), true);
-    else
-      host_.say("checkpoint refused: " + why);
+    refuse(w, why);
     return;
   }
   flags_ |= flags;
@@ -193,6 +197,7 @@ Status CheckpointCoordinator::begin() {
     dirs.push_back(std::move(d));
   }
   begin_round();
+  tree_begin(snap_->seq());
   for (size_t i = 0; i < static_cast<size_t>(host_.size()); ++i)
     host_.send(static_cast<int>(i), oob::MsgType::kCheckpointRequest,
                oob::encode_cr_request({snap_->seq(), flags_, dirs[i]}));
@@ -270,10 +275,12 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
       c.drained = true;
       for (const auto& o : states_)
         if (!o.drained) return;
-      phase_ = Phase::kGo;
-      if (migration_) migration_->go_at = now_seconds();
-      if (flags_ & oob::kCrTerminate) terminating_ = true;
-      host_.broadcast(MsgType::kCheckpointGo, oob::encode_seq({cur}));
+      if (tree_round_) {
+        tree_round_->local_drained = true;
+        tree_maybe_go();
+        return;
+      }
+      go();
       return;
     }
     case MsgType::kCheckpointDone: {
@@ -310,6 +317,13 @@ void CheckpointCoordinator::on_frame(int rank, oob::Frame& f) {
                 oob::msg_type_name(f.type).c_str());
       return;
   }
+}
+
+void CheckpointCoordinator::go() {
+  phase_ = Phase::kGo;
+  if (migration_) migration_->go_at = now_seconds();
+  if (flags_ & oob::kCrTerminate) terminating_ = true;
+  host_.broadcast(oob::MsgType::kCheckpointGo, oob::encode_seq({current_seq()}));
 }
 
 void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
@@ -352,6 +366,7 @@ void CheckpointCoordinator::on_rank_lost(int rank, const std::string& why) {
 void CheckpointCoordinator::abort_checkpoint(const std::string& reason) {
   const uint64_t seq = current_seq();
   host_.broadcast(oob::MsgType::kCheckpointAbort, oob::encode_cr_reason({seq, reason}));
+  tree_abort_children(reason);
   if (migration_) {
     host_.say("migration of " + migration_->what + " aborted (nothing moved): " + reason);
     drop_migration_images();
@@ -371,6 +386,7 @@ void CheckpointCoordinator::after_go_failure(const std::string& reason) {
 void CheckpointCoordinator::maybe_finish_go() {
   for (const auto& c : states_)
     if (!c.answered) return;
+  if (!tree_children_done()) return;  // on_child_done() calls here again
   // A restore running the event loop holds the migration: it calls here again once done.
   if (migration_ && migration_->restoring > 0) {
     log::debug("every rank answered the migration round; it ends once the restore under way returns");
@@ -417,7 +433,8 @@ void CheckpointCoordinator::commit() {
   meta.np = static_cast<int>(static_cast<size_t>(host_.size()));
   meta.cr = spec_.cr_component;
   meta.crcp = spec_.crcp_component;
-  auto info = store_->commit(*snap_, meta);
+  Status listed = tree_list_children(snap_->dir());
+  auto info = listed.ok() ? store_->commit(*snap_, meta) : StatusOr<snapshot::SnapshotInfo>(listed);
   if (!info.ok()) {
     const std::string why = "cannot commit snapshot " + std::to_string(snap_->seq()) + ": " + info.status().message();
     host_.say(why);
@@ -434,6 +451,7 @@ void CheckpointCoordinator::commit() {
                 static_cast<unsigned long long>(info->seq), info->path.c_str(),
                 static_cast<unsigned long long>(info->total_bytes), secs);
   host_.say(text);
+  tree_committed(info->path);
   last_snapshot_ = info->path;
   host_.job_file_changed();
   const bool term = (flags_ & oob::kCrTerminate) != 0;
@@ -457,6 +475,7 @@ void CheckpointCoordinator::commit() {
 }
 
 void CheckpointCoordinator::fail_waiters(const std::string& reason) {
+  tree_failed(reason);
   for (const auto& w : waiters_) {
     if (w.conn == 0 || !control_) {
       if (w.conn == 0) host_.say("checkpoint failed: " + reason);
@@ -474,6 +493,7 @@ void CheckpointCoordinator::reset() {
   }
   phase_ = Phase::kIdle;
   flags_ = 0;
+  tree_round_.reset();
   if (!host_.stopping()) terminating_ = false;
   snap_.reset();
   migration_.reset();

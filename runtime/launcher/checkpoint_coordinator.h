@@ -56,13 +56,14 @@
 #include "launcher/event_loop.h"
 #include "launcher/job_spec.h"
 #include "launcher/rank_process.h"
+#include "launcher/spawn_tree.h"
 #include "oob/frame.h"
 #include "oob/messages.h"
 #include "snapshot/snapshot_store.h"
 
 namespace lz::launcher {
 
-class CheckpointCoordinator {
+class CheckpointCoordinator final : public SpawnTree::Handler {
  public:
   // What the coordinator needs of its job.
   class Host {
@@ -101,9 +102,19 @@ class CheckpointCoordinator {
   };
 
   CheckpointCoordinator(const JobSpec& spec, EventLoop& loop, Host& host);
-  ~CheckpointCoordinator();
+  ~CheckpointCoordinator() override;
   CheckpointCoordinator(const CheckpointCoordinator&) = delete;
   CheckpointCoordinator& operator=(const CheckpointCoordinator&) = delete;
+
+  // The spawn tree around the job (null: none). Before start().
+  void set_tree(SpawnTree* tree) { tree_ = tree; }
+  // SpawnTree::Handler: checkpoint_coordinator_tree.cpp.
+  void on_tree_checkpoint(const oob::TreeRoundMsg& m) override;
+  void on_tree_go(uint64_t round) override;
+  void on_tree_abort(uint64_t round, const std::string& reason) override;
+  void on_child_drained(pid_t child, uint64_t round) override;
+  void on_child_done(pid_t child, const oob::TreeDoneMsg& m) override;
+  void on_child_lost(pid_t child, const std::string& why) override;
 
   // The job's control socket (may stay null: no `lazarus checkpoint`).
   void set_control(ControlServer* control) { control_ = control; }
@@ -150,6 +161,10 @@ class CheckpointCoordinator {
   void begin_round();
 
   void request(Waiter w, uint32_t flags, const std::string& origin);
+  // Answers `w` (or says) that its checkpoint is refused, and why.
+  void refuse(const Waiter& w, const std::string& why);
+  // Every rank drained (and the tree, if any): GO.
+  void go();
   Status refusal() const;
   void try_start();
   Status open_store();
@@ -161,6 +176,32 @@ class CheckpointCoordinator {
   void fail_waiters(const std::string& reason);
   void reset();
   void arm_interval_timer();
+
+  // ---- the spawn tree (oob/tree_messages.h): checkpoint_coordinator_tree.cpp
+  // A round of the tree this job's checkpoint belongs to.
+  struct TreeRound {
+    uint64_t round = 0;        // the root's seq
+    bool from_parent = false;  // this job is not the root
+    bool local_drained = false, drained_sent = false;
+    enum class Child { kAsked, kDrained, kDone };
+    std::map<pid_t, Child> children;
+    std::vector<std::string> snapshots;  // the children's committed snapshots
+  };
+  bool in_tree() const;
+  // Refuses a checkpoint a spawned job was asked for itself (or any under cr=app).
+  Status tree_refusal() const;
+  // begin(): kCrSpawnTree, and the children asked to take part.
+  void tree_begin(uint64_t seq);
+  // This job and every child drained: up to the parent, or (the root) GO.
+  void tree_maybe_go();
+  void tree_abort_children(const std::string& reason);
+  bool tree_children_done() const;
+  // Writes the children's snapshots into this one's directory (file "spawned").
+  Status tree_list_children(const std::string& dir) const;
+  void tree_committed(const std::string& path);
+  void tree_failed(const std::string& reason);
+  SpawnTree* tree_ = nullptr;
+  std::optional<TreeRound> tree_round_;
 
   // ---- application-level checkpoints (cr=app): checkpoint_coordinator_app.cpp
   struct AppLine {

@@ -30,20 +30,14 @@ void CheckpointCoordinator::app_request(Waiter w) {
   const size_t n = static_cast<size_t>(host_.size());
   if (migration_) {
     const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
-    if (w.conn != 0 && control_)
-      control_->reply(w.conn, nlohmann::json({{"event", "failed"}, {"reason", why}}).dump(), true);
-    else
-      host_.say("checkpoint refused: " + why);
+    refuse(w, why);
     return;
   }
   for (size_t i = 0; i < n; ++i)
     if (!states_[i].cr_ready || !host_.rank(static_cast<int>(i)).connected) {
       const std::string why = "rank " + std::to_string(i) +
                               " is not ready for checkpoints yet (a rank becomes ready at the end of MPI_Init)";
-      if (w.conn != 0 && control_)
-        control_->reply(w.conn, nlohmann::json({{"event", "failed"}, {"reason", why}}).dump(), true);
-      else
-        host_.say("checkpoint refused: " + why);
+      refuse(w, why);
       return;
     }
   negotiation_waiters_.push_back(w);

@@ -133,6 +133,9 @@ void CheckpointCoordinator::migrate_request(Waiter w, const std::vector<int>& ra
       host_.say(std::string(verb) + " refused: " + why);
   };
   if (Status s = refusal(); !s.ok()) return refuse(s.message());
+  if (in_tree())
+    return refuse("job " + spec_.job_id +
+                  " is part of a spawn tree (MPI_Comm_spawn); moving its ranks is not supported yet");
   if (in_progress())
     return refuse("a checkpoint or migration of job " + spec_.job_id + " is under way; try again once it ended");
   Migration m;

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "launcher/live_children.h"
@@ -319,9 +320,19 @@ int Job::run() {
     return 1;
   }
   ranks_.resize(spec_.placement.size());
-  spawned_ = std::make_unique<SpawnedJobs>([this](int code, const std::string& why) { fail(code, why); });
+  tree_ = std::make_unique<SpawnTree>(
+      loop_, [this](int rank, oob::MsgType t, const std::string& p) { server_->send(rank, t, p); },
+      [this](const std::string& why) { fail(1, why); });
+  if (Status s = tree_->adopt_parent_from_env(); !s.ok()) {
+    say(s.message());
+    return 1;
+  }
+  spawned_ = std::make_unique<SpawnedJobs>([this](int code, const std::string& why) { fail(code, why); },
+                                           [this](pid_t pid, UniqueFd link) { tree_->add_child(pid, std::move(link)); });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));
+  cr_->set_tree(tree_.get());
+  tree_->set_handler(cr_.get());
   oob::WelcomeMsg welcome;
   welcome.job_id = spec_.job_id;
   welcome.size = static_cast<uint32_t>(ranks_.size());
@@ -354,7 +365,10 @@ int Job::run() {
   log::debug("job %s: OOB listener on %s, ranks use %s", spec_.job_id.c_str(),
              server_->bound_address().to_string().c_str(), oob_address_.c_str());
 
-  if (Status s = start_ranks(); !s.ok()) {
+  Status started = start_ranks();
+  if (started.ok()) started = restart_spawned();
+  if (!started.ok()) {
+    const Status& s = started;
     fail(s.code() == Code::kNotFound ? 127 : s.code() == Code::kPermissionDenied ? 126 : 1, s.message());
   } else {
     // The control socket lives next to the job file (same private directory).
@@ -428,6 +442,7 @@ void Job::reap() {
     if (pid <= 0) break;
     // A spawned job's launcher: forgotten, or the job fails with it.
     if (spawned_ && spawned_->child_exited(pid, st)) {
+      tree_->drop_child(pid);
       maybe_finish();
       continue;
     }
@@ -591,6 +606,9 @@ void Job::on_frame(int rank, oob::Frame& f) {
     case MsgType::kSpawnRequest:
       on_spawn(r, f);
       return;
+    case MsgType::kBridgeFence:
+      tree_->on_rank_fence(rank, f.payload);
+      return;
     default:
       break;
   }
@@ -601,6 +619,17 @@ void Job::on_frame(int rank, oob::Frame& f) {
   }
   fail(1, r.describe() + " broke the OOB protocol: unexpected " + oob::msg_type_name(f.type) + " message");
   server_->close_rank(rank);
+}
+
+Status Job::restart_spawned() {
+  if (!spec_.restored) return Status::Ok();
+  std::ifstream in(spec_.restored_dir + "/spawned");
+  if (!in) return Status::Ok();  // it had spawned none (or none ran)
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    LZ_RETURN_IF_ERROR(spawned_->restart(line).with_context("restarting the job spawned into " + line));
+  }
+  return Status::Ok();
 }
 
 void Job::on_fence(RankProcess& r, const oob::Frame& f) {

@@ -47,6 +47,7 @@
 #include "launcher/rank_mover.h"
 #include "launcher/rank_process.h"
 #include "launcher/rank_starter.h"
+#include "launcher/spawn_tree.h"
 #include "launcher/spawned_jobs.h"
 #include "oob/messages.h"
 
@@ -166,6 +167,12 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   // Checkpoint/restart.
   std::unique_ptr<ControlServer> control_;
   std::unique_ptr<CheckpointCoordinator> cr_;
+
+  // The links to the job that spawned this one and to the jobs it spawned.
+  std::unique_ptr<SpawnTree> tree_;
+  // Restarts the jobs this one had spawned when its snapshot was taken
+  // (listed in the snapshot's file "spawned").
+  Status restart_spawned();
 
   // Jobs the ranks spawned (last: destroyed first, killing and reaping
   // what is left of them).

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include "lazarus/log.h"
 #include "lazarus/strings.h"
 #include "lazarus/unique_fd.h"
+#include "oob/tree_messages.h"
 
 extern char** environ;
 
@@ -245,7 +247,8 @@ std::vector<std::string> spawn_launcher_env(const std::vector<std::string>& base
   return env;
 }
 
-SpawnedJobs::SpawnedJobs(Failure on_failure) : on_failure_(std::move(on_failure)) {}
+SpawnedJobs::SpawnedJobs(Failure on_failure, Linked on_linked)
+    : on_failure_(std::move(on_failure)), on_linked_(std::move(on_linked)) {}
 
 SpawnedJobs::~SpawnedJobs() {
   for (const Spawned& j : jobs_) kill(-j.pid, SIGKILL);
@@ -254,6 +257,16 @@ SpawnedJobs::~SpawnedJobs() {
     while (waitpid(j.pid, &st, 0) < 0 && errno == EINTR) {
     }
   }
+}
+
+Status SpawnedJobs::resolve_self() {
+  if (!self_exe_.empty()) return Status::Ok();
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return ErrnoError("cannot find the launcher's own executable (/proc/self/exe)", errno);
+  self_exe_.assign(buf, static_cast<size_t>(n));
+  return Status::Ok();
 }
 
 oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts,
@@ -267,13 +280,7 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
                why.c_str());
     return rep;
   };
-  if (self_exe_.empty()) {
-    char buf[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-      return refuse(std::string("cannot find the launcher's own executable (/proc/self/exe): ") + std::strerror(errno));
-    self_exe_.assign(buf, static_cast<size_t>(n));
-  }
+  if (Status s = resolve_self(); !s.ok()) return refuse(s.message());
   SpawnContext ctx;
   ctx.self_exe = self_exe_;
   char cwd[PATH_MAX];
@@ -298,10 +305,43 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
   std::vector<std::string> names;
   for (const oob::SpawnApp& a : req.apps) names.push_back("'" + a.command + "'");
   const std::string what = str::join(names, ", ");
+  auto pid = launch(argv_s, std::move(env_s));
+  if (!pid.ok()) return refuse(pid.status().message());
+  jobs_.push_back({*pid, rank, what});
+  log::debug("rank %d spawned job %s: launcher pid %d: %s", rank, what.c_str(), static_cast<int>(*pid),
+             str::join(argv_s, " ").c_str());
+  rep.ok = 1;
+  return rep;
+}
 
+Status SpawnedJobs::restart(const std::string& snapshot_dir) {
+  LZ_RETURN_IF_ERROR(resolve_self());
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  env = spawn_launcher_env(env, {});
+  const std::vector<std::string> argv = {self_exe_, "restart", snapshot_dir};
+  LZ_ASSIGN_OR_RETURN(pid_t pid, launch(argv, std::move(env)));
+  jobs_.push_back({pid, -1, "restarted from " + snapshot_dir});
+  log::debug("restarting spawned job from %s: launcher pid %d", snapshot_dir.c_str(), static_cast<int>(pid));
+  return Status::Ok();
+}
+
+StatusOr<pid_t> SpawnedJobs::launch(const std::vector<std::string>& argv_s, std::vector<std::string> env_s) {
+  // The link: this launcher's end stays here, the other is the new
+  // launcher's descriptor kLinkFd.
+  constexpr int kLinkFd = 3;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return ErrnoError("socketpair", errno);
+  UniqueFd mine(sv[0]), theirs(sv[1]);
+  env_s.erase(std::remove_if(env_s.begin(), env_s.end(),
+                             [](const std::string& e) {
+                               return e.rfind(std::string(oob::kSpawnLinkFdEnv) + "=", 0) == 0;
+                             }),
+              env_s.end());
+  env_s.push_back(std::string(oob::kSpawnLinkFdEnv) + "=" + std::to_string(kLinkFd));
   // Reports an exec failure (errno) to this side; closed by a successful exec.
   int status[2];
-  if (pipe2(status, O_CLOEXEC) != 0) return refuse(std::string("pipe2: ") + std::strerror(errno));
+  if (pipe2(status, O_CLOEXEC) != 0) return ErrnoError("pipe2", errno);
   UniqueFd st_r(status[0]), st_w(status[1]);
   UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
   // Everything the child touches is prepared before fork: after fork it
@@ -310,7 +350,7 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
   std::vector<char*> envp = str::c_array(env_s);
   const pid_t launcher = getpid();
   const pid_t pid = fork();
-  if (pid < 0) return refuse(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) return ErrnoError("fork", errno);
   if (pid == 0) {
     // Never outlives this launcher (its own ranks die with it in turn).
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -324,14 +364,27 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::signal(s, SIG_DFL);
     if (devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
-    // Nothing of this launcher's (its OOB listener, rank pipes ...) reaches it.
-    syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
+    // Its link at kLinkFd, before the status pipe could take that number.
+    int link = theirs.get();
+    if (st_w.get() == kLinkFd) {
+      const int moved = fcntl(kLinkFd, F_DUPFD_CLOEXEC, kLinkFd + 1);
+      if (moved < 0) _exit(127);
+      st_w.reset(moved);
+    }
+    if (link == kLinkFd) {
+      fcntl(kLinkFd, F_SETFD, 0);
+    } else if (dup2(link, kLinkFd) < 0) {
+      _exit(127);
+    }
+    // Nothing else of this launcher's (its OOB listener, rank pipes ...) reaches it.
+    syscall(SYS_close_range, static_cast<unsigned>(kLinkFd + 1), ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
     execve(argv[0], argv.data(), envp.data());
     int e = errno;
     (void)!::write(st_w.get(), &e, sizeof e);
     _exit(127);
   }
   st_w.reset();
+  theirs.reset();
   int child_errno = 0;
   ssize_t n;
   do {
@@ -341,13 +394,11 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
-    return refuse("cannot start the spawned job's launcher " + self_exe_ + ": " + std::strerror(child_errno));
+    return Status(Code::kUnavailable, "cannot start the spawned job's launcher " + argv_s[0] + ": " +
+                                          std::strerror(child_errno));
   }
-  jobs_.push_back({pid, rank, what});
-  log::debug("rank %d spawned job %s: launcher pid %d: %s", rank, what.c_str(), static_cast<int>(pid),
-             str::join(argv_s, " ").c_str());
-  rep.ok = 1;
-  return rep;
+  if (on_linked_) on_linked_(pid, std::move(mine));
+  return pid;
 }
 
 bool SpawnedJobs::child_exited(pid_t pid, int wait_status) {

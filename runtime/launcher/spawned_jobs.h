@@ -41,6 +41,7 @@
 
 #include "launcher/host_list.h"
 #include "lazarus/status.h"
+#include "lazarus/unique_fd.h"
 #include "oob/spawn_messages.h"
 
 namespace lz::launcher {
@@ -108,7 +109,12 @@ class SpawnedJobs {
   // started it.
   using Failure = std::function<void(int exit_code, const std::string& message)>;
 
-  explicit SpawnedJobs(Failure on_failure);
+  // Called with each started launcher's pid and this launcher's end of its
+  // link (oob/tree_messages.h; the new launcher has the other end as
+  // LZ_SPAWN_LINK_FD).
+  using Linked = std::function<void(pid_t launcher, UniqueFd link)>;
+
+  SpawnedJobs(Failure on_failure, Linked on_linked);
   // Kills (SIGKILL to each process group) and reaps every launcher still
   // running.
   ~SpawnedJobs();
@@ -122,6 +128,10 @@ class SpawnedJobs {
   // (the universe holds them all), passed in LZ_SPAWN_UNIVERSE.
   oob::SpawnReplyMsg start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts, int universe,
                            int size);
+  // Restarts a spawned job from its snapshot `snapshot_dir` (`lazarus
+  // restart`), as part of this job's restart: the ranks that spawned it
+  // were restored with their bridges to it.
+  Status restart(const std::string& snapshot_dir);
 
   // A child of this launcher ended with `wait_status` (it is reaped): true
   // when it was a spawned job's launcher, which is then forgotten
@@ -141,7 +151,12 @@ class SpawnedJobs {
     std::string what;  // "'cmd'" or "'a', 'b'" for the messages
   };
 
+  // Forks and execs `argv` with `env` and a link; the started launcher's pid.
+  StatusOr<pid_t> launch(const std::vector<std::string>& argv, std::vector<std::string> env);
+  Status resolve_self();
+
   Failure on_failure_;
+  Linked on_linked_;
   std::string self_exe_;  // resolved on the first request
   std::vector<Spawned> jobs_;
 };
