@@ -9,8 +9,10 @@
  *                  half opens it and publishes its name, the upper half looks
  *                  it up and connects (one job, two groups).
  *   dpm join       ranks 0 and 1 join over a socket pair's ends (MPI_Comm_join).
- *   dpm loop F     spawns 2 and reduces with them until file F exists (a
- *                  checkpoint of either job is refused meanwhile, and both go on).
+ *   dpm loop F     spawns 2 and reduces with them until file F exists.
+ *   dpm loopserver N F / loopclient N F   two jobs joined through a port
+ *                  published under N reduce until file F exists (a
+ *                  checkpoint of either is refused meanwhile, and both go on).
  *   dpm errors     the error cases: a command not found (MPI_ERR_SPAWN),
  *                  a port that is not one (MPI_ERR_PORT), a name not
  *                  published (MPI_ERR_NAME), a bad root (MPI_ERR_ROOT).
@@ -117,6 +119,49 @@ static void check_error(int err, int cls, const char* what) {
   CHECK(err != MPI_SUCCESS && c == cls, "%s: error %d, class %d, expected class %d", what, err, c, cls);
 }
 
+// The intercommunicator of two jobs joined through a port published under
+// `name`: the server opens and publishes it, the client looks it up
+// (retrying until it is there) and connects.
+static MPI_Comm join_by_name(int server, const char* name, int rank) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm inter;
+  if (server) {
+    if (rank == 0) {
+      MPI_Open_port(MPI_INFO_NULL, port);
+      MPI_Publish_name(name, MPI_INFO_NULL, port);
+    }
+    MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    if (rank == 0) {
+      MPI_Unpublish_name(name, MPI_INFO_NULL, port);
+      MPI_Close_port(port);
+    }
+  } else {
+    if (rank == 0) {
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      for (int i = 0; MPI_Lookup_name(name, MPI_INFO_NULL, port) != MPI_SUCCESS; ++i) {
+        CHECK(i < 6000, "service %s never published", name);
+        usleep(10000);
+      }
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+  }
+  return inter;
+}
+
+// Both groups reduce over `inter` until `file` exists (the one process that
+// `looks` tells everyone), then disconnect: checkpoints are asked for meanwhile.
+static void loop_until(MPI_Comm inter, const char* file, int looks) {
+  for (int stop = 0; !stop;) {
+    int mine = looks ? access(file, F_OK) == 0 : 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, inter); /* the other group's */
+    int here = mine || any;
+    MPI_Allreduce(&here, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    usleep(20000);
+  }
+  MPI_Comm_disconnect(&inter);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -206,35 +251,12 @@ int main(int argc, char** argv) {
      * it up (retrying until it is there) and connects. */
     CHECK(argc > 2, "%s needs a service name", mode);
     const int server = strcmp(mode, "server") == 0;
-    char port[MPI_MAX_PORT_NAME] = "";
-    MPI_Comm inter;
-    if (server) {
-      if (rank == 0) {
-        MPI_Open_port(MPI_INFO_NULL, port);
-        MPI_Publish_name(argv[2], MPI_INFO_NULL, port);
-      }
-      MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
-      if (rank == 0) {
-        MPI_Unpublish_name(argv[2], MPI_INFO_NULL, port);
-        MPI_Close_port(port);
-      }
-    } else {
-      if (rank == 0) {
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-        for (int i = 0; MPI_Lookup_name(argv[2], MPI_INFO_NULL, port) != MPI_SUCCESS; ++i) {
-          CHECK(i < 6000, "service %s never published", argv[2]);
-          usleep(10000);
-        }
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-      }
-      MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
-    }
+    MPI_Comm inter = join_by_name(server, argv[2], rank);
     exercise(inter, MPI_COMM_WORLD, server);
     MPI_Comm_disconnect(&inter);
   } else if (strcmp(mode, "loop") == 0 || strcmp(mode, "loopchild") == 0) {
     /* A parent job and 2 spawned processes reduce over their
-     * intercommunicator until the file argv[2] exists (rank 0 of the
-     * parents looks, and tells everyone): checkpoints are asked for meanwhile. */
+     * intercommunicator until the file argv[2] exists. */
     CHECK(argc > 2, "loop needs a file name");
     MPI_Comm inter = parent;
     const int parents = strcmp(mode, "loop") == 0;
@@ -242,19 +264,18 @@ int main(int argc, char** argv) {
       char *args[] = {"loopchild", argv[2], NULL};
       MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
     }
-    int turns = 0;
-    for (int stop = 0; !stop; ++turns) {
-      int mine = parents && rank == 0 ? access(argv[2], F_OK) == 0 : 0, any = 0;
-      MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, inter); /* the other group's */
-      int here = mine || any;
-      MPI_Allreduce(&here, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      usleep(20000);
-    }
-    MPI_Comm_disconnect(&inter);
+    loop_until(inter, argv[2], parents && rank == 0);
     if (!parents) {
       MPI_Finalize();
       return 0;
     }
+  } else if (strcmp(mode, "loopserver") == 0 || strcmp(mode, "loopclient") == 0) {
+    /* Two jobs joined through a port under argv[2] (not a spawn tree),
+     * reducing until the file argv[3] exists. */
+    CHECK(argc > 3, "%s needs a service name and a file name", mode);
+    const int server = strcmp(mode, "loopserver") == 0;
+    MPI_Comm inter = join_by_name(server, argv[2], rank);
+    loop_until(inter, argv[3], server && rank == 0);
   } else if (strcmp(mode, "join") == 0) {
     CHECK(size >= 2, "join needs 2 ranks");
     /* Rank 0 listens on loopback, rank 1 connects: the socket MPI_Comm_join takes. */

@@ -1,0 +1,71 @@
+#!/bin/bash
+# A job that spawned a job is checkpointed and restarted as one job
+# (cr=criu): parent and children, their intercommunicator intact.
+#   1. the spawned job refuses a checkpoint of its own, naming the job to ask;
+#   2. a checkpoint of the parent commits a snapshot of both jobs, lists the
+#      child's snapshot in the parent's ("spawned"), and both jobs go on;
+#   3. a --term checkpoint stops both; `lazarus restart` of the parent's
+#      snapshot brings both back, and the run ends with the right total.
+# Usage: cr_spawn_test.sh TRANSPORT BIN_DIR PROGRAM
+# Bounded by --timeout and the waits below. Skips (77) only when CRIU cannot work here.
+set -u
+TRANSPORT=$1 BIN=$2 PROG=$3
+LZ=$BIN/lazarus
+ITERS=${CR_SPAWN_ITERS:-300}
+T=$(mktemp -d /tmp/lz-crspawn.XXXXXX)
+trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+MCA=(--mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store")
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; for f in "$T"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -40 "$f"; }; done; exit 1; }
+info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
+
+# "snapshot 1 committed: /path (123 bytes, 0.50 s)" -> /path
+snapshot_of() { sed -n 's/^snapshot [0-9]* committed: \(\/[^ ]*\) (.*/\1/p' "$1" | head -1; }
+# The parent's job id (its launcher is $1) and the spawned job's (the other
+# job running this program), once both are listed.
+PARENT="" CHILD=""
+find_jobs() {
+  local i
+  for i in $(seq 1 300); do
+    PARENT=$("$LZ" ps | awk -v p="$1" '$2 == p { print $1 }')
+    CHILD=$("$LZ" ps | awk -v p="$1" -v prog="$(basename "$PROG")" '$2 != p && $0 ~ prog { print $1 }' | head -1)
+    [ -n "$PARENT" ] && [ -n "$CHILD" ] && { sleep 1; return 0; }
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+"$LZ" run -np 2 "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$PROG" "$ITERS" >"$T/job.out" 2>&1 &
+JOB=$!
+find_jobs $JOB || fail "the parent and the spawned job did not both appear in lazarus ps"
+
+# 1. The spawned job alone: refused, naming why.
+"$LZ" checkpoint --wait "$CHILD" >"$T/child_ckpt.out" 2>&1 && fail "a checkpoint of the spawned job alone was accepted"
+grep -q "was started by another job" "$T/child_ckpt.out" || fail "the spawned job's refusal does not say why"
+
+# 2. Checkpoint and continue.
+"$LZ" checkpoint --wait "$PARENT" >"$T/ckpt1.out" 2>&1 || fail "checkpoint of the parent failed"
+SNAP1=$(snapshot_of "$T/ckpt1.out")
+[ -d "$SNAP1" ] || fail "no snapshot directory in the checkpoint's answer: $(cat "$T/ckpt1.out")"
+[ -f "$SNAP1/spawned" ] || fail "the parent's snapshot $SNAP1 does not list the spawned job's"
+CHILD_SNAP=$(head -1 "$SNAP1/spawned")
+[ -f "$CHILD_SNAP/COMMITTED" ] || fail "the spawned job's snapshot $CHILD_SNAP is not committed"
+ls -d "$CHILD_SNAP"/rank.* >/dev/null 2>&1 || fail "the spawned job's snapshot has no rank images"
+kill -0 $JOB 2>/dev/null || fail "the job ended after a checkpoint that continues"
+
+# 3. --term, then restart.
+"$LZ" checkpoint --term --wait "$PARENT" >"$T/ckpt2.out" 2>&1 || fail "the --term checkpoint failed"
+for _ in $(seq 1 300); do kill -0 $JOB 2>/dev/null || break; sleep 0.1; done
+kill -0 $JOB 2>/dev/null && fail "the job still runs 30 s after its --term checkpoint"
+wait $JOB
+grep -q "cr_spawn: ok" "$T/job.out" && fail "the job finished before its --term checkpoint (raise CR_SPAWN_ITERS)"
+SNAP2=$(snapshot_of "$T/ckpt2.out")
+[ -d "$SNAP2" ] || fail "no snapshot directory in the --term checkpoint's answer: $(cat "$T/ckpt2.out")"
+touch "$T/release"
+"$LZ" restart "$SNAP2" --timeout 300 >"$T/restart.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || fail "the restart exited with $rc"
+grep -q "cr_spawn: ok" "$T/restart.out" || fail "the restarted job did not end with the right total"
+grep "cr_spawn:" "$T/restart.out"
+echo "PASS: a job and the job it spawned were checkpointed, continued, stopped and restarted as one"
