@@ -53,6 +53,8 @@ Status BridgeDrain::send_owed(Owed& o) {
     // Its job ended (finalized), or it died: nothing more comes from it.
     log::debug("bridge drain: %s is gone (%s); no marker for it", name(o.index).c_str(), s.message().c_str());
     o.gone = true;
+    // Its members of the bridges fence without it (BRIDGE_FENCE's `gone`).
+    eng_.peer_gone(o.index, s);
     return Status::Ok();
   }
   return s.with_context("bridge marker to " + name(o.index));

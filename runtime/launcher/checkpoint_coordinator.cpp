@@ -463,12 +463,17 @@ void CheckpointCoordinator::commit() {
     control_->reply(w.conn, json_line(j), true);
   }
   waiters_.clear();
+  const bool spawned = tree_round_ && tree_round_->from_parent;
   reset();
   if (term && !host_.stopping()) {
-    host_.say("job " + spec_.job_id +
-              " stopped after its checkpoint, as requested (--term); restart it with "
-              "`lazarus restart " +
-              info->path + "`");
+    if (spawned)
+      host_.say("job " + spec_.job_id + " stopped after its checkpoint with job " + tree_->parent_job() +
+                ", which spawned it (--term); restarting that job restarts this one");
+    else
+      host_.say("job " + spec_.job_id +
+                " stopped after its checkpoint, as requested (--term); restart it with "
+                "`lazarus restart " +
+                info->path + "`");
     terminating_ = true;  // ranks may still be on their way out
     host_.stop_after_checkpoint();
   }

@@ -142,13 +142,20 @@ bool CheckpointCoordinator::tree_children_done() const {
 }
 
 Status CheckpointCoordinator::tree_list_children(const std::string& dir) const {
-  if (!tree_round_ || tree_round_->snapshots.empty()) return Status::Ok();
-  // Part of the snapshot (its hash is in COMMITTED): a restart restarts them.
-  const std::string path = dir + "/spawned";
-  std::ofstream out(path, std::ios::trunc);
-  for (const std::string& s : tree_round_->snapshots) out << s << "\n";
-  out.close();
-  if (!out) return Status(Code::kIo, "cannot write " + path);
+  if (!tree_round_) return Status::Ok();
+  // Part of the snapshot (hashed in COMMITTED): "spawned" lists the
+  // children's snapshots, which a restart of this one restarts; "spawned_by"
+  // keeps a restart of this one alone from running without its parent.
+  auto write = [&](const std::string& name, const std::vector<std::string>& lines) -> Status {
+    const std::string path = dir + "/" + name;
+    std::ofstream out(path, std::ios::trunc);
+    for (const std::string& l : lines) out << l << "\n";
+    out.close();
+    if (!out) return Status(Code::kIo, "cannot write " + path);
+    return Status::Ok();
+  };
+  if (!tree_round_->snapshots.empty()) LZ_RETURN_IF_ERROR(write("spawned", tree_round_->snapshots));
+  if (tree_round_->from_parent) LZ_RETURN_IF_ERROR(write("spawned_by", {tree_->parent_job()}));
   return Status::Ok();
 }
 

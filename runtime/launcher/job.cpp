@@ -327,7 +327,7 @@ int Job::run() {
     say(s.message());
     return 1;
   }
-  spawned_ = std::make_unique<SpawnedJobs>([this](int code, const std::string& why) { fail(code, why); },
+  spawned_ = std::make_unique<SpawnedJobs>(spec_.job_id, [this](int code, const std::string& why) { fail(code, why); },
                                            [this](pid_t pid, UniqueFd link) { tree_->add_child(pid, std::move(link)); });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -23,6 +24,7 @@
 #include "lazarus/strings.h"
 #include "lazarus/userns/pid_namespace.h"
 #include "oob/oob_params.h"
+#include "oob/tree_messages.h"
 #include "snapshot/snapshot_store.h"
 #include "lazarus/procfiles/file_rollback.h"
 
@@ -136,6 +138,16 @@ int restart_here(const RestartOptions& o) {
   auto chosen = choose_snapshot(o.path, who);
   if (!chosen.ok()) {
     error(who, chosen.status().message());
+    return 1;
+  }
+  // A spawned job's ranks hold bridges to the job that spawned them, which
+  // restarts them itself (its snapshot lists this one).
+  if (std::ifstream by(chosen->info.path + "/spawned_by"); by && std::getenv(oob::kSpawnLinkFdEnv) == nullptr) {
+    std::string parent;
+    std::getline(by, parent);
+    error(who, "snapshot " + chosen->info.path + " is of a job spawned by job " + parent +
+                   " (MPI_Comm_spawn), with which it was checkpointed: restart that job's snapshot, which restarts "
+                   "this one with it");
     return 1;
   }
   const snapshot::JobRecord& rec = chosen->record;

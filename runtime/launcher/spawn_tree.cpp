@@ -18,6 +18,10 @@ SpawnTree::SpawnTree(EventLoop& loop, ToRank to_rank, Fail fail)
 SpawnTree::~SpawnTree() = default;
 
 Status SpawnTree::adopt_parent_from_env() {
+  if (const char* job = std::getenv(oob::kSpawnParentJobEnv); job != nullptr) {
+    parent_job_ = job;
+    unsetenv(oob::kSpawnParentJobEnv);
+  }
   const char* v = std::getenv(oob::kSpawnLinkFdEnv);
   if (v == nullptr) return Status::Ok();
   char* end = nullptr;
@@ -92,10 +96,13 @@ void SpawnTree::on_fence(const Contributor& from, const std::string& payload) {
     return;
   }
   p.entries[m.member] = std::move(m.entries);
-  if (p.entries.size() < p.members) return;
+  p.gone.insert(m.gone.begin(), m.gone.end());
+  for (uint32_t member = 0; member < p.members; ++member)
+    if (p.entries.count(member) == 0 && p.gone.count(member) == 0) return;  // still to come
   oob::BridgeTableMsg t;
   t.key = m.key;
-  for (auto& [member, e] : p.entries) t.entries.push_back(std::move(e));
+  // A member found gone (its job ended) gets an empty entry: the others take it as lost.
+  for (uint32_t member = 0; member < p.members; ++member) t.entries.push_back(std::move(p.entries[member]));
   answer(m.key, p, t);
 }
 

@@ -5,7 +5,8 @@
 //   - routes BRIDGE_FENCE / BRIDGE_TABLE: a non-root launcher forwards every
 //     contribution up and hands the table that comes back to whoever
 //     contributed (its ranks, its child links); the root collects each
-//     bridge's contributions and answers once it has every member's;
+//     bridge's contributions and answers once every member contributed
+//     or was found gone by one that did (an empty entry for it);
 //   - hands the tree's checkpoint messages to its Handler (the job's
 //     CheckpointCoordinator), which sends its own through to_parent() and
 //     to_children().
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,9 +59,9 @@ class SpawnTree {
   SpawnTree(EventLoop& loop, ToRank to_rank, Fail fail);
   ~SpawnTree();
 
-  // Takes the parent link named by LZ_SPAWN_LINK_FD (and removes the
-  // variable, so that nothing this launcher starts inherits it). Ok without
-  // it: this job is a root.
+  // Takes the parent link named by LZ_SPAWN_LINK_FD and the parent's job
+  // id (LZ_SPAWN_PARENT_JOB), and removes both variables, so that nothing
+  // this launcher starts inherits them. Ok without them: this job is a root.
   Status adopt_parent_from_env();
   void set_handler(Handler* h) { handler_ = h; }
   // A spawned job's launcher `child` and this launcher's end of its link.
@@ -68,6 +70,8 @@ class SpawnTree {
   void drop_child(pid_t child);
 
   bool has_parent() const { return parent_ != nullptr; }
+  // The job id of the job that spawned this one (LZ_SPAWN_PARENT_JOB).
+  const std::string& parent_job() const { return parent_job_; }
   // A parent, or a child now or before (the ranks may hold bridges to it).
   bool in_tree() const { return parent_ != nullptr || ever_children_; }
   std::vector<pid_t> children() const;
@@ -85,6 +89,7 @@ class SpawnTree {
   struct Pending {
     uint32_t members = 0;
     std::map<uint32_t, std::string> entries;  // root only
+    std::set<uint32_t> gone;                  // root only: members some member found gone
     std::vector<Contributor> to;
   };
   void on_parent_frame(oob::Frame& f);
@@ -98,6 +103,7 @@ class SpawnTree {
   Fail fail_;
   Handler* handler_ = nullptr;
   std::unique_ptr<SpawnLink> parent_;
+  std::string parent_job_;
   std::map<pid_t, std::unique_ptr<SpawnLink>> children_;
   bool ever_children_ = false;
   std::vector<std::unique_ptr<SpawnLink>> closed_;  // dropped at the next loop turn

@@ -247,8 +247,8 @@ std::vector<std::string> spawn_launcher_env(const std::vector<std::string>& base
   return env;
 }
 
-SpawnedJobs::SpawnedJobs(Failure on_failure, Linked on_linked)
-    : on_failure_(std::move(on_failure)), on_linked_(std::move(on_linked)) {}
+SpawnedJobs::SpawnedJobs(std::string job_id, Failure on_failure, Linked on_linked)
+    : job_id_(std::move(job_id)), on_failure_(std::move(on_failure)), on_linked_(std::move(on_linked)) {}
 
 SpawnedJobs::~SpawnedJobs() {
   for (const Spawned& j : jobs_) kill(-j.pid, SIGKILL);
@@ -335,10 +335,12 @@ StatusOr<pid_t> SpawnedJobs::launch(const std::vector<std::string>& argv_s, std:
   UniqueFd mine(sv[0]), theirs(sv[1]);
   env_s.erase(std::remove_if(env_s.begin(), env_s.end(),
                              [](const std::string& e) {
-                               return e.rfind(std::string(oob::kSpawnLinkFdEnv) + "=", 0) == 0;
+                               return e.rfind(std::string(oob::kSpawnLinkFdEnv) + "=", 0) == 0 ||
+                                      e.rfind(std::string(oob::kSpawnParentJobEnv) + "=", 0) == 0;
                              }),
               env_s.end());
   env_s.push_back(std::string(oob::kSpawnLinkFdEnv) + "=" + std::to_string(kLinkFd));
+  env_s.push_back(std::string(oob::kSpawnParentJobEnv) + "=" + job_id_);
   // Reports an exec failure (errno) to this side; closed by a successful exec.
   int status[2];
   if (pipe2(status, O_CLOEXEC) != 0) return ErrnoError("pipe2", errno);

@@ -114,7 +114,8 @@ class SpawnedJobs {
   // LZ_SPAWN_LINK_FD).
   using Linked = std::function<void(pid_t launcher, UniqueFd link)>;
 
-  SpawnedJobs(Failure on_failure, Linked on_linked);
+  // `job_id`: the spawning job's (LZ_SPAWN_PARENT_JOB of the new launchers).
+  SpawnedJobs(std::string job_id, Failure on_failure, Linked on_linked);
   // Kills (SIGKILL to each process group) and reaps every launcher still
   // running.
   ~SpawnedJobs();
@@ -155,6 +156,7 @@ class SpawnedJobs {
   StatusOr<pid_t> launch(const std::vector<std::string>& argv, std::vector<std::string> env);
   Status resolve_self();
 
+  std::string job_id_;
   Failure on_failure_;
   Linked on_linked_;
   std::string self_exe_;  // resolved on the first request

@@ -10,17 +10,29 @@ std::string encode_bridge_fence(const BridgeFenceMsg& m) {
   w.u32(m.member);
   w.u32(m.members);
   w.str(m.entries);
+  w.u32(static_cast<uint32_t>(m.gone.size()));
+  for (uint32_t g : m.gone) w.u32(g);
   return w.take();
 }
 
 Status decode_bridge_fence(std::string_view p, BridgeFenceMsg* out) {
   WireReader r(p);
   BridgeFenceMsg m;
+  uint32_t ngone = 0;
   if (!r.str(&m.key, kMaxBridgeKeyBytes) || !r.u32(&m.member) || !r.u32(&m.members) ||
-      !r.str(&m.entries, kMaxBridgeEntryBytes) || !r.at_end())
+      !r.str(&m.entries, kMaxBridgeEntryBytes) || !r.u32(&ngone) || ngone > kMaxBridgeMembers ||
+      r.remaining() / 4 < ngone)
     return malformed("BRIDGE_FENCE");
+  m.gone.resize(ngone);
+  for (uint32_t& g : m.gone)
+    if (!r.u32(&g)) return malformed("BRIDGE_FENCE");
+  if (!r.at_end()) return malformed("BRIDGE_FENCE");
   if (m.members == 0 || m.members > kMaxBridgeMembers || m.member >= m.members)
     return ProtocolError("BRIDGE_FENCE from member " + std::to_string(m.member) + " of " + std::to_string(m.members));
+  for (uint32_t g : m.gone)
+    if (g >= m.members || g == m.member)
+      return ProtocolError("BRIDGE_FENCE of member " + std::to_string(m.member) + " says member " +
+                           std::to_string(g) + " of " + std::to_string(m.members) + " is gone");
   *out = std::move(m);
   return Status::Ok();
 }

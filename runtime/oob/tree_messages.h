@@ -30,7 +30,7 @@
 //    entries, answers with BRIDGE_TABLE, which goes back down the same way to
 //    every member.
 //
-//   rank -> launcher (-> parent ...)     BRIDGE_FENCE{key, member, members, entries}
+//   rank -> launcher (-> parent ...)     BRIDGE_FENCE{key, member, members, entries, gone}
 //   (... launcher ->) rank               BRIDGE_TABLE{key, error, entries by member}
 //
 // Bounds-checked decoders that follow oob/messages.h's rules.
@@ -50,8 +50,10 @@ inline constexpr uint32_t kMaxBridgeMembers = 1u << 20;
 inline constexpr size_t kMaxBridgeEntryBytes = 1u << 20;  // one member's addresses
 inline constexpr size_t kMaxTreeTextBytes = 4096;         // a snapshot path or a reason
 
-// The environment variable that names a spawned launcher's end of the link.
+// The environment variables that name a spawned launcher's end of the
+// link, and the job id of the job that spawned it.
 inline constexpr const char* kSpawnLinkFdEnv = "LZ_SPAWN_LINK_FD";
+inline constexpr const char* kSpawnParentJobEnv = "LZ_SPAWN_PARENT_JOB";
 
 // BRIDGE_FENCE: rank -> launcher, launcher -> parent launcher.
 struct BridgeFenceMsg {
@@ -59,6 +61,10 @@ struct BridgeFenceMsg {
   uint32_t member = 0;  // this contribution's member index
   uint32_t members = 0; // the bridge's size (every contribution of a key names the same)
   std::string entries;  // the member's encoded addresses
+  // Members this one found gone (their job ended: a marker or connection
+  // to them was refused). They will never fence; the root answers without
+  // them, each with an empty entry, once every other member has fenced.
+  std::vector<uint32_t> gone;
 };
 
 // BRIDGE_TABLE: root launcher -> child launcher -> rank.

@@ -333,6 +333,9 @@ class Engine final : public transport::Host {
   BridgeMarker& marker(int index) { return peers_[static_cast<size_t>(index)].marker; }
   // Peer `index` failed (its frames no longer arrive; peer_failed said why).
   bool peer_lost(int index) const { return peers_[static_cast<size_t>(index)].failed; }
+  // A peer of another job whose job ended (its transport refuses it): lost
+  // without an error line, as a peer that did not re-open its bridge.
+  void peer_gone(int index, const Status& why) { lose_peer(index, why, false); }
 
   // ---- migration of a rank (cr=app): engine_handover.cpp ------------------------------
   // Every rank stopped at the same safe point, every message sent before it

@@ -96,6 +96,10 @@ Status Engine::reconnect_bridges(double timeout_s) {
     m.member = static_cast<uint32_t>(b->rank());
     m.members = static_cast<uint32_t>(b->size());
     m.entries = b->encoded_entries();
+    for (int member = 0; member < b->size(); ++member) {
+      const int index = b->engine_index(member);
+      if (index >= size_ && peer_lost(index)) m.gone.push_back(static_cast<uint32_t>(member));
+    }
     if (m.entries.size() > oob::kMaxBridgeEntryBytes)
       return Internal("the addresses of this process for the bridge to " + b->describe() + " take " +
                       std::to_string(m.entries.size()) + " bytes, more than a BRIDGE_FENCE carries (" +

@@ -6,7 +6,11 @@
  * checkpoints land with messages in flight between the two jobs. Each
  * process checks every answer; parent 0 prints the total and the total
  * the arithmetic gives, and "cr_spawn: ok" when they agree.
- *   cr_spawn ITERS
+ *   cr_spawn ITERS [AFTER]
+ * With AFTER, the children end once the ITERS are done (disconnect,
+ * finalize) and the parents go on alone for AFTER more reductions of their
+ * own, holding the bridges to the ended job: checkpoints then find its
+ * processes gone.
  * Paced by cr_pace.h (CR_ITER_RELEASE ends the pauses). */
 #include <mpi.h>
 #include <stdio.h>
@@ -30,11 +34,12 @@ int main(int argc, char **argv) {
   MPI_Comm parent = MPI_COMM_NULL, inter = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
   const long iters = argc > 1 ? atol(argv[1]) : 200;
+  const long after = argc > 2 ? atol(argv[2]) : 0;
   const int child = parent != MPI_COMM_NULL;
   if (child) {
     inter = parent;
   } else {
-    char *args[] = {argv[1], NULL};
+    char *args[] = {argv[1], argc > 2 ? argv[2] : NULL, NULL};
     MPI_Comm_spawn(argv[0], args, size, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
   }
   int remote = 0;
@@ -76,6 +81,22 @@ int main(int argc, char **argv) {
   }
   for (long it = 0; it < iters; ++it)
     for (int r = 0; r < size; ++r) expect += it * kBig + (long)kBig * (kBig - 1) / 2 + it * 1000 + r + 7 * it;
+  if (after > 0) {
+    MPI_Comm_disconnect(&inter);
+    if (child) {
+      free(big);
+      MPI_Finalize();
+      return 0;
+    }
+    for (long it = 0; it < after; ++it) {
+      long mine = it + rank, sum = 0;
+      MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      if (sum != size * it + (long)size * (size - 1) / 2) die("a wrong reduction after the children ended", it);
+      if (rank == 0) total += sum;
+      expect += sum;
+      cr_pace();
+    }
+  }
   long all = 0;
   MPI_Reduce(&total, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (!child && rank == 0) {
@@ -84,7 +105,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   free(big);
-  MPI_Comm_disconnect(&inter);
+  if (after == 0) MPI_Comm_disconnect(&inter);
   MPI_Finalize();
   return 0;
 }

@@ -6,14 +6,17 @@
 #      child's snapshot in the parent's ("spawned"), and both jobs go on;
 #   3. a --term checkpoint stops both; `lazarus restart` of the parent's
 #      snapshot brings both back, and the run ends with the right total.
-# Usage: cr_spawn_test.sh TRANSPORT BIN_DIR PROGRAM
+# Scenario "ended": the spawned job ends first (the parents go on alone,
+# holding bridges to it); a --term checkpoint of the parent finds its
+# processes gone, commits without them, and the restart ends right.
+# Usage: cr_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | ended)
 # Bounded by --timeout and the waits below. Skips (77) only when CRIU cannot work here.
 set -u
-TRANSPORT=$1 BIN=$2 PROG=$3
+SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
 LZ=$BIN/lazarus
 ITERS=${CR_SPAWN_ITERS:-300}
 T=$(mktemp -d /tmp/lz-crspawn.XXXXXX)
-trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 MCA=(--mca transport "$TRANSPORT" --mca cr criu --mca snapshot_root "$T/store")
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; for f in "$T"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -40 "$f"; }; done; exit 1; }
@@ -35,6 +38,27 @@ find_jobs() {
   done
   return 1
 }
+
+if [ "$SCEN" = ended ]; then
+  "$LZ" run -np 2 "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$PROG" 20 "$ITERS" >"$T/job.out" 2>&1 &
+  JOB=$!
+  find_jobs $JOB || fail "the parent and the spawned job did not both appear in lazarus ps"
+  for _ in $(seq 1 300); do "$LZ" ps | grep -q "^$CHILD " || break; sleep 0.1; done
+  "$LZ" ps | grep -q "^$CHILD " && fail "the spawned job did not end after its 20 iterations"
+  kill -0 $JOB 2>/dev/null || fail "the parent ended with its children"
+  "$LZ" checkpoint --term --wait "$PARENT" >"$T/ckpt.out" 2>&1 || fail "the --term checkpoint after the children ended failed"
+  wait $JOB
+  grep -q "cr_spawn: ok" "$T/job.out" && fail "the job finished before its --term checkpoint (raise CR_SPAWN_ITERS)"
+  SNAP=$(snapshot_of "$T/ckpt.out")
+  [ -d "$SNAP" ] || fail "no snapshot directory in the checkpoint's answer: $(cat "$T/ckpt.out")"
+  [ -f "$SNAP/spawned" ] && fail "the snapshot lists a spawned job that had ended: $(cat "$SNAP/spawned")"
+  touch "$T/release"
+  "$LZ" restart "$SNAP" --timeout 300 >"$T/restart.out" 2>&1 || fail "the restart exited with $?"
+  grep -q "cr_spawn: ok" "$T/restart.out" || fail "the restarted job did not end with the right total"
+  grep "cr_spawn:" "$T/restart.out"
+  echo "PASS: a job whose spawned job had ended was checkpointed and restarted without it"
+  exit 0
+fi
 
 "$LZ" run -np 2 "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$PROG" "$ITERS" >"$T/job.out" 2>&1 &
 JOB=$!
@@ -62,6 +86,10 @@ wait $JOB
 grep -q "cr_spawn: ok" "$T/job.out" && fail "the job finished before its --term checkpoint (raise CR_SPAWN_ITERS)"
 SNAP2=$(snapshot_of "$T/ckpt2.out")
 [ -d "$SNAP2" ] || fail "no snapshot directory in the --term checkpoint's answer: $(cat "$T/ckpt2.out")"
+# The spawned job's snapshot alone is refused: its ranks need their parent.
+CHILD_SNAP2=$(head -1 "$SNAP2/spawned")
+"$LZ" restart "$CHILD_SNAP2" >"$T/child_restart.out" 2>&1 && fail "a restart of the spawned job's snapshot alone was accepted"
+grep -q "spawned by job $PARENT" "$T/child_restart.out" || fail "the refused restart does not name the parent: $(cat "$T/child_restart.out")"
 touch "$T/release"
 "$LZ" restart "$SNAP2" --timeout 300 >"$T/restart.out" 2>&1
 rc=$?

@@ -74,8 +74,9 @@ struct Fixture {
                  [this](const std::string& why) { failures.push_back(why); }};
 };
 
-std::string fence(const std::string& key, uint32_t member, uint32_t members, const std::string& entries) {
-  return oob::encode_bridge_fence({key, member, members, entries});
+std::string fence(const std::string& key, uint32_t member, uint32_t members, const std::string& entries,
+                  std::vector<uint32_t> gone = {}) {
+  return oob::encode_bridge_fence({key, member, members, entries, std::move(gone)});
 }
 
 TEST(SpawnTree, TheRootAnswersOnceEveryMemberContributed) {
@@ -95,6 +96,19 @@ TEST(SpawnTree, TheRootAnswersOnceEveryMemberContributed) {
   ASSERT_EQ(fx.to_rank[0].size(), 1u);
   EXPECT_EQ(fx.to_rank[0][0].payload, f.payload);
   EXPECT_TRUE(fx.failures.empty());
+}
+
+TEST(SpawnTree, MembersFoundGoneGetAnEmptyEntryOnceTheOthersFenced) {
+  Fixture fx;
+  // Members 2 and 3 (a spawned job that ended) never fence; member 1 found both gone, member 0 only 3.
+  fx.tree.on_rank_fence(0, fence("k/3", 0, 4, "zero", {3}));
+  EXPECT_TRUE(fx.to_rank[0].empty());  // member 2 may still come as far as member 0 knows
+  fx.tree.on_rank_fence(1, fence("k/3", 1, 4, "one", {2, 3}));
+  ASSERT_EQ(fx.to_rank[0].size(), 1u);
+  ASSERT_EQ(fx.to_rank[1].size(), 1u);
+  oob::BridgeTableMsg t;
+  ASSERT_TRUE(oob::decode_bridge_table(fx.to_rank[1][0].payload, &t).ok());
+  EXPECT_EQ(t.entries, (std::vector<std::string>{"zero", "one", "", ""}));
 }
 
 TEST(SpawnTree, MembersThatDisagreeOnTheSizeGetAnError) {

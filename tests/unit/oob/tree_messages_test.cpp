@@ -18,6 +18,7 @@ BridgeFenceMsg a_fence() {
   m.member = 2;
   m.members = 5;
   m.entries = std::string("\0\0\0\1binary\0entries", 18);
+  m.gone = {0, 4};
   return m;
 }
 
@@ -48,6 +49,18 @@ TEST(TreeMessages, BridgeFenceRoundTripsEveryField) {
   EXPECT_EQ(got.member, 2u);
   EXPECT_EQ(got.members, 5u);
   EXPECT_EQ(got.entries, m.entries);  // binary, with NULs
+  EXPECT_EQ(got.gone, (std::vector<uint32_t>{0, 4}));
+}
+
+TEST(TreeMessages, BridgeFenceRefusesAGoneMemberOutOfRangeOrItself) {
+  for (uint32_t bad : {5u, 2u}) {  // 5 members; the sender is member 2
+    BridgeFenceMsg m = a_fence();
+    m.gone = {bad};
+    BridgeFenceMsg got;
+    Status s = decode_bridge_fence(encode_bridge_fence(m), &got);
+    EXPECT_EQ(s.code(), Code::kProtocol) << bad;
+    EXPECT_NE(s.message().find("is gone"), std::string::npos) << s.message();
+  }
 }
 
 TEST(TreeMessages, BridgeTableRoundTripsEntriesAndError) {
