@@ -150,6 +150,18 @@ int restart_here(const RestartOptions& o) {
                    "this one with it");
     return 1;
   }
+  // The jobs it spawned come back with it: each of their snapshots must
+  // verify before anything is restored (their own restarts check theirs).
+  if (std::ifstream spawned(chosen->info.path + "/spawned"); spawned) {
+    for (std::string child; std::getline(spawned, child);) {
+      if (child.empty()) continue;
+      if (auto c = choose_snapshot(child, who); !c.ok()) {
+        error(who, "snapshot " + chosen->info.path + " cannot be restarted: the snapshot of a job it spawned, " +
+                       child + ", cannot: " + c.status().message());
+        return 1;
+      }
+    }
+  }
   const snapshot::JobRecord& rec = chosen->record;
   if (rec.np <= 0 || (rec.argv.empty() && rec.apps.empty())) {
     error(who, "the manifest of " + chosen->store_dir + " records no job (np/argv missing)");

@@ -91,6 +91,16 @@ CHILD_SNAP2=$(head -1 "$SNAP2/spawned")
 "$LZ" restart "$CHILD_SNAP2" >"$T/child_restart.out" 2>&1 && fail "a restart of the spawned job's snapshot alone was accepted"
 grep -q "spawned by job $PARENT" "$T/child_restart.out" || fail "the refused restart does not name the parent: $(cat "$T/child_restart.out")"
 touch "$T/release"
+# A damaged image of the spawned job: the restart of the parent refuses
+# before anything is restored, naming the file; nothing is left behind.
+IMG=$(find "$CHILD_SNAP2" -type f -name '*.img' -size +4k | head -1)
+[ -n "$IMG" ] || fail "no image file in the spawned job's snapshot $CHILD_SNAP2"
+cp "$IMG" "$T/img.bak"
+printf 'garbage' | dd of="$IMG" bs=1 seek=100 conv=notrunc 2>/dev/null
+"$LZ" restart "$SNAP2" --timeout 300 >"$T/bad_restart.out" 2>&1 && fail "a restart with a damaged spawned job's snapshot was accepted"
+grep -q "$(basename "$IMG")" "$T/bad_restart.out" || fail "the refused restart does not name the damaged file: $(cat "$T/bad_restart.out")"
+"$LZ" ps | grep -q cr_spawn && fail "a job is left after the refused restart: $("$LZ" ps)"
+cp "$T/img.bak" "$IMG"
 "$LZ" restart "$SNAP2" --timeout 300 >"$T/restart.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "the restart exited with $rc"
