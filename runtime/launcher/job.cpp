@@ -327,7 +327,15 @@ int Job::run() {
     say(s.message());
     return 1;
   }
-  spawned_ = std::make_unique<SpawnedJobs>(spec_.job_id, [this](int code, const std::string& why) { fail(code, why); },
+  // A spawned job that fails by itself takes this job down as a rank's
+  // death would (and --recover auto restarts the whole tree from its last
+  // snapshot), also when a rank here saw its processes die first and
+  // aborted; not when it only ended because this job stopped it.
+  auto spawned_failed = [this](int code, const std::string& why, bool stopped_here) {
+    if (!stopped_here && rank_death_.empty()) rank_death_ = why;
+    fail(code, why);
+  };
+  spawned_ = std::make_unique<SpawnedJobs>(spec_.job_id, spawned_failed,
                                            [this](pid_t pid, UniqueFd link) { tree_->add_child(pid, std::move(link)); });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));

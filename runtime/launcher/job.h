@@ -70,8 +70,9 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   int run();
 
   // After run(): when the job ended because a rank died (killed by a signal,
-  // or exited non-zero without calling abort), the line saying so, e.g.
-  // "rank 2 died (signal 9)"; empty otherwise. --recover auto acts on it.
+  // or exited non-zero without calling abort) or a job it spawned failed,
+  // the line saying so, e.g. "rank 2 died (signal 9)"; empty otherwise.
+  // --recover auto acts on it.
   const std::string& rank_death() const { return rank_death_; }
   // After run(): the hosts whose helper was lost while the job ran (it died or
   // its connection broke), taking their ranks along; --recover auto leaves

@@ -413,8 +413,12 @@ bool SpawnedJobs::child_exited(pid_t pid, int wait_status) {
   const bool ok = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
   if (!ok && on_failure_) {
     const int code = WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
-    on_failure_(code, "spawned job " + j.what + " (started by rank " + std::to_string(j.rank) + ") " +
-                          describe_exit(wait_status));
+    // A launcher stops on SIGTERM with 128 + SIGTERM, and SIGKILL ends it.
+    const bool stopped_here = j.signalled != 0 && (WIFSIGNALED(wait_status) || code == 128 + j.signalled);
+    on_failure_(code,
+                "spawned job " + j.what + " (started by rank " + std::to_string(j.rank) + ") " +
+                    describe_exit(wait_status),
+                stopped_here);
   }
   return true;
 }
@@ -424,7 +428,10 @@ bool SpawnedJobs::owns(pid_t pid) const {
 }
 
 void SpawnedJobs::signal_all(int sig) {
-  for (const Spawned& j : jobs_) kill(-j.pid, sig);
+  for (Spawned& j : jobs_) {
+    j.signalled = sig;
+    kill(-j.pid, sig);
+  }
 }
 
 }  // namespace lz::launcher

@@ -28,7 +28,8 @@
 // The pieces that decide what is run are pure functions of the request and
 // a SpawnContext, tested without processes (tests/unit/launcher).
 //
-//   SpawnedJobs spawned([&](int code, const std::string& why) { job.fail(code, why); });
+//   SpawnedJobs spawned(job_id, [&](int code, const std::string& why, bool) { job.fail(code, why); },
+//                       [&](pid_t pid, UniqueFd link) { tree.add_child(pid, std::move(link)); });
 //   oob::SpawnReplyMsg rep = spawned.start(rank, req, parent_host_list(placement));
 //   ...  // on SIGCHLD:  if (spawned.child_exited(pid, status)) maybe_finish();
 #pragma once
@@ -105,9 +106,10 @@ std::vector<std::string> spawn_launcher_env(const std::vector<std::string>& base
 class SpawnedJobs {
  public:
   // Called when a spawned job's launcher failed: its exit code (128 +
-  // signal when killed) and a line naming the job and the rank that
-  // started it.
-  using Failure = std::function<void(int exit_code, const std::string& message)>;
+  // signal when killed), a line naming the job and the rank that started
+  // it, and whether it ended of the signal signal_all() sent it (this job
+  // stopping it) rather than by a failure of its own.
+  using Failure = std::function<void(int exit_code, const std::string& message, bool stopped_here)>;
 
   // Called with each started launcher's pid and this launcher's end of its
   // link (oob/tree_messages.h; the new launcher has the other end as
@@ -150,6 +152,7 @@ class SpawnedJobs {
     pid_t pid = -1;
     int rank = -1;     // the rank that asked
     std::string what;  // "'cmd'" or "'a', 'b'" for the messages
+    int signalled = 0;  // the last signal signal_all() sent it (0: none)
   };
 
   // Forks and execs `argv` with `env` and a link; the started launcher's pid.

@@ -9,7 +9,9 @@
 # Scenario "ended": the spawned job ends first (the parents go on alone,
 # holding bridges to it); a --term checkpoint of the parent finds its
 # processes gone, commits without them, and the restart ends right.
-# Usage: cr_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | ended)
+# Scenario "recover": a rank of the spawned job is killed after a
+# checkpoint; --recover auto restarts the tree, and the run ends right.
+# Usage: cr_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | ended | recover)
 # Bounded by --timeout and the waits below. Skips (77) only when CRIU cannot work here.
 set -u
 SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
@@ -38,6 +40,29 @@ find_jobs() {
   done
   return 1
 }
+
+job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
+rank_pids() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }'; }
+
+if [ "$SCEN" = recover ]; then
+  # A rank of the spawned job is killed after a checkpoint of the tree:
+  # --recover auto restarts the whole tree from it, and the run ends right.
+  "$LZ" run -np 2 "${MCA[@]}" --recover auto --timeout 300 -x CR_ITER_RELEASE="$T/release" "$PROG" "$ITERS" \
+    >"$T/job.out" 2>&1 &
+  JOB=$!
+  find_jobs $JOB || fail "the parent and the spawned job did not both appear in lazarus ps"
+  "$LZ" checkpoint --wait "$PARENT" >"$T/ckpt.out" 2>&1 || fail "checkpoint of the parent failed"
+  victim=$(rank_pids "$CHILD" | sed -n 2p)
+  [ -n "$victim" ] || fail "cannot find a rank pid of the spawned job $CHILD"
+  kill -9 "$victim"
+  touch "$T/release"
+  wait $JOB || fail "the recovered job failed (status $?)"
+  grep -q "restarting from snapshot" "$T/job.out" || fail "no recovery message"
+  grep -q "cr_spawn: ok" "$T/job.out" || fail "the recovered job did not end with the right total"
+  grep -E "cr_spawn:|restarting" "$T/job.out"
+  echo "PASS: a rank of the spawned job was killed and --recover auto restarted the tree from its snapshot"
+  exit 0
+fi
 
 if [ "$SCEN" = ended ]; then
   "$LZ" run -np 2 "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$PROG" 20 "$ITERS" >"$T/job.out" 2>&1 &
