@@ -24,6 +24,7 @@
 #include "p2p/comm.h"
 #include "p2p/comm_record.h"
 #include "p2p/counters.h"
+#include "p2p/dpm.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
 
@@ -221,6 +222,12 @@ void CrService::handle(uint16_t type, const std::string& payload) {
   oob::CrRequestMsg req;
   if (Status s = oob::decode_cr_request(payload, &req); !s.ok()) {
     log::error("checkpoint request: %s", s.message().c_str());
+    return;
+  }
+  if (const int n = dpm_calls_under_way(); n > 0) {
+    // Before anything is held: the call goes on, and a later checkpoint finds it done.
+    send_failed(req.seq, "an MPI_Comm_spawn, _accept, _connect or _join is under way in this process (" +
+                             std::to_string(n) + "); checkpoint once it has ended");
     return;
   }
   if (rt_.engine().has_bridges() && !(req.flags & oob::kCrSpawnTree)) {

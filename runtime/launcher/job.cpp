@@ -329,10 +329,10 @@ int Job::run() {
   }
   // A spawned job that fails by itself takes this job down as a rank's
   // death would (and --recover auto restarts the whole tree from its last
-  // snapshot), also when a rank here saw its processes die first and
-  // aborted; not when it only ended because this job stopped it.
+  // snapshot); not when it only ended because this job stopped it, unless
+  // a rank here aborted because a peer died (one of the spawned job's).
   auto spawned_failed = [this](int code, const std::string& why, bool stopped_here) {
-    if (!stopped_here && rank_death_.empty()) rank_death_ = why;
+    if ((!stopped_here || peer_failure_abort_) && rank_death_.empty()) rank_death_ = why;
     fail(code, why);
   };
   spawned_ = std::make_unique<SpawnedJobs>(spec_.job_id, spawned_failed,

@@ -35,7 +35,8 @@ ErrorName::ErrorName(const char* function) : previous_(t_error_name) {
 }
 ErrorName::~ErrorName() { t_error_name = previous_; }
 
-int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message) {
+namespace {
+int handle_error(MPI_Comm comm, const char* function, int mpi_error_class, int fatal_code, const std::string& message) {
   if (t_error_name != nullptr) function = t_error_name;
   MPI_Comm c = (comm != nullptr && comm->valid()) ? comm : &lz_mpi_comm_world;
   if (c->errhandler == MPI_ERRORS_RETURN) return mpi_error_class;
@@ -48,7 +49,16 @@ int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const st
   if (comm != nullptr && comm->valid() && comm != &lz_mpi_comm_world && comm->rank() >= 0 &&
       runtime_if_any() != nullptr && comm->rank() != runtime().rank())
     m += " (rank " + std::to_string(comm->rank()) + " in the communicator)";
-  fatal(function, mpi_error_class, m);
+  fatal(function, fatal_code, m);
+}
+}  // namespace
+
+int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message) {
+  return handle_error(comm, function, mpi_error_class, mpi_error_class, message);
+}
+
+int mpi_error_in_status(MPI_Comm comm, const char* function, int first_class, const std::string& message) {
+  return handle_error(comm, function, MPI_ERR_IN_STATUS, first_class, message);
 }
 
 int mpi_class_of(const Status& s) {

@@ -29,6 +29,11 @@ namespace lz::rt {
 // says for errors not tied to a communicator). Returns `mpi_error_class` when
 // the handler returns.
 int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message);
+// MPI_ERR_IN_STATUS of an array call whose first failed request had
+// `first_class`: the job's abort code under MPI_ERRORS_ARE_FATAL is that
+// class (a peer's death aborts with MPI_ERR_PROC_FAILED, which the launcher
+// knows for --recover), while a handler that returns sees MPI_ERR_IN_STATUS.
+int mpi_error_in_status(MPI_Comm comm, const char* function, int first_class, const std::string& message);
 
 // The MPI error class that best describes a runtime Status.
 int mpi_class_of(const Status& s);

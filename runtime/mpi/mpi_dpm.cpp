@@ -132,6 +132,7 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
   LZ_MPI_ENTRY(kFn);
   (void)info;
   if (int e = lz::rt::dpm_check_call(kFn, comm, root, newcomm)) return e;
+  lz::rt::DpmCallGuard busy;
   lz::rt::DpmLink link;
   lz::Status err;
   if (comm->rank() == root) {
@@ -156,6 +157,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
   LZ_MPI_ENTRY(kFn);
   (void)info;
   if (int e = lz::rt::dpm_check_call(kFn, comm, root, newcomm)) return e;
+  lz::rt::DpmCallGuard busy;
   lz::rt::DpmLink link;
   lz::Status err;
   if (comm->rank() == root) {
@@ -195,6 +197,7 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm) {
   LZ_MPI_ENTRY(kFn);
   if (intercomm == nullptr) return mpi_error(MPI_COMM_SELF, kFn, MPI_ERR_ARG, "intercomm is NULL");
   *intercomm = MPI_COMM_NULL;
+  lz::rt::DpmCallGuard busy;
   // Each side opens a port and sends its name over the socket; the smaller
   // name accepts, the other connects. The socket itself carries nothing else.
   lz::UniqueFd mine(::dup(fd));

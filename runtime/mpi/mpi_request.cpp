@@ -8,6 +8,7 @@
 #include "mpi/persistent_coll.h"
 
 using lz::rt::mpi_error;
+using lz::rt::mpi_error_in_status;
 using lz::rt::Request;
 using lz::rt::request_pool;
 using namespace lz::rt::binding;
@@ -59,6 +60,7 @@ int retire_all(const char* fn, int count, MPI_Request* reqs, MPI_Status* statuse
   int errors = 0;
   MPI_Comm err_comm = MPI_COMM_WORLD;
   std::string first_text;
+  int first_class = MPI_SUCCESS;
   for (int i = 0; i < count; ++i) {
     MPI_Status* st = status_at(statuses, i);
     if (!live(reqs[i])) {
@@ -71,9 +73,10 @@ int retire_all(const char* fn, int count, MPI_Request* reqs, MPI_Status* statuse
     if (err != MPI_SUCCESS && errors++ == 0) {
       err_comm = comm;
       first_text = text;
+      first_class = err;
     }
   }
-  return errors ? mpi_error(err_comm, fn, MPI_ERR_IN_STATUS, first_text) : MPI_SUCCESS;
+  return errors ? mpi_error_in_status(err_comm, fn, first_class, first_text) : MPI_SUCCESS;
 }
 
 }  // namespace
@@ -220,6 +223,7 @@ static int some_common(const char* fn, int incount, MPI_Request* reqs, int* outc
   int n = 0, errors = 0;
   MPI_Comm err_comm = MPI_COMM_WORLD;
   std::string first_text;
+  int first_class = MPI_SUCCESS;
   for (int i = 0; i < incount; ++i) {
     if (!live(reqs[i]) || !reqs[i]->complete) continue;
     MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
@@ -231,10 +235,11 @@ static int some_common(const char* fn, int incount, MPI_Request* reqs, int* outc
     if (err != MPI_SUCCESS && errors++ == 0) {
       err_comm = comm;
       first_text = text;
+      first_class = err;
     }
   }
   *outcount = n;
-  if (errors) return mpi_error(err_comm, fn, MPI_ERR_IN_STATUS, first_text);
+  if (errors) return mpi_error_in_status(err_comm, fn, first_class, first_text);
   return MPI_SUCCESS;
 }
 

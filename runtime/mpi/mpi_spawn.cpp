@@ -45,6 +45,7 @@ std::string make_app(const char* command, char** argv, int maxprocs, MPI_Info in
 // Spawns `apps` from `comm`'s root and joins the new job; every member returns.
 int spawn(const char* fn, std::vector<lz::oob::SpawnApp> apps, const std::string& bad_args, int root, MPI_Comm comm,
           MPI_Comm* intercomm, int* errcodes) {
+  lz::rt::DpmCallGuard busy;
   lz::rt::DpmLink link;
   lz::Status err;
   int root_class = MPI_ERR_SPAWN;

@@ -1,6 +1,7 @@
 #include "p2p/dpm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "lazarus/auth.h"
@@ -94,6 +95,14 @@ StatusOr<std::string> swap(DpmLink& link, bool accepting, const std::string& min
 }
 
 }  // namespace
+
+namespace {
+std::atomic<int> g_dpm_calls{0};
+}  // namespace
+
+DpmCallGuard::DpmCallGuard() { g_dpm_calls.fetch_add(1, std::memory_order_acq_rel); }
+DpmCallGuard::~DpmCallGuard() { g_dpm_calls.fetch_sub(1, std::memory_order_acq_rel); }
+int dpm_calls_under_way() { return g_dpm_calls.load(std::memory_order_acquire); }
 
 StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* link, const Status& root_error,
                                 double deadline_s) {

@@ -36,4 +36,19 @@ using Comm = ::lz_mpi_comm_s;
 StatusOr<Comm*> dpm_join_groups(Comm& local, int root, bool accepting, DpmLink* link, const Status& root_error,
                                 double deadline_s);
 
+// A dynamic-process call under way in this process (MPI_Comm_spawn,
+// _spawn_multiple, _accept, _connect, _join), for its whole length. A
+// checkpoint asked for meanwhile is refused before anything is held
+// (CrService): the call's link is a socket no image keeps, and the other
+// side waits on it (a checkpoint of the spawn tree would stall the spawned
+// processes' MPI_Init until dpm_timeout).
+class DpmCallGuard {
+ public:
+  DpmCallGuard();
+  ~DpmCallGuard();
+  DpmCallGuard(const DpmCallGuard&) = delete;
+  DpmCallGuard& operator=(const DpmCallGuard&) = delete;
+};
+int dpm_calls_under_way();
+
 }  // namespace lz::rt

@@ -6,16 +6,19 @@
  * checkpoints land with messages in flight between the two jobs. Each
  * process checks every answer; parent 0 prints the total and the total
  * the arithmetic gives, and "cr_spawn: ok" when they agree.
- *   cr_spawn ITERS [AFTER]
+ *   cr_spawn ITERS [AFTER [slowchildren]]
  * With AFTER, the children end once the ITERS are done (disconnect,
  * finalize) and the parents go on alone for AFTER more reductions of their
  * own, holding the bridges to the ended job: checkpoints then find its
  * processes gone.
+ * With "slowchildren" the spawned processes sleep 5 s before MPI_Init, so
+ * that the parents stay inside MPI_Comm_spawn meanwhile.
  * Paced by cr_pace.h (CR_ITER_RELEASE ends the pauses). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cr_pace.h"
 
@@ -27,6 +30,7 @@ static void die(const char *what, long it) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 3 && strcmp(argv[3], "sleepfirst") == 0) sleep(5); /* a slow child */
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -39,8 +43,13 @@ int main(int argc, char **argv) {
   if (child) {
     inter = parent;
   } else {
-    char *args[] = {argv[1], argc > 2 ? argv[2] : NULL, NULL};
+    const int slow = argc > 3 && strcmp(argv[3], "slowchildren") == 0;
+    char *args[] = {argv[1], argc > 2 ? argv[2] : NULL, slow ? "sleepfirst" : NULL, NULL};
     MPI_Comm_spawn(argv[0], args, size, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    if (rank == 0) {
+      printf("cr_spawn: spawned\n");
+      fflush(stdout);
+    }
   }
   int remote = 0;
   MPI_Comm_remote_size(inter, &remote);

@@ -11,7 +11,9 @@
 # processes gone, commits without them, and the restart ends right.
 # Scenario "recover": a rank of the spawned job is killed after a
 # checkpoint; --recover auto restarts the tree, and the run ends right.
-# Usage: cr_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | ended | recover)
+# Scenario "during": a checkpoint while the parents are inside
+# MPI_Comm_spawn is refused at once; a later one commits.
+# Usage: cr_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | ended | recover | during)
 # Bounded by --timeout and the waits below. Skips (77) only when CRIU cannot work here.
 set -u
 SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
@@ -43,6 +45,30 @@ find_jobs() {
 
 job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
 rank_pids() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }'; }
+
+if [ "$SCEN" = during ]; then
+  # A checkpoint asked for while the parents are inside MPI_Comm_spawn (the
+  # children sleep before MPI_Init) is refused at once, naming why; the
+  # spawn completes, a later checkpoint commits, and the run ends right.
+  "$LZ" run -np 2 "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$PROG" "$ITERS" 0 slowchildren \
+    >"$T/job.out" 2>&1 &
+  JOB=$!
+  for _ in $(seq 1 100); do PARENT=$("$LZ" ps | awk -v p=$JOB '$2 == p { print $1 }'); [ -n "$PARENT" ] && break; sleep 0.05; done
+  [ -n "$PARENT" ] || fail "the job did not appear in lazarus ps"
+  "$LZ" checkpoint --wait "$PARENT" >"$T/early.out" 2>&1 && fail "a checkpoint during MPI_Comm_spawn was accepted"
+  grep -q "MPI_Comm_spawn, _accept, _connect or _join is under way" "$T/early.out" ||
+    fail "the refused checkpoint does not say why: $(cat "$T/early.out")"
+  for _ in $(seq 1 300); do grep -q "cr_spawn: spawned" "$T/job.out" && break; sleep 0.1; done
+  grep -q "cr_spawn: spawned" "$T/job.out" || fail "the spawn did not complete after the refused checkpoint"
+  "$LZ" checkpoint --wait "$PARENT" >"$T/ckpt.out" 2>&1 || fail "the checkpoint after the spawn failed"
+  [ -f "$(snapshot_of "$T/ckpt.out")/spawned" ] || fail "the snapshot does not list the spawned job"
+  touch "$T/release"
+  wait $JOB || fail "the job failed (status $?)"
+  grep -q "cr_spawn: ok" "$T/job.out" || fail "the job did not end with the right total"
+  grep "cr_spawn:" "$T/job.out"
+  echo "PASS: a checkpoint during MPI_Comm_spawn was refused, and a later one of the tree committed"
+  exit 0
+fi
 
 if [ "$SCEN" = recover ]; then
   # A rank of the spawned job is killed after a checkpoint of the tree:
