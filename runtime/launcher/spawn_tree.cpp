@@ -3,7 +3,6 @@
 #include <fcntl.h>
 
 #include <algorithm>
-
 #include <cstdlib>
 
 #include "lazarus/log.h"
