@@ -56,6 +56,14 @@ uint64_t directory_bytes(const std::string& dir) {
   log::error("checkpoint: %s; this rank cannot go on", what.c_str());
   std::_Exit(1);
 }
+
+// The kAborted status of checkpoint `seq`'s ABORT (`payload`: its reason).
+Status launcher_aborted(uint64_t seq, const std::string& payload) {
+  oob::CrReasonMsg r;
+  Status s = oob::decode_cr_reason(payload, &r);
+  return Status(Code::kAborted,
+                "the launcher aborted checkpoint " + std::to_string(seq) + (s.ok() ? ": " + r.reason : std::string()));
+}
 }  // namespace
 
 // The crcp module's view of the runtime: bookmarks from the engine, the
@@ -84,10 +92,7 @@ class CrService::Coordinator final : public crcp::Coordinator {
     LZ_RETURN_IF_ERROR(svc_.await(seq_, MsgType::kCheckpointDrain, MsgType::kCheckpointAbort, &type, &payload));
     if (type == static_cast<uint16_t>(MsgType::kCheckpointAbort)) {
       aborted = true;
-      oob::CrReasonMsg r;
-      Status s = oob::decode_cr_reason(payload, &r);
-      return Status(Code::kAborted, "the launcher aborted checkpoint " + std::to_string(seq_) +
-                                        (s.ok() ? ": " + r.reason : std::string()));
+      return launcher_aborted(seq_, payload);
     }
     oob::CrBookmarksMsg d;
     LZ_RETURN_IF_ERROR(oob::decode_cr_bookmarks(payload, static_cast<uint32_t>(size()), &d));
@@ -438,10 +443,7 @@ Status CrService::abort_requested(uint64_t seq, Coordinator& coord) {
     if (m->type == static_cast<uint16_t>(MsgType::kCheckpointAbort) && got == seq) {
       // The tree gave the round up (a peer of another job may never send its marker).
       coord.aborted = true;
-      oob::CrReasonMsg r;
-      Status d = oob::decode_cr_reason(m->payload, &r);
-      return Status(Code::kAborted, "the launcher aborted checkpoint " + std::to_string(seq) +
-                                        (d.ok() ? ": " + r.reason : std::string()));
+      return launcher_aborted(seq, m->payload);
     }
     log::debug("checkpoint %llu: ignoring %s for %llu during the bridge drain", static_cast<unsigned long long>(seq),
                oob::msg_type_name(m->type).c_str(), static_cast<unsigned long long>(got));

@@ -143,9 +143,7 @@ bool CheckpointCoordinator::tree_children_done() const {
 
 Status CheckpointCoordinator::tree_list_children(const std::string& dir) const {
   if (!tree_round_) return Status::Ok();
-  // Part of the snapshot (hashed in COMMITTED): "spawned" lists the
-  // children's snapshots, which a restart of this one restarts; "spawned_by"
-  // keeps a restart of this one alone from running without its parent.
+  // Part of the snapshot (hashed in COMMITTED; launcher/spawn_tree.h).
   auto write = [&](const std::string& name, const std::vector<std::string>& lines) -> Status {
     const std::string path = dir + "/" + name;
     std::ofstream out(path, std::ios::trunc);
@@ -154,8 +152,8 @@ Status CheckpointCoordinator::tree_list_children(const std::string& dir) const {
     if (!out) return Status(Code::kIo, "cannot write " + path);
     return Status::Ok();
   };
-  if (!tree_round_->snapshots.empty()) LZ_RETURN_IF_ERROR(write("spawned", tree_round_->snapshots));
-  if (tree_round_->from_parent) LZ_RETURN_IF_ERROR(write("spawned_by", {tree_->parent_job()}));
+  if (!tree_round_->snapshots.empty()) LZ_RETURN_IF_ERROR(write(kSpawnedFile, tree_round_->snapshots));
+  if (tree_round_->from_parent) LZ_RETURN_IF_ERROR(write(kSpawnedByFile, {tree_->parent_job()}));
   return Status::Ok();
 }
 

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "launcher/live_children.h"
@@ -631,12 +630,9 @@ void Job::on_frame(int rank, oob::Frame& f) {
 
 Status Job::restart_spawned() {
   if (!spec_.restored) return Status::Ok();
-  std::ifstream in(spec_.restored_dir + "/spawned");
-  if (!in) return Status::Ok();  // it had spawned none (or none ran)
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    LZ_RETURN_IF_ERROR(spawned_->restart(line).with_context("restarting the job spawned into " + line));
-  }
+  // None listed: it had spawned none, or none ran any more.
+  for (const std::string& snap : read_snapshot_list(spec_.restored_dir, kSpawnedFile))
+    LZ_RETURN_IF_ERROR(spawned_->restart(snap).with_context("restarting the job spawned into " + snap));
   return Status::Ok();
 }
 

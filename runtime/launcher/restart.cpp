@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 
@@ -19,6 +18,7 @@
 #include "launcher/local_starter.h"
 #include "launcher/remote_starter.h"
 #include "launcher/restore_starter.h"
+#include "launcher/spawn_tree.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/registry.h"
 #include "lazarus/strings.h"
@@ -142,24 +142,20 @@ int restart_here(const RestartOptions& o) {
   }
   // A spawned job's ranks hold bridges to the job that spawned them, which
   // restarts them itself (its snapshot lists this one).
-  if (std::ifstream by(chosen->info.path + "/spawned_by"); by && std::getenv(oob::kSpawnLinkFdEnv) == nullptr) {
-    std::string parent;
-    std::getline(by, parent);
-    error(who, "snapshot " + chosen->info.path + " is of a job spawned by job " + parent +
+  if (const auto by = read_snapshot_list(chosen->info.path, kSpawnedByFile);
+      !by.empty() && std::getenv(oob::kSpawnLinkFdEnv) == nullptr) {
+    error(who, "snapshot " + chosen->info.path + " is of a job spawned by job " + by.front() +
                    " (MPI_Comm_spawn), with which it was checkpointed: restart that job's snapshot, which restarts "
                    "this one with it");
     return 1;
   }
   // The jobs it spawned come back with it: each of their snapshots must
   // verify before anything is restored (their own restarts check theirs).
-  if (std::ifstream spawned(chosen->info.path + "/spawned"); spawned) {
-    for (std::string child; std::getline(spawned, child);) {
-      if (child.empty()) continue;
-      if (auto c = choose_snapshot(child, who); !c.ok()) {
-        error(who, "snapshot " + chosen->info.path + " cannot be restarted: the snapshot of a job it spawned, " +
-                       child + ", cannot: " + c.status().message());
-        return 1;
-      }
+  for (const std::string& child : read_snapshot_list(chosen->info.path, kSpawnedFile)) {
+    if (auto c = choose_snapshot(child, who); !c.ok()) {
+      error(who, "snapshot " + chosen->info.path + " cannot be restarted: the snapshot of a job it spawned, " + child +
+                     ", cannot: " + c.status().message());
+      return 1;
     }
   }
   const snapshot::JobRecord& rec = chosen->record;

@@ -4,12 +4,21 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 #include "lazarus/log.h"
 
 namespace lz::launcher {
 
 using oob::MsgType;
+
+std::vector<std::string> read_snapshot_list(const std::string& snapshot_dir, const char* name) {
+  std::vector<std::string> lines;
+  std::ifstream in(snapshot_dir + "/" + name);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(std::move(line));
+  return lines;
+}
 
 SpawnTree::SpawnTree(EventLoop& loop, ToRank to_rank, Fail fail)
     : loop_(loop), to_rank_(std::move(to_rank)), fail_(std::move(fail)) {}

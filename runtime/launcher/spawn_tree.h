@@ -38,6 +38,16 @@
 
 namespace lz::launcher {
 
+// A snapshot of a job in a spawn tree holds, beside its ranks' directories,
+// kSpawnedFile (the committed snapshots of the jobs it spawned, one path a
+// line, restarted with it) and, for a spawned job, kSpawnedByFile (the job
+// id of the job that spawned it, which alone may restart it). Written by the
+// CheckpointCoordinator before the commit, so COMMITTED hashes them.
+inline constexpr const char* kSpawnedFile = "spawned";
+inline constexpr const char* kSpawnedByFile = "spawned_by";
+// The lines of `snapshot_dir`/`name` without empty ones (none when there is no such file).
+std::vector<std::string> read_snapshot_list(const std::string& snapshot_dir, const char* name);
+
 class SpawnTree {
  public:
   class Handler {

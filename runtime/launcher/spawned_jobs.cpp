@@ -318,7 +318,6 @@ Status SpawnedJobs::restart(const std::string& snapshot_dir) {
   LZ_RETURN_IF_ERROR(resolve_self());
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  env = spawn_launcher_env(env, {});
   const std::vector<std::string> argv = {self_exe_, "restart", snapshot_dir};
   LZ_ASSIGN_OR_RETURN(pid_t pid, launch(argv, std::move(env)));
   jobs_.push_back({pid, -1, "restarted from " + snapshot_dir});
@@ -328,19 +327,14 @@ Status SpawnedJobs::restart(const std::string& snapshot_dir) {
 
 StatusOr<pid_t> SpawnedJobs::launch(const std::vector<std::string>& argv_s, std::vector<std::string> env_s) {
   // The link: this launcher's end stays here, the other is the new
-  // launcher's descriptor kLinkFd.
+  // launcher's descriptor kLinkFd. Its environment is this launcher's
+  // without its identity (spawn_launcher_env), and names the link.
   constexpr int kLinkFd = 3;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return ErrnoError("socketpair", errno);
   UniqueFd mine(sv[0]), theirs(sv[1]);
-  env_s.erase(std::remove_if(env_s.begin(), env_s.end(),
-                             [](const std::string& e) {
-                               return e.rfind(std::string(oob::kSpawnLinkFdEnv) + "=", 0) == 0 ||
-                                      e.rfind(std::string(oob::kSpawnParentJobEnv) + "=", 0) == 0;
-                             }),
-              env_s.end());
-  env_s.push_back(std::string(oob::kSpawnLinkFdEnv) + "=" + std::to_string(kLinkFd));
-  env_s.push_back(std::string(oob::kSpawnParentJobEnv) + "=" + job_id_);
+  env_s = spawn_launcher_env(env_s, {std::string(oob::kSpawnLinkFdEnv) + "=" + std::to_string(kLinkFd),
+                                     std::string(oob::kSpawnParentJobEnv) + "=" + job_id_});
   // Reports an exec failure (errno) to this side; closed by a successful exec.
   int status[2];
   if (pipe2(status, O_CLOEXEC) != 0) return ErrnoError("pipe2", errno);
