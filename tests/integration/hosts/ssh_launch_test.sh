@@ -85,8 +85,14 @@ case $CASE in
     echo "$out" | grep -q "rank 2 (pid [0-9]* on ${H[1]}) exited with code 7" || fail "rank 2 not named: $out"
     no_leftovers failure
     # Ranks that end at once: the local rank 0 while rank 1 is still being
-    # started on its host, rank 1 before its start is acknowledged.
-    out=$(run "${H[0]}:1,${H[1]}:1" -np 2 --timeout 60 sh -c 'echo "out $LZ_RANK"; exit $LZ_RANK' 2>&1); st=$?
+    # started on its host, rank 1 before its start is acknowledged. Rank 1
+    # waits (at most 5 s) for rank 0 to have written its line: the job stops
+    # its ranks when rank 1 fails, and a rank 0 not yet past its echo would
+    # rightly be stopped before it says anything (seen once in CI).
+    rm -f "$D/said0"
+    out=$(run "${H[0]}:1,${H[1]}:1" -np 2 --timeout 60 sh -c 'echo "out $LZ_RANK"
+      if [ $LZ_RANK = 0 ]; then : > "$1"; exit 0; fi
+      for _ in $(seq 1 500); do [ -e "$1" ] && break; sleep 0.01; done; exit 1' sh "$D/said0" 2>&1); st=$?
     [ $st = 1 ] || fail "exit status $st, expected 1: $out"
     echo "$out" | grep -q "rank 1 (pid [0-9]* on ${H[1]}) exited with code 1" || fail "rank 1 not named: $out"
     echo "$out" | grep -qx "out 0" && echo "$out" | grep -qx "out 1" || fail "output lost: $out"
