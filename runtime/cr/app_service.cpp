@@ -16,6 +16,7 @@
 #include "p2p/comm_record.h"
 #include "p2p/counters.h"
 #include "p2p/engine.h"
+#include "p2p/protocol.h"
 #include "p2p/runtime.h"
 
 namespace lz::rt {
@@ -34,7 +35,10 @@ AppService::AppService(Runtime& rt) : rt_(rt) {}
 
 AppService::~AppService() {
   if (line_ != nullptr) line_->set_on_complete(nullptr);
-  if (mlog_ != nullptr) rt_.engine().set_message_log(nullptr);
+  if (mlog_ != nullptr) {
+    rt_.engine().set_message_log(nullptr);
+    rt_.engine().set_line_count_handler(nullptr);
+  }
   if (wake_fd_ >= 0) close(wake_fd_);
 }
 
@@ -59,6 +63,8 @@ Status AppService::start() {
       ssize_t n = write(fd, &one, sizeof one);
       (void)n;
     });
+    rt_.engine().set_line_count_handler(
+        [this](int index, uint64_t epoch, uint64_t sent) { on_line_count(index, epoch, sent); });
   }
   // Until the first safe point: what a process taking this rank's place
   // would have to make again alone.
@@ -77,8 +83,20 @@ Status AppService::start() {
     if (!info.ok()) return info.status().with_context("the snapshot to restart from (" + restart_dir_ + ")");
     restart_info_ = *info;
     restarting_ = true;
+  } else if (const char* e = std::getenv("LZ_CR_APP_EPOCH"); e != nullptr && *e != '\0' && line_ != nullptr) {
+    // A spawned job numbers its lines as the job that spawned it (a
+    // restarted one has its epoch from its line file).
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(e, &end, 10);
+    if (*end != '\0' || v > UINT32_MAX) return InvalidArgument("LZ_CR_APP_EPOCH=" + std::string(e) + " is not an epoch");
+    line_->start_epoch(static_cast<uint32_t>(v));
   }
   return Status::Ok();
+}
+
+std::optional<uint32_t> AppService::spawn_epoch() const {
+  if (!active_ || line_ == nullptr) return std::nullopt;
+  return line_->epoch();
 }
 
 Status AppService::restore() {
@@ -88,7 +106,16 @@ Status AppService::restore() {
   if (!protocol_loaded_) {
     if (line_ != nullptr)
       LZ_RETURN_IF_ERROR(line_->load_line(restart_dir_, rt_.rank(), rt_.size(), restart_info_.nranks));
-    if (mlog_ != nullptr) rt_.engine().replay(mlog_->take_replay());
+    if (mlog_ != nullptr) {
+      std::vector<crcp::Replayed> replay = mlog_->take_replay();
+      for (const crcp::Replayed& m : replay)
+        if (m.m.world_src >= rt_.engine().peer_count())
+          return InvalidArgument(
+              "the snapshot holds a message from a process of another job (peer " + std::to_string(m.m.world_src) +
+              ") that this process is not connected to again: under cr=app a program makes its spawned jobs "
+              "again (MPI_Comm_spawn, MPI_Comm_get_parent) before LZ_Restore, as it makes its communicators");
+      rt_.engine().replay(std::move(replay));
+    }
     calls_ = restart_info_.safe_point - 1;
     resume_point_ = restart_info_.safe_point;
     protocol_loaded_ = true;
@@ -153,11 +180,20 @@ Status AppService::take_line(uint64_t safe_point) {
   line_began_ns_ = Counters::now_ns();
   std::vector<uint64_t> sent = line_ != nullptr ? line_->begin_line()
                                                 : std::vector<uint64_t>(static_cast<size_t>(rt_.size()), 0);
+  line_epoch_ = line_ != nullptr ? line_->epoch() : 0;
+  line_refusal_ = open_bridge_line(sent);
+  // The world's part (the peers of other jobs count in-band); the epoch in
+  // every entry's bytes (oob/frame.h APP_LINE).
   oob::CrBookmarksMsg m{safe_point, {}};
-  for (uint64_t s : sent) m.peers.push_back({s, 0});
+  for (size_t p = 0; p < static_cast<size_t>(rt_.size()); ++p) m.peers.push_back({sent[p], line_epoch_});
   line_point_ = safe_point;
   send(MsgType::kAppLine, oob::encode_cr_bookmarks(m));
   LZ_RETURN_IF_ERROR(wait_for("the snapshot directory (APP_DIR)", &AppService::have_dir));
+  if (!line_refusal_.empty()) {
+    pending_ = true;
+    fail_pending(line_refusal_);
+    return Unavailable(line_refusal_);
+  }
   cr::AppSave save{dir_, rt_.bootstrap().job().job_id, seq_, safe_point, rt_.rank(), rt_.size(), &vars_.all()};
   // The program's files as they are at this safe point, for the restart
   // that re-runs it from here.
@@ -202,6 +238,60 @@ void AppService::finish_line() {
   Counters::bump(c.drain_ns, now - line_saved_ns_);
   log::debug("snapshot %llu (safe point %llu): this rank's part is complete", static_cast<unsigned long long>(seq_),
              static_cast<unsigned long long>(line_point_));
+}
+
+std::string AppService::open_bridge_line(const std::vector<uint64_t>& sent) {
+  Engine& eng = rt_.engine();
+  awaited_.clear();
+  if (line_ == nullptr || eng.peer_count() == rt_.size()) return "";
+  std::string why;
+  if (size_t early = line_->early_count(rt_.size()); early != 0)
+    why = std::to_string(early) + " message(s) from another job of the spawn tree arrived before this line but were "
+          "sent after the sender's (a spawned job's snapshot cannot hold them)";
+  std::vector<int> peers;
+  for (int p = rt_.size(); p < eng.peer_count(); ++p) {
+    if (eng.peer_lost(p) || peers_ended_.count(p) != 0) {
+      if (why.empty()) why = peer_name(p) + " has ended: a snapshot of a spawn tree under cr=app needs every job of it running";
+      continue;
+    }
+    const uint64_t mine = static_cast<size_t>(p) < sent.size() ? sent[static_cast<size_t>(p)] : 0;
+    if (Status s = eng.send_line_count(p, line_epoch_, mine); !s.ok()) {
+      if (why.empty()) why = "telling " + peer_name(p) + " of this line: " + s.message();
+      continue;
+    }
+    peers.push_back(p);
+  }
+  line_->await_peers(peers);
+  for (int p : peers) {
+    awaited_.insert(p);
+    auto& counts = peer_counts_[p];
+    auto it = counts.find(line_epoch_);
+    if (it != counts.end()) on_line_count(p, line_epoch_, it->second);
+    counts.erase(counts.begin(), counts.upper_bound(line_epoch_));
+  }
+  return why;
+}
+
+void AppService::on_line_count(int index, uint64_t epoch, uint64_t sent) {
+  if (epoch == wire::kLineEnded) {
+    peers_ended_.insert(index);
+    if (awaited_.count(index) != 0) {
+      const std::string why = peer_name(index) + " ended before its line of epoch " + std::to_string(line_epoch_);
+      if (pending_) fail_pending(why);
+      else if (line_refusal_.empty()) line_refusal_ = why;
+    }
+    return;
+  }
+  if (epoch == line_epoch_ && awaited_.erase(index) != 0) {
+    line_->expect_peer(index, sent);
+    return;
+  }
+  if (epoch > line_epoch_) peer_counts_[index][epoch] = sent;  // a line this rank has not reached yet
+}
+
+std::string AppService::peer_name(int index) const {
+  const ProcessName n = rt_.engine().process_name(index);
+  return "rank " + std::to_string(n.rank) + " of job " + n.job;
 }
 
 void AppService::fail_pending(const std::string& reason) {
@@ -267,6 +357,11 @@ void AppService::handle(uint16_t type, const std::string& payload) {
 }
 
 void AppService::finish_before_finalize() {
+  // The peers of other jobs: this rank takes no more lines.
+  Engine& eng = rt_.engine();
+  if (active_ && line_ != nullptr)
+    for (int p = rt_.size(); p < eng.peer_count(); ++p)
+      if (!eng.peer_lost(p)) (void)eng.send_line_count(p, wire::kLineEnded, 0);
   if (!pending_) return;
   constexpr double kFinalizeWait = 30;
   Status s = wait_for("the snapshot's line to complete before MPI_Finalize", &AppService::line_finishable, kFinalizeWait);

@@ -27,8 +27,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,9 @@ class AppService {
   // Bounded (30 s): a late message never received would
   // hold it for ever; then this rank's part fails, naming why.
   void finish_before_finalize();
+  // The epoch a job this rank spawns starts in (crcp.h LineProtocol::start_epoch),
+  // passed to it as LZ_CR_APP_EPOCH; nullopt when no line protocol runs.
+  std::optional<uint32_t> spawn_epoch() const;
   // LZ_Checkpoint. True when this call wrote this rank's part of a snapshot.
   // Errors: a receive pending at the safe point (kInvalidArgument naming the
   // rule). A snapshot that could not be written is reported to the launcher
@@ -121,6 +126,15 @@ class AppService {
   void handle_other(uint16_t type, const std::string& payload);
   void send(oob::MsgType type, const std::string& payload);
   void fail_pending(const std::string& reason);
+  // ---- peers of other jobs (a spawn tree; p2p/protocol.h kLineCount) ----
+  // At a line: sends each live peer of another job what this rank had sent
+  // it, and makes the line wait for theirs. The reason the line cannot be
+  // used ("" when it can).
+  std::string open_bridge_line(const std::vector<uint64_t>& sent);
+  // A kLineCount frame from peer `index` (the engine's handler).
+  void on_line_count(int index, uint64_t epoch, uint64_t sent);
+  // "rank R of job J" for messages.
+  std::string peer_name(int index) const;
 
   Runtime& rt_;
   bool active_ = false;
@@ -145,6 +159,14 @@ class AppService {
   // ns): the tool interface's checkpoint and drain times (p2p/counters.h).
   uint64_t line_began_ns_ = 0, line_saved_ns_ = 0;
   bool pending_ = false;     // written, waiting for the protocol's log
+  // Peers of other jobs: counts of lines this rank has not reached yet (by
+  // peer, epoch), the peers that take no more lines, and the current line's
+  // epoch, the peers it waits for, and why it cannot be used.
+  std::map<int, std::map<uint64_t, uint64_t>> peer_counts_;
+  std::set<int> peers_ended_;
+  uint64_t line_epoch_ = 0;
+  std::set<int> awaited_;
+  std::string line_refusal_;
   // Migration: the negotiated safe point is a migration's (APP_TARGET "migrate").
   bool migrating_ = false;
   std::optional<oob::CrRequestMsg> round_;

@@ -245,7 +245,7 @@ void CrService::handle(uint16_t type, const std::string& payload) {
   }
   if (rt_.engine().has_bridges() && (req.flags & oob::kCrAtSafePoint)) {
     // The bridges drain with sends held, which a safe point's round does not do.
-    send_failed(req.seq, "a checkpoint of a spawn tree under cr=app is not supported yet; use cr=criu");
+    send_failed(req.seq, "a rank connected to another job (a spawn tree) cannot move under cr=app yet");
     return;
   }
   if ((req.flags & oob::kCrAtSafePoint) && app != nullptr) {

@@ -115,6 +115,10 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   void on_child_drained(pid_t child, uint64_t round) override;
   void on_child_done(pid_t child, const oob::TreeDoneMsg& m) override;
   void on_child_lost(pid_t child, const std::string& why) override;
+  // Under cr=app: a spawned job's launcher `child` started, its ranks in
+  // epoch `from_epoch` (crcp.h start_epoch); its snapshots of every later
+  // epoch belong to this job's (checkpoint_coordinator_app_tree.cpp).
+  void app_child_started(pid_t child, uint64_t from_epoch);
 
   // The job's control socket (may stay null: no `lazarus checkpoint`).
   void set_control(ControlServer* control) { control_ = control; }
@@ -211,6 +215,7 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
     std::vector<std::vector<uint64_t>> sent;  // per rank: messages sent to each rank before its line
     uint64_t bytes = 0;
     std::vector<Waiter> waiters;
+    uint64_t epoch = 0;  // crcp/c3's, the same in every job of a spawn tree
   };
   bool app_mode() const { return spec_.cr_app_level || spec_.cr_component == "app"; }
   void app_request(Waiter w);
@@ -222,6 +227,30 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   void app_abort_line(uint64_t safe_point, const std::string& reason);
   void app_cancel_negotiation(const std::string& reason);
   void app_commit(uint64_t safe_point);
+
+  // ---- cr=app in a spawn tree: checkpoint_coordinator_app_tree.cpp
+  // Each job takes its lines itself (cr_app_every); a spawned job reports
+  // each line's end to its parent (TREE_DONE{epoch, ok, snapshot}), and a
+  // job commits its line of epoch e only once every spawned job that runs
+  // since before e committed its own (listed in file "spawned", in the
+  // order they were spawned: a restart gives the program's n-th
+  // MPI_Comm_spawn the n-th of them).
+  struct AppChild {
+    pid_t pid = -1;
+    uint64_t from_epoch = 0;
+    std::string ended;                          // why it is gone ("" while it runs)
+    std::map<uint64_t, oob::TreeDoneMsg> lines;  // by epoch, as reported
+  };
+  // Commits the line at `safe_point` if its ranks and spawned jobs are done.
+  void app_maybe_commit(uint64_t safe_point);
+  void app_maybe_commit_all();
+  void app_child_line(pid_t child, const oob::TreeDoneMsg& m);
+  void app_child_ended(pid_t child, const std::string& why);
+  // Before the commit of `line`: "spawned" and "spawned_by" in its directory.
+  Status app_list_tree(const AppLine& line) const;
+  // After it: the parent learns how the line ended.
+  void app_report_line(uint64_t epoch, const std::string& snapshot, const std::string& reason);
+  std::vector<AppChild> app_children_;
   void reply(const std::vector<Waiter>& waiters, const std::string& json, bool last);
 
   // ---- migration (cr=criu): checkpoint_coordinator_migrate.cpp

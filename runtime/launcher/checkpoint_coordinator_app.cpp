@@ -116,6 +116,7 @@ void CheckpointCoordinator::app_line(int rank, const oob::CrBookmarksMsg& m) {
     line.started = now_seconds();
     line.lined.assign(n, false);
     line.done.assign(n, false);
+    line.epoch = m.peers.empty() ? 0 : m.peers.front().bytes;  // APP_LINE: the epoch in bytes
     line.sent.assign(n, {});
     auto tw = target_waiters_.find(sp);
     if (tw != target_waiters_.end()) {
@@ -163,9 +164,7 @@ void CheckpointCoordinator::app_done(int rank, uint64_t safe_point, uint64_t byt
   AppLine& line = it->second;
   line.done[static_cast<size_t>(rank)] = true;
   line.bytes += bytes;
-  for (bool d : line.done)
-    if (!d) return;
-  app_commit(safe_point);
+  app_maybe_commit(safe_point);
 }
 
 void CheckpointCoordinator::app_abort_line(uint64_t safe_point, const std::string& reason) {
@@ -174,6 +173,7 @@ void CheckpointCoordinator::app_abort_line(uint64_t safe_point, const std::strin
   AppLine& line = it->second;
   const uint64_t seq = line.snap ? line.snap->seq() : 0;
   if (line.snap && store_) (void)store_->abort(*line.snap);
+  app_report_line(line.epoch, "", reason);
   host_.say("snapshot " + std::to_string(seq) + " (safe point " + std::to_string(safe_point) + ") dropped: " + reason);
   reply(line.waiters, nlohmann::json({{"event", "failed"}, {"reason", reason}}).dump(), true);
   lines_.erase(it);
@@ -185,11 +185,13 @@ void CheckpointCoordinator::app_commit(uint64_t safe_point) {
   meta.np = host_.size();
   meta.cr = spec_.cr_component;
   meta.crcp = spec_.crcp_component;
-  auto info = store_->commit(*line.snap, meta);
+  Status listed = app_list_tree(line);
+  auto info = listed.ok() ? store_->commit(*line.snap, meta) : StatusOr<snapshot::SnapshotInfo>(listed);
   if (!info.ok()) {
     app_abort_line(safe_point, "cannot commit: " + info.status().message());
     return;
   }
+  app_report_line(line.epoch, info->path, "");
   const double secs = now_seconds() - line.started;
   char text[512];
   std::snprintf(text, sizeof text, "snapshot %llu committed at safe point %llu: %s (%llu bytes, %.2f s)",
@@ -270,7 +272,11 @@ void CheckpointCoordinator::app_on_frame(int rank, oob::Frame& f) {
 void CheckpointCoordinator::app_on_rank_lost(const std::string& why) {
   app_cancel_negotiation(why);
   if (migration_) abort_checkpoint(why);
-  while (!lines_.empty()) app_abort_line(lines_.begin()->first, why);
+  // A line every rank finished waits only for spawned jobs' (app_maybe_commit).
+  std::vector<uint64_t> lost;
+  for (const auto& [sp, line] : lines_)
+    if (std::find(line.done.begin(), line.done.end(), false) != line.done.end()) lost.push_back(sp);
+  for (uint64_t sp : lost) app_abort_line(sp, why);
 }
 
 }  // namespace lz::launcher

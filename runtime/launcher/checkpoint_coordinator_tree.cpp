@@ -7,7 +7,6 @@
 // "spawned"), committed last. A failure anywhere before GO aborts the whole
 // tree; after GO the parent does not commit.
 #include <cstdio>
-#include <fstream>
 
 #include "launcher/checkpoint_coordinator.h"
 #include "lazarus/log.h"
@@ -22,8 +21,9 @@ Status CheckpointCoordinator::tree_refusal() const {
   if (!in_tree()) return Status::Ok();
   if (app_mode())
     return Unavailable("job " + spec_.job_id +
-                       " is part of a spawn tree (MPI_Comm_spawn), and a checkpoint of one under cr=app is not "
-                       "supported yet; use cr=criu");
+                       " is part of a spawn tree (MPI_Comm_spawn): under cr=app such a job takes its snapshots "
+                       "every cr_app_every safe points (each job of the tree at its own count); a requested or "
+                       "timed checkpoint of one is not supported yet (or use cr=criu)");
   if (tree_->has_parent() && !tree_round_)
     return Unavailable("job " + spec_.job_id +
                        " was started by another job (MPI_Comm_spawn): checkpoint that job, which checkpoints this "
@@ -111,6 +111,7 @@ void CheckpointCoordinator::on_child_drained(pid_t child, uint64_t round) {
 }
 
 void CheckpointCoordinator::on_child_done(pid_t child, const oob::TreeDoneMsg& m) {
+  if (app_mode()) return app_child_line(child, m);  // round: the line's epoch
   if (!tree_round_ || tree_round_->round != m.round) return;
   auto it = tree_round_->children.find(child);
   if (it == tree_round_->children.end() || it->second == TreeRound::Child::kDone) return;
@@ -128,6 +129,7 @@ void CheckpointCoordinator::on_child_done(pid_t child, const oob::TreeDoneMsg& m
 }
 
 void CheckpointCoordinator::on_child_lost(pid_t child, const std::string& why) {
+  if (app_mode()) return app_child_ended(child, why);
   if (!tree_round_) return;
   auto it = tree_round_->children.find(child);
   if (it == tree_round_->children.end() || it->second == TreeRound::Child::kDone) return;
@@ -144,16 +146,8 @@ bool CheckpointCoordinator::tree_children_done() const {
 Status CheckpointCoordinator::tree_list_children(const std::string& dir) const {
   if (!tree_round_) return Status::Ok();
   // Part of the snapshot (hashed in COMMITTED; launcher/spawn_tree.h).
-  auto write = [&](const std::string& name, const std::vector<std::string>& lines) -> Status {
-    const std::string path = dir + "/" + name;
-    std::ofstream out(path, std::ios::trunc);
-    for (const std::string& l : lines) out << l << "\n";
-    out.close();
-    if (!out) return Status(Code::kIo, "cannot write " + path);
-    return Status::Ok();
-  };
-  if (!tree_round_->snapshots.empty()) LZ_RETURN_IF_ERROR(write(kSpawnedFile, tree_round_->snapshots));
-  if (tree_round_->from_parent) LZ_RETURN_IF_ERROR(write(kSpawnedByFile, {tree_->parent_job()}));
+  if (!tree_round_->snapshots.empty()) LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedFile, tree_round_->snapshots));
+  if (tree_round_->from_parent) LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedByFile, {tree_->parent_job()}));
   return Status::Ok();
 }
 

@@ -334,8 +334,13 @@ int Job::run() {
     if ((!stopped_here || peer_failure_abort_) && rank_death_.empty()) rank_death_ = why;
     fail(code, why);
   };
-  spawned_ = std::make_unique<SpawnedJobs>(spec_.job_id, spawned_failed,
-                                           [this](pid_t pid, UniqueFd link) { tree_->add_child(pid, std::move(link)); });
+  spawned_ = std::make_unique<SpawnedJobs>(
+      spec_.job_id, spawned_failed, [this](pid_t pid, UniqueFd link, const std::vector<std::string>& env) {
+        tree_->add_child(pid, std::move(link));
+        // Under cr=app its snapshots belong to this job's after the epoch it starts in.
+        for (const std::string& e : env)
+          if (e.rfind("LZ_CR_APP_EPOCH=", 0) == 0) cr_->app_child_started(pid, std::strtoull(e.c_str() + 16, nullptr, 10));
+      });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));
   cr_->set_tree(tree_.get());
@@ -629,8 +634,14 @@ void Job::on_frame(int rank, oob::Frame& f) {
 }
 
 Status Job::restart_spawned() {
-  if (!spec_.restored) return Status::Ok();
+  if (spec_.restored_dir.empty()) return Status::Ok();
   // None listed: it had spawned none, or none ran any more.
+  if (!spec_.restored) {
+    // cr=app: the program runs again from main and spawns them again; each
+    // MPI_Comm_spawn of it resumes the next of them (on_spawn).
+    respawn_ = read_snapshot_list(spec_.restored_dir, kSpawnedFile);
+    return Status::Ok();
+  }
   for (const std::string& snap : read_snapshot_list(spec_.restored_dir, kSpawnedFile))
     LZ_RETURN_IF_ERROR(spawned_->restart(snap).with_context("restarting the job spawned into " + snap));
   return Status::Ok();
@@ -658,8 +669,14 @@ void Job::on_spawn(RankProcess& r, const oob::Frame& f) {
     std::vector<Placement> where;
     for (const auto& rank : ranks_) where.push_back(rank.place);
     const int size = static_cast<int>(ranks_.size());
+    std::string resume;
+    if (!respawn_.empty()) {
+      resume = respawn_.front();
+      respawn_.erase(respawn_.begin());
+      log::debug("%s: this spawn resumes the job of snapshot %s", r.describe().c_str(), resume.c_str());
+    }
     rep = spawned_->start(r.rank, req, parent_host_list(where, is_local_host),
-                          spec_.universe_size > 0 ? spec_.universe_size : size, size);
+                          spec_.universe_size > 0 ? spec_.universe_size : size, size, resume);
     if (!rep.ok) log::debug("%s: spawn refused: %s", r.describe().c_str(), rep.message.c_str());
   }
   server_->send(r.rank, oob::MsgType::kSpawnReply, oob::encode_spawn_reply(rep));

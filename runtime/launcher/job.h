@@ -172,8 +172,12 @@ class Job : private CheckpointCoordinator::Host, private StarterHost {
   // The links to the job that spawned this one and to the jobs it spawned.
   std::unique_ptr<SpawnTree> tree_;
   // Restarts the jobs this one had spawned when its snapshot was taken
-  // (listed in the snapshot's file "spawned").
+  // (listed in the snapshot's file "spawned"); under cr=app keeps them for
+  // the ranks' MPI_Comm_spawn calls instead (respawn_).
   Status restart_spawned();
+  // A cr=app restart: the snapshots of the jobs this one had spawned, which
+  // its ranks' next MPI_Comm_spawn calls resume, in order.
+  std::vector<std::string> respawn_;
 
   // Jobs the ranks spawned (last: destroyed first, killing and reaping
   // what is left of them).

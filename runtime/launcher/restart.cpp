@@ -319,7 +319,12 @@ int restart_here(const RestartOptions& o) {
   if (rerun) {
     for (size_t a = 0; a < apps.size(); ++a) {
       std::vector<std::string> exports;
-      for (const auto& [name, value] : apps[a].environment) exports.push_back(name + "=" + value);
+      for (const auto& [name, value] : apps[a].environment) {
+        // A spawned job resumed by its parent's MPI_Comm_spawn: the port to
+        // join is the new one (SpawnedJobs::start).
+        const char* now = name == "LZ_DPM_PARENT" ? std::getenv("LZ_DPM_PARENT") : nullptr;
+        exports.push_back(name + "=" + (now != nullptr ? now : value));
+      }
       auto env = build_env(exports, reg.params());
       if (!env.ok()) {
         error(who, env.status().message());

@@ -20,6 +20,15 @@ std::vector<std::string> read_snapshot_list(const std::string& snapshot_dir, con
   return lines;
 }
 
+Status write_snapshot_list(const std::string& snapshot_dir, const char* name, const std::vector<std::string>& lines) {
+  const std::string path = snapshot_dir + "/" + name;
+  std::ofstream out(path, std::ios::trunc);
+  for (const std::string& l : lines) out << l << "\n";
+  out.close();
+  if (!out) return Status(Code::kIo, "cannot write " + path);
+  return Status::Ok();
+}
+
 SpawnTree::SpawnTree(EventLoop& loop, ToRank to_rank, Fail fail)
     : loop_(loop), to_rank_(std::move(to_rank)), fail_(std::move(fail)) {}
 

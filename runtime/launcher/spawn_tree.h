@@ -47,6 +47,8 @@ inline constexpr const char* kSpawnedFile = "spawned";
 inline constexpr const char* kSpawnedByFile = "spawned_by";
 // The lines of `snapshot_dir`/`name` without empty ones (none when there is no such file).
 std::vector<std::string> read_snapshot_list(const std::string& snapshot_dir, const char* name);
+// Writes `lines` into `snapshot_dir`/`name` (a snapshot being taken).
+Status write_snapshot_list(const std::string& snapshot_dir, const char* name, const std::vector<std::string>& lines);
 
 class SpawnTree {
  public:

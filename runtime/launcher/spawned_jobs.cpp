@@ -270,7 +270,7 @@ Status SpawnedJobs::resolve_self() {
 }
 
 oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts,
-                                      int universe, int size) {
+                                      int universe, int size, const std::string& restart_from) {
   oob::SpawnReplyMsg rep;
   rep.seq = req.seq;
   auto refuse = [&](const std::string& why) {
@@ -294,13 +294,16 @@ oob::SpawnReplyMsg SpawnedJobs::start(int rank, const oob::SpawnRequestMsg& req,
 
   std::vector<std::string> base;
   for (char** e = environ; *e != nullptr; ++e) base.emplace_back(*e);
-  const std::vector<std::string> argv_s = spawn_launcher_argv(req, ctx);
+  int64_t all = size;
+  for (const auto& app : req.apps) all += app.maxprocs;
+  const std::vector<std::string> argv_s =
+      restart_from.empty()
+          ? spawn_launcher_argv(req, ctx)
+          : std::vector<std::string>{ctx.self_exe, "restart", "--np", std::to_string(all - size), restart_from};
   std::vector<std::string> env_s = spawn_launcher_env(base, req.env);
   env_s.erase(std::remove_if(env_s.begin(), env_s.end(),
                              [](const std::string& e) { return e.rfind("LZ_SPAWN_UNIVERSE=", 0) == 0; }),
               env_s.end());
-  int64_t all = size;
-  for (const auto& app : req.apps) all += app.maxprocs;
   env_s.push_back("LZ_SPAWN_UNIVERSE=" + std::to_string(std::max<int64_t>(universe, std::min<int64_t>(all, 1 << 30))));
   std::vector<std::string> names;
   for (const oob::SpawnApp& a : req.apps) names.push_back("'" + a.command + "'");
@@ -393,7 +396,7 @@ StatusOr<pid_t> SpawnedJobs::launch(const std::vector<std::string>& argv_s, std:
     return Status(Code::kUnavailable, "cannot start the spawned job's launcher " + argv_s[0] + ": " +
                                           std::strerror(child_errno));
   }
-  if (on_linked_) on_linked_(pid, std::move(mine));
+  if (on_linked_) on_linked_(pid, std::move(mine), env_s);
   return pid;
 }
 

@@ -111,10 +111,10 @@ class SpawnedJobs {
   // stopping it) rather than by a failure of its own.
   using Failure = std::function<void(int exit_code, const std::string& message, bool stopped_here)>;
 
-  // Called with each started launcher's pid and this launcher's end of its
+  // Called with each started launcher's pid, this launcher's end of its
   // link (oob/tree_messages.h; the new launcher has the other end as
-  // LZ_SPAWN_LINK_FD).
-  using Linked = std::function<void(pid_t launcher, UniqueFd link)>;
+  // LZ_SPAWN_LINK_FD) and the new launcher's environment.
+  using Linked = std::function<void(pid_t launcher, UniqueFd link, const std::vector<std::string>& env)>;
 
   // `job_id`: the spawning job's (LZ_SPAWN_PARENT_JOB of the new launchers).
   SpawnedJobs(std::string job_id, Failure on_failure, Linked on_linked);
@@ -126,11 +126,15 @@ class SpawnedJobs {
 
   // Checks the request of `rank` and starts its launcher; the reply to send
   // (req.seq echoed). `parent_hosts`: SpawnContext::parent_hosts.
+  // `restart_from` (cr=app, a restarted job that had spawned jobs): the
+  // new launcher is `lazarus restart --np N restart_from` (N: the
+  // request's processes), its ranks resume the spawned job of that
+  // snapshot, with the request's environment (LZ_DPM_PARENT ...).
   // `universe`: the spawning job's MPI_UNIVERSE_SIZE; the new job's is that
   // or, when larger, the spawning job's `size` plus the processes spawned
   // (the universe holds them all), passed in LZ_SPAWN_UNIVERSE.
   oob::SpawnReplyMsg start(int rank, const oob::SpawnRequestMsg& req, const std::string& parent_hosts, int universe,
-                           int size);
+                           int size, const std::string& restart_from = "");
   // Restarts a spawned job from its snapshot `snapshot_dir` (`lazarus
   // restart`), as part of this job's restart: the ranks that spawned it
   // were restored with their bridges to it.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.h"
+#include "cr/app_service.h"
 #include "mpi.h"
 #include "mpi/dpm_state.h"
 #include "mpi/entry.h"
@@ -63,6 +64,9 @@ int spawn(const char* fn, std::vector<lz::oob::SpawnApp> apps, const std::string
         req.env.push_back("LZ_DPM_PARENT=" + (*port)->name());
         for (char** e = environ; e != nullptr && *e != nullptr; ++e)
           if (std::strncmp(*e, "LZ_MCA_", 7) == 0) req.env.emplace_back(*e);
+        // Under cr=app the new job numbers its lines as this one (crcp.h start_epoch).
+        if (const lz::rt::AppService* app = lz::rt::app_service())
+          if (auto epoch = app->spawn_epoch()) req.env.push_back("LZ_CR_APP_EPOCH=" + std::to_string(*epoch));
         err = lz::rt::runtime().bootstrap().spawn(req);
         if (err.ok()) {
           auto l = (*port)->accept(lz::rt::dpm_call_deadline(), lz::rt::dpm_idle());

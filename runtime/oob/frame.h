@@ -102,7 +102,9 @@ enum class MsgType : uint16_t {
   //                                        <-    APP_POSITION{req, c}
   //   (all) APP_TARGET{req, T = max c + 1} ->    a snapshot at call T
   //   (every cr_app_every calls: no negotiation)
-  //                                        <-    APP_LINE{T, sent[p]} at its line
+  //                                        <-    APP_LINE{T, sent[p]} at its line (each
+  //                                              entry's bytes: the line's epoch, by which
+  //                                              a spawn tree's launchers pair their lines)
   //   (first LINE of T: begin a snapshot) APP_DIR{T, seq, dir} -> writes its variables
   //   (all LINEs of T) APP_EXPECT{T, what each p had sent this rank at p's line} ->
   //                                              logs the late messages

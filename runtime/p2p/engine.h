@@ -327,6 +327,14 @@ class Engine final : public transport::Host {
   // progress). kAborted: the peer is gone (failed, or finalized). Anything
   // else is the transport's error. kInvalidArgument for a world rank.
   Status send_marker(int index, uint32_t gen, uint32_t echo);
+  // Sends peer `index` (another job's) a kLineCount frame (protocol.h):
+  // what this process had sent it at its line of `epoch` (wire::kLineEnded:
+  // no more lines). kAborted: the peer is gone; kInvalidArgument for a
+  // world rank.
+  Status send_line_count(int index, uint64_t epoch, uint64_t sent);
+  // Where kLineCount frames go (the app service's; null: dropped).
+  using LineCountHandler = std::function<void(int index, uint64_t epoch, uint64_t sent)>;
+  void set_line_count_handler(LineCountHandler h) { line_count_handler_ = std::move(h); }
   // The markers exchanged with peer `index` (another job's). Markers that
   // arrive are recorded here by the engine (the last one replaces the one
   // before), never matched or delivered to MPI.
@@ -502,6 +510,7 @@ class Engine final : public transport::Host {
   std::vector<Peer> peers_;
   std::vector<ProcessName> foreign_names_;          // peers of other jobs, from size_ on
   std::vector<std::unique_ptr<Bridge>> bridges_;    // adopt_bridge(), finalized last
+  LineCountHandler line_count_handler_;
   std::vector<std::unique_ptr<Module>> owned_;      // selected transport modules, best first
   std::vector<transport::Module*> modules_;
   std::vector<transport::Module*> active_;          // modules chosen for at least one peer

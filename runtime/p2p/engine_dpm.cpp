@@ -78,6 +78,16 @@ Status Engine::send_marker(int index, uint32_t gen, uint32_t echo) {
   return p.transport->send(p.index, &iov, 1);
 }
 
+Status Engine::send_line_count(int index, uint64_t epoch, uint64_t sent) {
+  if (index < size_ || index >= peer_count())
+    return InvalidArgument("a line count goes to a peer of another job, not to peer " + std::to_string(index));
+  if (peers_[static_cast<size_t>(index)].failed) return Status(Code::kAborted, "the peer has failed");
+  wire::Header h = make_header(wire::kLineCount, 0, rank_, 0, 0);
+  h.sreq = sent;
+  h.rreq = epoch;
+  return send_frame(index, h, nullptr, 0);
+}
+
 Status Engine::reconnect_bridges(double timeout_s) {
   // Every bridge, even one whose transports a failed checkpoint_transports()
   // left open: its other members fence it (and count its epoch) all the same.

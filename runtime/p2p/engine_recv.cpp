@@ -318,6 +318,10 @@ void Engine::deliver_frame(int src, const void* data, size_t len) {
     case wire::kCancelAck:
       deliver_cancel_ack(h);
       return;
+    case wire::kLineCount:
+      if (plen != 0 || src < size_) break;
+      if (line_count_handler_) line_count_handler_(src, h.rreq, h.sreq);
+      return;
     default:
       break;
   }

@@ -28,6 +28,11 @@
 //           sender's drain number with this peer, and the last generation it
 //           received from the peer). Header only; never matched or delivered
 //           to MPI and not counted in the bookmarks.
+//   kLineCount one process -> a peer of another job, under cr=app in a spawn
+//           tree (runtime/cr/app_service.h): "at my line of epoch rreq I had
+//           sent you sreq messages" (crcp.h LineProtocol::expect_peer);
+//           rreq = kLineEnded: "I take no more lines" (MPI_Finalize).
+//           Header only; counted like any frame, never delivered to MPI.
 // kEager and kRts carry in `rreq` the message's stamp for application-level
 // checkpoints (crcp.h: the sender's epoch and the message's index in it);
 // zero when no such protocol runs.
@@ -42,7 +47,8 @@ namespace lz::rt::wire {
 inline constexpr uint8_t kVersion = 1;
 
 enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6, kCancel = 7, kCancelAck = 8,
-                   kMarker = 9 };
+                   kMarker = 9, kLineCount = 10 };
+inline constexpr uint64_t kLineEnded = ~uint64_t{0};
 enum Flags : uint8_t { kFlagSync = 1, kFlagGet = 2 };
 
 struct Header {

@@ -1,5 +1,7 @@
 #include "c3_module.h"
 
+#include <algorithm>
+
 #include "c3_line_file.h"
 #include "lazarus/appfmt/writer.h"
 #include "lazarus/log.h"
@@ -30,8 +32,21 @@ Status C3Module::attach(int rank, int size) {
   return Status::Ok();
 }
 
+void C3Module::grow(size_t peers) {
+  if (peers <= sent_total_.size()) return;
+  sent_total_.resize(peers, 0);
+  next_index_.resize(peers, 0);
+  matched_.resize(peers);
+  if (line_.open) {
+    line_.matched_before.resize(peers, 0);
+    line_.late_expected.resize(peers, 0);
+    line_.late_logged.resize(peers, 0);
+  }
+}
+
 bool C3Module::stamp_send(int dst, uint64_t* stamp) {
   const auto d = static_cast<size_t>(dst);
+  if (__builtin_expect(d >= sent_total_.size(), 0)) grow(d + 1);
   *stamp = (uint64_t{epoch_} << 32) | next_index_[d]++;
   ++sent_total_[d];
   if (!suppress_.empty()) {
@@ -48,6 +63,7 @@ bool C3Module::stamp_send(int dst, uint64_t* stamp) {
 
 bool C3Module::on_match(const Matched& m) {
   const uint32_t e = stamp_epoch(m.stamp);
+  if (__builtin_expect(static_cast<size_t>(m.world_src) >= matched_.size(), 0)) grow(m.world_src + size_t{1});
   std::vector<uint64_t>& per_epoch = matched_[static_cast<size_t>(m.world_src)];
   if (e >= per_epoch.size()) per_epoch.resize(e + 1, 0);
   ++per_epoch[e];
@@ -100,7 +116,7 @@ std::vector<uint64_t> C3Module::begin_line() {
   LineState& s = line_.state;
   s.epoch = epoch_;
   s.sent = sent_total_;
-  const auto n = static_cast<size_t>(size_);
+  const size_t n = sent_total_.size();  // the world, then the bridges' peers
   line_.matched_before.assign(n, 0);
   line_.late_expected.assign(n, 0);
   line_.late_logged.assign(n, 0);
@@ -139,8 +155,37 @@ void C3Module::expect(const std::vector<uint64_t>& sent_to_me) {
   check_complete();
 }
 
+void C3Module::await_peers(const std::vector<int>& peers) {
+  if (!line_.open || line_.done) return;
+  for (int p : peers) {
+    grow(static_cast<size_t>(p) + 1);
+    line_.awaited.insert(p);
+  }
+}
+
+void C3Module::expect_peer(int peer, uint64_t sent_to_me) {
+  if (!line_.open || line_.awaited.erase(peer) == 0) return;
+  const auto p = static_cast<size_t>(peer);
+  if (sent_to_me < line_.matched_before[p]) {
+    log::error("c3: peer %d of another job says it sent %llu messages before its line, but %llu were matched here",
+               peer, static_cast<unsigned long long>(sent_to_me),
+               static_cast<unsigned long long>(line_.matched_before[p]));
+    return;
+  }
+  line_.late_expected[p] = sent_to_me - line_.matched_before[p];
+  check_complete();
+}
+
+size_t C3Module::early_count(int first_peer) const {
+  if (!line_.open) return 0;
+  size_t n = 0;
+  for (const auto& [src, stamp] : line_.state.early)
+    if (src >= static_cast<uint64_t>(first_peer) && stamp_epoch(stamp) >= line_.state.epoch) ++n;
+  return n;
+}
+
 void C3Module::check_complete() {
-  if (!line_.open || !line_.expected || line_.done || line_.wild_open != 0) return;
+  if (!line_.open || !line_.expected || line_.done || line_.wild_open != 0 || !line_.awaited.empty()) return;
   for (size_t p = 0; p < line_.late_expected.size(); ++p)
     if (line_.late_logged[p] < line_.late_expected[p]) return;
   line_.done = true;
@@ -174,7 +219,8 @@ Status C3Module::load_line(const std::string& snapshot_dir, int rank, int nranks
   }
   LZ_ASSIGN_OR_RETURN(LineState mine, read_line_file(path(rank)));
   epoch_ = mine.epoch;
-  if (mine.sent.size() == sent_total_.size()) sent_total_ = mine.sent;
+  grow(mine.sent.size());  // the bridges' peers, when the line had any
+  std::copy(mine.sent.begin(), mine.sent.end(), sent_total_.begin());
   std::fill(next_index_.begin(), next_index_.end(), 0);
   for (auto& m : matched_) m.clear();
   for (const auto& [p, e, count] : mine.matched)

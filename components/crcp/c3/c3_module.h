@@ -53,6 +53,14 @@
 // assumes too), with the same stamp, because the send counters restart
 // from the saved line. So every message is delivered exactly once.
 //
+// Peers of other jobs (a spawn tree): a spawned job starts in the epoch of
+// the rank that spawned it (start_epoch), so epoch e is line e in every job
+// of the tree. Their messages are stamped, logged and replayed like the
+// world's; what such a peer sent before its line comes from the peer itself
+// (expect_peer), and an early message from one makes the line unusable (the
+// sender's suppression would need the other job's registry): the app
+// service drops such a line.
+//
 // Rules the app service enforces at a safe point: no receive may be pending
 // (its buffer is not in the saved state); a pending send is allowed (its
 // message is late at the receiver, which logs it). A restart on another
@@ -108,6 +116,11 @@ class C3Module final : public Module, public MessageLog, public LineProtocol {
   Status load_line(const std::string& snapshot_dir, int rank, int nranks, int old_nranks) override;
   StatusOr<std::string> export_counters() const override;  // c3_counters.cpp
   Status import_counters(const std::string& blob) override;
+  uint32_t epoch() const override { return epoch_; }
+  void start_epoch(uint32_t epoch) override { epoch_ = epoch; }
+  void await_peers(const std::vector<int>& peers) override;
+  void expect_peer(int peer, uint64_t sent_to_me) override;
+  size_t early_count(int first_peer) const override;
 
  private:
   struct Line {
@@ -116,8 +129,11 @@ class C3Module final : public Module, public MessageLog, public LineProtocol {
     std::vector<uint64_t> matched_before;  // per source: messages of older epochs matched before the line
     std::vector<uint64_t> late_expected, late_logged;
     uint64_t wild_open = 0;  // wildcard receives of the window not matched yet
+    std::set<int> awaited;   // peers of other jobs whose count has not come yet
   };
   void check_complete();
+  // Room for peer `p` (the world's at attach; a bridge's when it first shows).
+  void grow(size_t peers);
 
   int rank_ = 0, size_ = 1;
   uint32_t epoch_ = 0;

@@ -366,6 +366,73 @@ TEST_P(CrcpConformance, MessageLogCountersContinueInANewProcess) {
   EXPECT_FALSE(fresh->line_protocol()->import_counters(blob->substr(0, blob->size() / 2)).ok()) << "a truncated blob";
 }
 
+// A spawn tree under cr=app: peers numbered after the world are processes
+// of another job. A spawned job starts in its parent's epoch; what such a
+// peer sent before its line comes from the peer (expect_peer), and its late
+// messages are logged and replayed like the world's; an early one is
+// counted for the app service to drop the line.
+TEST_P(CrcpConformance, PeersOfAnotherJobCountInBandAndReplay) {
+  if (!(module_->capabilities() & crcp::kCapMessageLog))
+    GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
+  char tmpl[] = "/tmp/lz-crcp-conformance.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
+  } cleanup{dir};
+  // Job A's only rank, and the only rank of job B that it spawned in its
+  // epoch 2: each is the other's peer 1.
+  std::unique_ptr<crcp::Module> a = std::move(module_), b = Another(), b2 = Another();
+  ASSERT_TRUE(b && b2);
+  ASSERT_TRUE(a->attach(0, 1).ok() && b->attach(0, 1).ok() && b2->attach(0, 1).ok());
+  crcp::LineProtocol *la = a->line_protocol(), *lb = b->line_protocol();
+  for (int i = 0; i < 2; ++i) (void)la->begin_line(), la->expect({0});
+  ASSERT_EQ(la->epoch(), 2u);
+  lb->start_epoch(la->epoch());
+  b2->line_protocol()->start_epoch(la->epoch());
+  EXPECT_EQ(lb->epoch(), 2u) << "a spawned job starts in the epoch of the rank that spawned it";
+
+  uint64_t late = 0, early = 0;
+  ASSERT_TRUE(a->message_log()->stamp_send(1, &late));
+  const std::vector<uint64_t> sent_a = la->begin_line();
+  ASSERT_EQ(sent_a.size(), 2u) << "the line counts what went to the peer of the other job";
+  EXPECT_EQ(sent_a[1], 1u);
+  ASSERT_TRUE(a->message_log()->stamp_send(1, &early));
+
+  (void)lb->begin_line();
+  lb->await_peers({1});
+  lb->expect({0});
+  EXPECT_FALSE(lb->line_complete()) << "complete before the other job's peer said what it sent";
+  lb->expect_peer(1, sent_a[1]);
+  EXPECT_FALSE(lb->line_complete()) << "complete with the late message from the other job not logged";
+  const crcp::Matched ml{1, 9, 0, 4, late};
+  ASSERT_TRUE(b->message_log()->on_match(ml)) << "a message of the other job sent before its line is late";
+  b->message_log()->log_payload(ml, "task", 4);
+  EXPECT_TRUE(lb->line_complete());
+  EXPECT_EQ(lb->early_count(1), 0u);
+
+  // b2 receives the message a sent after its line before its own line: early.
+  EXPECT_FALSE(b2->message_log()->on_match({1, 9, 0, 4, early}));
+  (void)b2->line_protocol()->begin_line();
+  EXPECT_EQ(b2->line_protocol()->early_count(1), 1u) << "an early message from the other job's peer is counted";
+  EXPECT_EQ(b2->line_protocol()->early_count(2), 0u) << "only from peers numbered from first_peer";
+
+  // b's line saved and loaded: the other job's late message comes back.
+  const std::string rank_dir = dir + "/rank.0";
+  ASSERT_EQ(mkdir(rank_dir.c_str(), 0700), 0);
+  ASSERT_TRUE(lb->save_line({rank_dir, "conformance", 0, 1, 30}).ok());
+  std::unique_ptr<crcp::Module> nb = Another();
+  ASSERT_TRUE(nb && nb->attach(0, 1).ok());
+  Status s = nb->line_protocol()->load_line(dir, 0, 1, 1);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_EQ(nb->line_protocol()->epoch(), 3u);
+  std::vector<crcp::Replayed> replay = nb->message_log()->take_replay();
+  ASSERT_EQ(replay.size(), 1u);
+  EXPECT_EQ(replay[0].m.world_src, 1);
+  EXPECT_EQ(replay[0].payload, "task");
+}
+
 INSTANTIATE_TEST_SUITE_P(All, CrcpConformance, ::testing::ValuesIn(registered_crcp()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

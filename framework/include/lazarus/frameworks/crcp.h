@@ -27,7 +27,9 @@ namespace lz::crcp {
 // 2: capabilities (kCapDrain).
 // 3: the application-level side: message_log() (kCapMessageLog).
 // 4: LineProtocol::export_counters / import_counters (cr=app migration).
-inline constexpr uint32_t kInterfaceVersion = 4;
+// 5: peers of other jobs (a spawn tree under cr=app): LineProtocol::epoch,
+//    start_epoch, await_peers, expect_peer, early_count.
+inline constexpr uint32_t kInterfaceVersion = 5;
 
 enum Capability : uint64_t {
   kCapDrain = 1ull << 0,       // quiesce() drains a job of any size (else it refuses more than one rank)
@@ -159,6 +161,25 @@ class LineProtocol {
   // import: kInvalidArgument for a blob of another version or job size.
   virtual StatusOr<std::string> export_counters() const = 0;
   virtual Status import_counters(const std::string& blob) = 0;
+
+  // ---- peers of other jobs (a spawn tree under cr=app) ----------------------------
+  // The engine numbers a bridge's processes after the world (p2p/bridge.h):
+  // MessageLog and LineProtocol take those numbers as peers too, counted and
+  // logged like the world's. What such a peer sent this rank before its line
+  // comes in-band (p2p/protocol.h kLineCount), not from the launcher.
+  // The lines crossed so far (the epoch stamped on messages now).
+  virtual uint32_t epoch() const = 0;
+  // A spawned job's rank starts in the epoch of the job that spawned it, so
+  // that the two number their lines alike (before any message).
+  virtual void start_epoch(uint32_t epoch) = 0;
+  // After begin_line(): the line is not complete before expect_peer() came
+  // for each of `peers` (the bridges' live peers).
+  virtual void await_peers(const std::vector<int>& peers) = 0;
+  // What peer `peer` had sent this rank at its own line of this epoch.
+  virtual void expect_peer(int peer, uint64_t sent_to_me) = 0;
+  // The current line's early messages (sent after their sender's line,
+  // received before this one) from peers numbered `first_peer` or more.
+  virtual size_t early_count(int first_peer) const = 0;
 };
 
 class Module : public lz::Module {
