@@ -218,7 +218,9 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
     uint64_t epoch = 0;  // crcp/c3's, the same in every job of a spawn tree
   };
   bool app_mode() const { return spec_.cr_app_level || spec_.cr_component == "app"; }
-  void app_request(Waiter w);
+  // A checkpoint of the job (`for_parent`: one its parent's asked for, to
+  // which a refusal is reported).
+  void app_request(Waiter w, bool for_parent = false);
   void app_on_frame(int rank, oob::Frame& f);
   void app_on_rank_lost(const std::string& why);
   void app_position(int rank, const oob::AppPointMsg& m);
@@ -229,7 +231,8 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   void app_commit(uint64_t safe_point);
 
   // ---- cr=app in a spawn tree: checkpoint_coordinator_app_tree.cpp
-  // Each job takes its lines itself (cr_app_every); a spawned job reports
+  // Each job takes its lines itself (cr_app_every; a request to the root is
+  // passed down, and each job negotiates its own line); a spawned job reports
   // each line's end to its parent (TREE_DONE{epoch, ok, snapshot}), and a
   // job commits its line of epoch e only once every spawned job that runs
   // since before e committed its own (listed in file "spawned", in the
@@ -241,6 +244,8 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
     std::string ended;                          // why it is gone ("" while it runs)
     std::map<uint64_t, oob::TreeDoneMsg> lines;  // by epoch, as reported
   };
+  // A request: each spawned job takes a line of its own too (TREE_CHECKPOINT).
+  void app_ask_children(uint64_t request);
   // Commits the line at `safe_point` if its ranks and spawned jobs are done.
   void app_maybe_commit(uint64_t safe_point);
   void app_maybe_commit_all();

@@ -26,25 +26,23 @@ void CheckpointCoordinator::reply(const std::vector<Waiter>& waiters, const std:
   }
 }
 
-void CheckpointCoordinator::app_request(Waiter w) {
+void CheckpointCoordinator::app_request(Waiter w, bool for_parent) {
   const size_t n = static_cast<size_t>(host_.size());
-  if (migration_) {
-    const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
+  auto no = [&](const std::string& why) {
     refuse(w, why);
-    return;
-  }
+    if (for_parent) app_report_line(0, "", why);  // epoch 0: the request (checkpoint_coordinator_app_tree.cpp)
+  };
+  if (migration_) return no("a migration of job " + spec_.job_id + " is under way; checkpoint once it ended");
   for (size_t i = 0; i < n; ++i)
-    if (!states_[i].cr_ready || !host_.rank(static_cast<int>(i)).connected) {
-      const std::string why = "rank " + std::to_string(i) +
-                              " is not ready for checkpoints yet (a rank becomes ready at the end of MPI_Init)";
-      refuse(w, why);
-      return;
-    }
+    if (!states_[i].cr_ready || !host_.rank(static_cast<int>(i)).connected)
+      return no("rank " + std::to_string(i) +
+                " is not ready for checkpoints yet (a rank becomes ready at the end of MPI_Init)");
   negotiation_waiters_.push_back(w);
   if (negotiation_ != 0) return;  // joins the negotiation under way
   negotiation_ = ++next_request_;
   positions_.assign(n, std::nullopt);
   host_.broadcast(oob::MsgType::kAppNegotiate, oob::encode_app_point({0, negotiation_, ""}));
+  app_ask_children(negotiation_);
   log::debug("negotiation %llu: asking every rank for its safe-point count",
              static_cast<unsigned long long>(negotiation_));
 }

@@ -5,6 +5,10 @@
 // the launchers only pair them by epoch.
 //
 //   spawned job's launcher                    parent launcher
+//                                        <-   TREE_CHECKPOINT{request} (a checkpoint
+//                                             asked of the root, passed down)
+//   negotiates a line of its own, or refuses:
+//     TREE_DONE{0, 0, "", reason}        ->   the request fails, naming it
 //   line of epoch e committed (or dropped)
 //     TREE_DONE{e, ok, snapshot, reason} ->   app_child_line: kept by epoch
 //                                             its own line of epoch e, every
@@ -27,7 +31,25 @@ void CheckpointCoordinator::app_child_started(pid_t child, uint64_t from_epoch) 
              static_cast<int>(child), static_cast<unsigned long long>(from_epoch));
 }
 
+void CheckpointCoordinator::app_ask_children(uint64_t request) {
+  if (tree_ == nullptr) return;
+  for (pid_t child : tree_->children())
+    tree_->to_child(child, MsgType::kTreeCheckpoint, oob::encode_tree_round({request, 0}));
+}
+
 void CheckpointCoordinator::app_child_line(pid_t child, const oob::TreeDoneMsg& m) {
+  if (m.round == 0) {
+    // It refused the request passed down: so does this job (the line this
+    // job takes for it would wait for the child's in vain).
+    const std::string why = "the spawned job (launcher pid " + std::to_string(child) + ") refused: " + m.reason;
+    app_cancel_negotiation(why);
+    std::vector<uint64_t> asked;
+    for (const auto& [sp, line] : lines_)
+      if (!line.waiters.empty()) asked.push_back(sp);
+    for (uint64_t sp : asked) app_abort_line(sp, why);
+    app_report_line(0, "", why);
+    return;
+  }
   for (AppChild& c : app_children_)
     if (c.pid == child) c.lines[m.round] = m;
   app_maybe_commit_all();

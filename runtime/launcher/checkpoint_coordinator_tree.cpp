@@ -19,12 +19,7 @@ bool CheckpointCoordinator::in_tree() const { return tree_ != nullptr && tree_->
 
 Status CheckpointCoordinator::tree_refusal() const {
   if (!in_tree()) return Status::Ok();
-  if (app_mode())
-    return Unavailable("job " + spec_.job_id +
-                       " is part of a spawn tree (MPI_Comm_spawn): under cr=app such a job takes its snapshots "
-                       "every cr_app_every safe points (each job of the tree at its own count); a requested or "
-                       "timed checkpoint of one is not supported yet (or use cr=criu)");
-  if (tree_->has_parent() && !tree_round_)
+  if (tree_->has_parent() && (app_mode() || !tree_round_))
     return Unavailable("job " + spec_.job_id +
                        " was started by another job (MPI_Comm_spawn): checkpoint that job, which checkpoints this "
                        "one with it");
@@ -61,6 +56,7 @@ void CheckpointCoordinator::tree_maybe_go() {
 }
 
 void CheckpointCoordinator::on_tree_checkpoint(const oob::TreeRoundMsg& m) {
+  if (app_mode()) return app_request({0, false}, /*for_parent=*/true);  // a line of its own (app_tree.cpp)
   auto decline = [&](const std::string& why) {
     host_.say("checkpoint of the spawn tree refused here: " + why);
     tree_->to_parent(MsgType::kTreeDone, oob::encode_tree_done({m.round, 0, "", "job " + spec_.job_id + ": " + why}));

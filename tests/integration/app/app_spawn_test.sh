@@ -6,7 +6,8 @@
 #   1. the run ends with the right total; each of the parent's snapshots
 #      lists the spawned job's snapshot of the same line ("spawned"), which
 #      names its parent ("spawned_by");
-#   2. `lazarus checkpoint` of the tree is refused, naming why;
+#   2. `lazarus checkpoint` of the spawned job alone is refused, naming
+#      the job to ask;
 #   3. a restart of the spawned job's snapshot alone is refused, naming the
 #      job to restart; one whose spawned job's snapshot is damaged is
 #      refused before anything starts, naming the file;
@@ -15,7 +16,10 @@
 #      job from its snapshot) and ends with the right total.
 # Scenario "recover": a rank of the spawned job is killed (kill -9) after a
 # snapshot; --recover auto restarts the tree and the run ends right.
-# Usage: app_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | recover)
+# Scenario "request": no cr_app_every; `lazarus checkpoint --wait` of the
+# first job commits a snapshot of both, the job is stopped (SIGTERM), and
+# `lazarus restart` of it ends with the right total.
+# Usage: app_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | recover | request)
 set -u
 SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
 LZ=$BIN/lazarus
@@ -28,6 +32,31 @@ cd "$T" || exit 1
 expected=$("$BIN/mpirun" -np 2 --mca cr none "$PROG" 40 | grep "app_spawn: total") || fail "the reference run failed"
 # The store of the parent: the one whose snapshots list a spawned job's.
 parent_store() { local f; f=$(ls "$T"/store/*/*/spawned 2>/dev/null | head -1); [ -n "$f" ] && dirname "$(dirname "$f")"; }
+
+job_of() { local p; for _ in $(seq 1 100); do p=$("$LZ" ps | awk -v l="$1" '$2 == l { print $1 }'); [ -n "$p" ] && { echo "$p"; return 0; }; sleep 0.05; done; return 1; }
+
+if [ "$SCEN" = request ]; then
+  "$BIN/mpirun" -np 2 --mca transport "$TRANSPORT" --mca cr app --mca snapshot_root "$T/store" --timeout 300 \
+    "$PROG" 400 20000 >"$T/job.out" 2>&1 &
+  JOB=$!
+  PARENT=$(job_of $JOB) || fail "the job did not appear in lazarus ps"
+  # Refused until every rank of both jobs is past MPI_Init.
+  for _ in $(seq 1 100); do "$LZ" checkpoint --wait "$PARENT" >"$T/ckpt.out" 2>&1 && break; sleep 0.2; done
+  grep -q "committed" "$T/ckpt.out" || fail "the checkpoint of the tree was not committed: $(cat "$T/ckpt.out")"
+  SNAP=$(sed -n 's/.*committed at safe point [0-9]*: \(\/[^ ]*\) (.*/\1/p' "$T/ckpt.out" | head -1)
+  [ -f "$SNAP/spawned" ] || fail "the requested snapshot $SNAP does not list the spawned job's"
+  [ -f "$(cat "$SNAP/spawned")/COMMITTED" ] || fail "the spawned job's snapshot $(cat "$SNAP/spawned") is not committed"
+  kill -TERM $JOB
+  wait $JOB
+  grep -q "app_spawn: ok" "$T/job.out" && fail "the job ended before it was stopped"
+  "$LZ" restart --timeout 300 "$SNAP" >"$T/restart.out" 2>&1 || fail "the restart exited with $?"
+  grep -q "app_spawn: child restarted at step" "$T/restart.out" || fail "the spawned job was not resumed"
+  "$BIN/mpirun" -np 2 --mca cr none "$PROG" 400 | grep "app_spawn: total" >"$T/ref400.out"
+  grep -qxf "$T/ref400.out" "$T/restart.out" || fail "the restarted tree's total is not the reference's ($(cat "$T/ref400.out"))"
+  grep "app_spawn:" "$T/restart.out"
+  echo "PASS: a requested checkpoint of a cr=app spawn tree committed both jobs; stopped and restarted, it ended right"
+  exit 0
+fi
 
 if [ "$SCEN" = recover ]; then
   "$BIN/mpirun" -np 2 "${MCA[@]}" --recover auto --timeout 300 "$PROG" 400 20000 >"$T/job.out" 2>&1 &
@@ -51,15 +80,19 @@ if [ "$SCEN" = recover ]; then
   exit 0
 fi
 
-# 1-2. The run, with a checkpoint request while it runs.
+# 1-2. The run; a checkpoint of the spawned job alone while it runs.
 "$BIN/mpirun" -np 2 "${MCA[@]}" --timeout 300 "$PROG" 40 100000 >"$T/job.out" 2>&1 &
 JOB=$!
-PARENT=""
-for _ in $(seq 1 100); do PARENT=$("$LZ" ps | awk -v p=$JOB '$2 == p { print $1 }'); [ -n "$PARENT" ] && break; sleep 0.05; done
-[ -n "$PARENT" ] || fail "the job did not appear in lazarus ps"
-for _ in $(seq 1 100); do [ -n "$(parent_store)" ] && break; sleep 0.1; done
-"$LZ" checkpoint --wait "$PARENT" >"$T/request.out" 2>&1 && fail "a checkpoint request of a cr=app spawn tree was accepted"
-grep -q "every cr_app_every safe points" "$T/request.out" || fail "the refused request does not say why: $(cat "$T/request.out")"
+PARENT=$(job_of $JOB) || fail "the job did not appear in lazarus ps"
+CHILD=""
+for _ in $(seq 1 100); do
+  CHILD=$("$LZ" ps | awk -v p=$JOB '$2 != p && /app_spawn/ { print $1 }' | head -1)
+  [ -n "$CHILD" ] && break
+  sleep 0.05
+done
+[ -n "$CHILD" ] || fail "the spawned job did not appear in lazarus ps"
+"$LZ" checkpoint --wait "$CHILD" >"$T/request.out" 2>&1 && fail "a checkpoint of the spawned job alone was accepted"
+grep -q "was started by another job" "$T/request.out" || fail "the refused request does not say why: $(cat "$T/request.out")"
 wait $JOB || fail "the job failed (status $?)"
 grep -qx "$expected" "$T/job.out" || fail "the total is not the reference's ($expected)"
 P=$(parent_store)
