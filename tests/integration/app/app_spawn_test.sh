@@ -19,7 +19,13 @@
 # Scenario "request": no cr_app_every; `lazarus checkpoint --wait` of the
 # first job commits a snapshot of both, the job is stopped (SIGTERM), and
 # `lazarus restart` of it ends with the right total.
-# Usage: app_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | recover | request)
+# Scenario "levels": three jobs, each spawned by the one before; each
+# snapshot of the first lists the second's, which lists the third's, and a
+# restart of the first's snapshot 2 resumes all three, ending right.
+# Scenario "ended": the spawned job ends after 40 steps and the first job
+# goes on for 30 more: its snapshots from then on are dropped, naming the
+# job that ended, and the run ends right, without waiting on them.
+# Usage: app_spawn_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM     (SCENARIO: tree | recover | request | levels | ended)
 set -u
 SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
 LZ=$BIN/lazarus
@@ -34,6 +40,35 @@ expected=$("$BIN/mpirun" -np 2 --mca cr none "$PROG" 40 | grep "app_spawn: total
 parent_store() { local f; f=$(ls "$T"/store/*/*/spawned 2>/dev/null | head -1); [ -n "$f" ] && dirname "$(dirname "$f")"; }
 
 job_of() { local p; for _ in $(seq 1 100); do p=$("$LZ" ps | awk -v l="$1" '$2 == l { print $1 }'); [ -n "$p" ] && { echo "$p"; return 0; }; sleep 0.05; done; return 1; }
+
+if [ "$SCEN" = ended ]; then
+  ref=$("$BIN/mpirun" -np 2 --mca cr none "$PROG" 40 0 30 | grep "app_spawn: total") || fail "the reference run failed"
+  "$BIN/mpirun" -np 2 "${MCA[@]}" --timeout 120 "$PROG" 40 10000 30 >"$T/job.out" 2>&1 || fail "the job failed (status $?)"
+  grep -qx "$ref" "$T/job.out" || fail "the total is not the reference's ($ref)"
+  grep -q "safe point 60) dropped: .* ended" "$T/job.out" || fail "the snapshot after the spawned job ended was not dropped naming it"
+  [ -n "$(parent_store)" ] || fail "no snapshot of the tree was committed before the spawned job ended"
+  echo "PASS: snapshots after a spawned job ended were dropped, naming it; the run ended right"
+  exit 0
+fi
+
+if [ "$SCEN" = levels ]; then
+  ref=$("$BIN/mpirun" -np 2 --mca cr none "$PROG" 40 0 0 3 | grep "app_spawn: total") || fail "the 3-level reference run failed"
+  "$BIN/mpirun" -np 2 "${MCA[@]}" --timeout 300 "$PROG" 40 50000 0 3 >"$T/job.out" 2>&1 || fail "the job failed (status $?)"
+  grep -qx "$ref" "$T/job.out" || fail "the total is not the reference's ($ref)"
+  P=$(parent_store)
+  # The first job's store is the one no snapshot names as spawned.
+  for s in "$T"/store/*; do grep -qx "$s/2" "$T"/store/*/2/spawned || P=$s; done
+  second=$(cat "$P/2/spawned" 2>/dev/null)
+  third=$(cat "$second/spawned" 2>/dev/null)
+  [ -f "$second/COMMITTED" ] && [ -f "$third/COMMITTED" ] ||
+    fail "the first job's snapshot 2 does not list the second's, which lists the third's: '$second' '$third'"
+  "$LZ" restart --timeout 300 "$P/2" >"$T/restart.out" 2>&1 || fail "the restart exited with $?"
+  [ "$(grep -c "app_spawn: child restarted at step 19" "$T/restart.out")" = 2 ] || fail "both spawned jobs did not resume at step 19"
+  grep -qx "$ref" "$T/restart.out" || fail "the restarted tree's total is not the reference's ($ref)"
+  grep "app_spawn:" "$T/restart.out"
+  echo "PASS: three jobs, each spawned by the one before, checkpointed and restarted as one under cr=app"
+  exit 0
+fi
 
 if [ "$SCEN" = request ]; then
   "$BIN/mpirun" -np 2 --mca transport "$TRANSPORT" --mca cr app --mca snapshot_root "$T/store" --timeout 300 \
