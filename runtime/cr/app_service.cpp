@@ -88,7 +88,8 @@ Status AppService::start() {
     // restarted one has its epoch from its line file).
     char* end = nullptr;
     const unsigned long long v = std::strtoull(e, &end, 10);
-    if (*end != '\0' || v > UINT32_MAX) return InvalidArgument("LZ_CR_APP_EPOCH=" + std::string(e) + " is not an epoch");
+    if (*end != '\0' || v > UINT32_MAX)
+      return InvalidArgument("LZ_CR_APP_EPOCH=" + std::string(e) + " is not an epoch");
     line_->start_epoch(static_cast<uint32_t>(v));
   }
   return Status::Ok();
@@ -246,12 +247,14 @@ std::string AppService::open_bridge_line(const std::vector<uint64_t>& sent) {
   if (line_ == nullptr || eng.peer_count() == rt_.size()) return "";
   std::string why;
   if (size_t early = line_->early_count(rt_.size()); early != 0)
-    why = std::to_string(early) + " message(s) from another job of the spawn tree arrived before this line but were "
+    why = std::to_string(early) +
+          " message(s) from another job of the spawn tree arrived before this line but were "
           "sent after the sender's (a spawned job's snapshot cannot hold them)";
   std::vector<int> peers;
   for (int p = rt_.size(); p < eng.peer_count(); ++p) {
     if (eng.peer_lost(p) || peers_ended_.count(p) != 0) {
-      if (why.empty()) why = peer_name(p) + " has ended: a snapshot of a spawn tree under cr=app needs every job of it running";
+      if (why.empty())
+        why = peer_name(p) + " has ended: a snapshot of a spawn tree under cr=app needs every job of it running";
       continue;
     }
     const uint64_t mine = static_cast<size_t>(p) < sent.size() ? sent[static_cast<size_t>(p)] : 0;
@@ -277,8 +280,10 @@ void AppService::on_line_count(int index, uint64_t epoch, uint64_t sent) {
     peers_ended_.insert(index);
     if (awaited_.count(index) != 0) {
       const std::string why = peer_name(index) + " ended before its line of epoch " + std::to_string(line_epoch_);
-      if (pending_) fail_pending(why);
-      else if (line_refusal_.empty()) line_refusal_ = why;
+      if (pending_)
+        fail_pending(why);
+      else if (line_refusal_.empty())
+        line_refusal_ = why;
     }
     return;
   }

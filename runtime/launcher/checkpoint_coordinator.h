@@ -241,7 +241,7 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   struct AppChild {
     pid_t pid = -1;
     uint64_t from_epoch = 0;
-    std::string ended;                          // why it is gone ("" while it runs)
+    std::string ended;                           // why it is gone ("" while it runs)
     std::map<uint64_t, oob::TreeDoneMsg> lines;  // by epoch, as reported
   };
   // A request: each spawned job takes a line of its own too (TREE_CHECKPOINT).

@@ -111,8 +111,9 @@ Status CheckpointCoordinator::app_list_tree(const AppLine& line) const {
 
 void CheckpointCoordinator::app_report_line(uint64_t epoch, const std::string& snapshot, const std::string& reason) {
   if (tree_ == nullptr || !tree_->has_parent()) return;
-  tree_->to_parent(MsgType::kTreeDone, oob::encode_tree_done({epoch, snapshot.empty() ? 0 : 1, snapshot,
-                                                              reason.empty() ? "" : "job " + spec_.job_id + ": " + reason}));
+  tree_->to_parent(MsgType::kTreeDone,
+                   oob::encode_tree_done({epoch, snapshot.empty() ? 0 : 1, snapshot,
+                                          reason.empty() ? "" : "job " + spec_.job_id + ": " + reason}));
 }
 
 }  // namespace lz::launcher

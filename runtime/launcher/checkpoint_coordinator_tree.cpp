@@ -142,7 +142,8 @@ bool CheckpointCoordinator::tree_children_done() const {
 Status CheckpointCoordinator::tree_list_children(const std::string& dir) const {
   if (!tree_round_) return Status::Ok();
   // Part of the snapshot (hashed in COMMITTED; launcher/spawn_tree.h).
-  if (!tree_round_->snapshots.empty()) LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedFile, tree_round_->snapshots));
+  if (!tree_round_->snapshots.empty())
+    LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedFile, tree_round_->snapshots));
   if (tree_round_->from_parent) LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedByFile, {tree_->parent_job()}));
   return Status::Ok();
 }

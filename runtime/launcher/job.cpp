@@ -339,7 +339,8 @@ int Job::run() {
         tree_->add_child(pid, std::move(link));
         // Under cr=app its snapshots belong to this job's after the epoch it starts in.
         for (const std::string& e : env)
-          if (e.rfind("LZ_CR_APP_EPOCH=", 0) == 0) cr_->app_child_started(pid, std::strtoull(e.c_str() + 16, nullptr, 10));
+          if (e.rfind("LZ_CR_APP_EPOCH=", 0) == 0)
+            cr_->app_child_started(pid, std::strtoull(e.c_str() + 16, nullptr, 10));
       });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));

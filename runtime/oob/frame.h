@@ -193,13 +193,13 @@ enum class MsgType : uint16_t {
   kSpawnRequest = 128,  // rank -> launcher: SpawnRequestMsg
   kSpawnReply = 129,    // launcher -> rank: SpawnReplyMsg
   // The spawn tree (oob/tree_messages.h has both conversations).
-  kBridgeFence = 130,    // rank -> launcher -> parent launcher: BridgeFenceMsg
-  kBridgeTable = 131,    // root launcher -> ... -> rank: BridgeTableMsg
-  kTreeCheckpoint = 132, // parent launcher -> child launcher: TreeRoundMsg
-  kTreeDrained = 133,    // child -> parent: TreeRoundMsg
-  kTreeGo = 134,         // parent -> child: TreeRoundMsg
-  kTreeAbort = 135,      // parent -> child: TreeDoneMsg{round, 0, "", reason}
-  kTreeDone = 136,       // child -> parent: TreeDoneMsg
+  kBridgeFence = 130,     // rank -> launcher -> parent launcher: BridgeFenceMsg
+  kBridgeTable = 131,     // root launcher -> ... -> rank: BridgeTableMsg
+  kTreeCheckpoint = 132,  // parent launcher -> child launcher: TreeRoundMsg
+  kTreeDrained = 133,     // child -> parent: TreeRoundMsg
+  kTreeGo = 134,          // parent -> child: TreeRoundMsg
+  kTreeAbort = 135,       // parent -> child: TreeDoneMsg{round, 0, "", reason}
+  kTreeDone = 136,        // child -> parent: TreeDoneMsg
   kDpmReservedLast = 143,
 };
 

@@ -65,6 +65,19 @@ class FakeCoordinator final : public crcp::Coordinator {
   int turns = 0, exchanges = 0;
 };
 
+// A directory under /tmp for a test's line files, removed with everything in it.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    char tmpl[] = "/tmp/lz-crcp-conformance.XXXXXX";
+    if (mkdtemp(tmpl) != nullptr) path = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 std::vector<std::string> registered_crcp() {
   Registry reg;  // built-in components; configure() adds plugins from component_path
   ConfigOptions o;
@@ -251,13 +264,9 @@ TEST_P(CrcpConformance, MessageLogCarriesALineAcrossARestart) {
   if (!(module_->capabilities() & crcp::kCapMessageLog))
     GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
   SCOPED_TRACE(cr_.empty() ? "default cr" : "with cr " + cr_);
-  char tmpl[] = "/tmp/lz-crcp-conformance.XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
-  } cleanup{dir};
+  ScratchDir scratch;
+  ASSERT_FALSE(scratch.path.empty()) << "mkdtemp";
+  const std::string dir = scratch.path;
 
   std::unique_ptr<crcp::Module> r0 = std::move(module_), r1 = Another();
   ASSERT_NE(r1, nullptr);
@@ -374,13 +383,9 @@ TEST_P(CrcpConformance, MessageLogCountersContinueInANewProcess) {
 TEST_P(CrcpConformance, PeersOfAnotherJobCountInBandAndReplay) {
   if (!(module_->capabilities() & crcp::kCapMessageLog))
     GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
-  char tmpl[] = "/tmp/lz-crcp-conformance.XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(d, ec); }
-  } cleanup{dir};
+  ScratchDir scratch;
+  ASSERT_FALSE(scratch.path.empty()) << "mkdtemp";
+  const std::string dir = scratch.path;
   // Job A's only rank, and the only rank of job B that it spawned in its
   // epoch 2: each is the other's peer 1.
   std::unique_ptr<crcp::Module> a = std::move(module_), b = Another(), b2 = Another();
