@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "mpi.h"
+#include "mpi/fortran/f08_sections.h"
 #include "mpi/fortran/fortran_args.h"
 #include "mpi/fortran/handle_table.h"
 #include "mpi/keyval.h"
@@ -82,6 +83,9 @@ PendingIdups& pending_idups() {
 }  // namespace
 
 void lz::fortran::request_done(MPI_Fint request) {
+#ifdef LZ_F08_SECTIONS
+  sections_done(request);  // mpi_f08's non-contiguous sections (f08_sections.h)
+#endif
   PendingIdup done{};
   {
     auto& p = pending_idups();

@@ -3,7 +3,9 @@ gen_fortran.py from the same table as the `mpi` module.
 
 No Fortran wrapper sits between a program and libmpi: every interface of the
 module names the same mpi_xxx_ entry point the `mpi` module does, with the
-Fortran 2008 types in place of INTEGER handles. That is sound because the
+Fortran 2008 types in place of INTEGER handles, except the routines with
+choice buffers, which name a C function lz_f08_xxx that takes the buffers'
+descriptors (array sections, f08_sections.h) and calls mpi_xxx_. That is sound because the
 types are BIND(C) with one INTEGER (a handle's address is its MPI_VAL's, an
 array of handles is an array of INTEGERs), TYPE(MPI_Status) is the six
 INTEGERs of an `mpi` status, and gfortran passes an absent OPTIONAL ierror as
@@ -22,6 +24,56 @@ F08_OVERRIDES = {('Alloc_mem', 'baseptr'): 'type(c_ptr) :: baseptr'}
 
 # The deprecated MPI-1 attribute calls: not part of mpi_f08 (MPI-3.1 section 17.1.2).
 NOT_IN_F08 = {'Keyval_free', 'Attr_delete'}
+
+# Choice buffers are array sections (MPI_SUBARRAYS_SUPPORTED): a routine
+# with one is a BIND(C) interface to lz_f08_<name>, its buffers TYPE(*),
+# DIMENSION(..) (descriptors), which copies a non-contiguous section for the
+# mpi_<name>_ entry point (f08_sections.h). Not these: memory the call keeps
+# (MPI_BUFFER_ATTACH, MPI_FREE_MEM) is contiguous, and the external32 calls
+# take a CHARACTER argument, which a BIND(C) interface cannot.
+NO_SECTIONS = {'Buffer_attach', 'Free_mem', 'Pack_external', 'Unpack_external'}
+# Routines whose `buf` the call only reads (the others' buffers may be written).
+SEND_BUF = {'Send', 'Ssend', 'Rsend', 'Bsend', 'Isend', 'Issend', 'Ibsend', 'Irsend',
+            'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init'}
+
+
+def takes_sections(name, args):
+    return name not in NO_SECTIONS and name not in NOT_IN_F08 and any(k == 'buf' for _, k, _ in args)
+
+
+def section_call(name, args):
+    """Sections::Call of MPI_<name>: blocking, non-blocking or persistent."""
+    if not any(k == 'Request_out' for _, k, _ in args):
+        return 'kBlocking'
+    return 'kPersistent' if name.endswith('_init') else 'kNonblocking'
+
+
+def section_wrapper(name, args, params):
+    """lz_f08_<name>: the mpi_f08 entry point of a routine with choice
+    buffers (params: the mpi_<name>_ parameters without ierror)."""
+    if not takes_sections(name, args):
+        return []
+    lname = name.lower()
+    wparams, call, adds = [], [], []
+    for (a, kind, _), p in zip(args, params):
+        if kind == 'buf':
+            wparams.append(f'CFI_cdesc_t* {a}')
+            out = 'false' if a in ('sendbuf', 'inbuf') or (a == 'buf' and name in SEND_BUF) else 'true'
+            adds.append(f'  void* c_{a} = s.add({a}, {out});')
+            call.append(f'c_{a}')
+        else:
+            wparams.append(p)
+            call.append(a)
+    comm = next((f'MPI_Comm_f2c(*{a})' for a, k, _ in args if k == 'Comm'), 'MPI_COMM_WORLD')
+    request = next((a for a, k, _ in args if k == 'Request_out'), None)
+    return ['', '#ifdef LZ_F08_SECTIONS',
+            f'extern "C" void lz_f08_{lname}({", ".join(wparams + ["MPI_Fint* ierror"])}) {{',
+            '  LZ_F_OPTIONAL_IERROR(ierror);',
+            f'  Sections s("MPI_{name}", Sections::{section_call(name, args)});'] + adds + [
+            f'  if (const int rc = s.refusal({comm}); rc != MPI_SUCCESS) {{',
+            '    *ierror = rc;', '    return;', '  }',
+            f'  mpi_{lname}_({", ".join(call + ["ierror"])});',
+            f'  s.finish(*ierror, {request if request else "nullptr"});', '}', '#endif']
 
 # Abstract interfaces of the user callbacks (MPI-3.1 section 17.1.2 / A.3).
 CALLBACK_IFACES = """
@@ -271,6 +323,9 @@ def f08_decls(name, args):
         base = kind.split('_')[0]
         if (name, a) in F08_OVERRIDES:
             out.append(F08_OVERRIDES[(name, a)])
+        elif kind == 'buf' and takes_sections(name, args):
+            asynchronous = ', asynchronous' if section_call(name, args) != 'kBlocking' else ''
+            out.append(f'type(*), dimension(..){asynchronous} :: {a}')
         elif kind == 'buf':
             out.append(f'!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a}')
             out.append(f'type(*), dimension(*) :: {a}')
@@ -337,7 +392,7 @@ def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free, 
     for name, v in consts:
         if name not in handle_names and name not in null_names:
             m.append(f'  integer, parameter :: {name} = {v}')
-    m.append('  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.')
+    m.append('  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.')
     m.append('  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.')
     for kind in F08_TYPES:
         m += [f'  type, bind(C) :: MPI_{kind}', '    integer :: MPI_VAL', '  end type']
@@ -373,7 +428,8 @@ def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free, 
     for name, args in fns:
         if name in NOT_IN_F08:
             continue
-        m += wrap_free(f'  subroutine MPI_{name}(', [a for a, _, _ in args] + ['ierror'], ')')
+        bind = f' bind(C, name="lz_f08_{name.lower()}")' if takes_sections(name, args) else ''
+        m += wrap_free(f'  subroutine MPI_{name}(', [a for a, _, _ in args] + ['ierror'], ')' + bind)
         m += ['    ' + d for d in f08_decls(name, args)]
         m.append('  end subroutine')
     m.append('  end interface')

@@ -145,7 +145,7 @@ program fortran_f08
   call check(ierr == MPI_SUCCESS .and. size >= 1, 'MPI_Comm_size with ierror')
   call check(provided >= MPI_THREAD_SINGLE, 'MPI_Init_thread provided')
   call check(MPI_COMM_WORLD /= MPI_COMM_SELF .and. .not. (MPI_COMM_WORLD == MPI_COMM_NULL), 'handle == and /=')
-  call check(.not. MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
+  call check(MPI_SUBARRAYS_SUPPORTED, 'MPI_SUBARRAYS_SUPPORTED')
 
   ! Point to point around a ring, the status' components checked.
   buf = [(rank * 10 + i, i = 1, 4)]
