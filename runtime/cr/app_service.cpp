@@ -177,7 +177,14 @@ StatusOr<bool> AppService::safe_point() {
 }
 
 Status AppService::take_line(uint64_t safe_point) {
-  if (pending_) fail_pending("superseded by the snapshot at safe point " + std::to_string(safe_point));
+  if (pending_) {
+    std::string why = "superseded by the snapshot at safe point " + std::to_string(safe_point);
+    // A peer of another job that never reached its line: its program may take none.
+    if (!awaited_.empty())
+      why += " before " + peer_name(*awaited_.begin()) +
+             " reached its line (a spawned program without LZ_Checkpoint safe points never does)";
+    fail_pending(why);
+  }
   line_began_ns_ = Counters::now_ns();
   std::vector<uint64_t> sent = line_ != nullptr ? line_->begin_line()
                                                 : std::vector<uint64_t>(static_cast<size_t>(rt_.size()), 0);
