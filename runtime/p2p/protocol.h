@@ -46,18 +46,10 @@ namespace lz::rt::wire {
 
 inline constexpr uint8_t kVersion = 1;
 
-enum Type : uint8_t {
-  kEager = 1,
-  kRts = 2,
-  kCts = 3,
-  kFrag = 4,
-  kFin = 5,
-  kAck = 6,
-  kCancel = 7,
-  kCancelAck = 8,
-  kMarker = 9,
-  kLineCount = 10
-};
+// clang-format off
+enum Type : uint8_t { kEager = 1, kRts = 2, kCts = 3, kFrag = 4, kFin = 5, kAck = 6, kCancel = 7, kCancelAck = 8,
+                      kMarker = 9, kLineCount = 10 };
+// clang-format on
 inline constexpr uint64_t kLineEnded = ~uint64_t{0};
 enum Flags : uint8_t { kFlagSync = 1, kFlagGet = 2 };
 
