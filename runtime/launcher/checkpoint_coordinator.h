@@ -228,7 +228,8 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   void app_done(int rank, uint64_t safe_point, uint64_t bytes);
   void app_abort_line(uint64_t safe_point, const std::string& reason);
   void app_cancel_negotiation(const std::string& reason);
-  void app_commit(uint64_t safe_point);
+  // `spawned`: the spawned jobs' snapshots of the line (app_maybe_commit).
+  void app_commit(uint64_t safe_point, const std::vector<std::string>& spawned);
 
   // ---- cr=app in a spawn tree: checkpoint_coordinator_app_tree.cpp
   // Each job takes its lines itself (cr_app_every; a request to the root is
@@ -251,8 +252,8 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   void app_maybe_commit_all();
   void app_child_line(pid_t child, const oob::TreeDoneMsg& m);
   void app_child_ended(pid_t child, const std::string& why);
-  // Before the commit of `line`: "spawned" and "spawned_by" in its directory.
-  Status app_list_tree(const AppLine& line) const;
+  // Before the commit of `line`: "spawned" (`spawned`) and "spawned_by" in its directory.
+  Status app_list_tree(const AppLine& line, const std::vector<std::string>& spawned) const;
   // After it: the parent learns how the line ended.
   void app_report_line(uint64_t epoch, const std::string& snapshot, const std::string& reason);
   std::vector<AppChild> app_children_;

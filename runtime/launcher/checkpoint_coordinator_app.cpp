@@ -177,13 +177,13 @@ void CheckpointCoordinator::app_abort_line(uint64_t safe_point, const std::strin
   lines_.erase(it);
 }
 
-void CheckpointCoordinator::app_commit(uint64_t safe_point) {
+void CheckpointCoordinator::app_commit(uint64_t safe_point, const std::vector<std::string>& spawned) {
   AppLine& line = lines_.at(safe_point);
   snapshot::SnapshotMeta meta;
   meta.np = host_.size();
   meta.cr = spec_.cr_component;
   meta.crcp = spec_.crcp_component;
-  Status listed = app_list_tree(line);
+  Status listed = app_list_tree(line, spawned);
   auto info = listed.ok() ? store_->commit(*line.snap, meta) : StatusOr<snapshot::SnapshotInfo>(listed);
   if (!info.ok()) {
     app_abort_line(safe_point, "cannot commit: " + info.status().message());

@@ -74,6 +74,7 @@ void CheckpointCoordinator::app_maybe_commit(uint64_t safe_point) {
   AppLine& line = it->second;
   for (bool d : line.done)
     if (!d) return;
+  std::vector<std::string> spawned;  // the spawned jobs' snapshots of this line, in spawn order
   for (const AppChild& c : app_children_) {
     if (c.from_epoch >= line.epoch) continue;  // spawned after this line
     auto l = c.lines.find(line.epoch);
@@ -89,21 +90,16 @@ void CheckpointCoordinator::app_maybe_commit(uint64_t safe_point) {
                                      " was dropped: " + l->second.reason);
       return;
     }
+    spawned.push_back(l->second.snapshot);
   }
   const uint64_t epoch = line.epoch;
-  app_commit(safe_point);
+  app_commit(safe_point, spawned);
   for (AppChild& c : app_children_) c.lines.erase(c.lines.begin(), c.lines.upper_bound(epoch));
 }
 
-Status CheckpointCoordinator::app_list_tree(const AppLine& line) const {
-  std::vector<std::string> children;
-  for (const AppChild& c : app_children_) {
-    if (c.from_epoch >= line.epoch) continue;
-    auto l = c.lines.find(line.epoch);
-    if (l != c.lines.end()) children.push_back(l->second.snapshot);
-  }
+Status CheckpointCoordinator::app_list_tree(const AppLine& line, const std::vector<std::string>& spawned) const {
   const std::string& dir = line.snap->dir();
-  if (!children.empty()) LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedFile, children));
+  if (!spawned.empty()) LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedFile, spawned));
   if (tree_ != nullptr && tree_->has_parent())
     LZ_RETURN_IF_ERROR(write_snapshot_list(dir, kSpawnedByFile, {tree_->parent_job()}));
   return Status::Ok();

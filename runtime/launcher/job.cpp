@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "launcher/live_children.h"
 #include "launcher/output_options.h"
@@ -338,9 +339,10 @@ int Job::run() {
       spec_.job_id, spawned_failed, [this](pid_t pid, UniqueFd link, const std::vector<std::string>& env) {
         tree_->add_child(pid, std::move(link));
         // Under cr=app its snapshots belong to this job's after the epoch it starts in.
+        static constexpr std::string_view kEpoch = "LZ_CR_APP_EPOCH=";
         for (const std::string& e : env)
-          if (e.rfind("LZ_CR_APP_EPOCH=", 0) == 0)
-            cr_->app_child_started(pid, std::strtoull(e.c_str() + 16, nullptr, 10));
+          if (e.rfind(kEpoch, 0) == 0)
+            cr_->app_child_started(pid, std::strtoull(e.c_str() + kEpoch.size(), nullptr, 10));
       });
   modex_ = std::make_unique<ModexServer>(static_cast<int>(spec_.placement.size()), spec_.restored);
   cr_ = std::make_unique<CheckpointCoordinator>(spec_, loop_, static_cast<CheckpointCoordinator::Host&>(*this));
