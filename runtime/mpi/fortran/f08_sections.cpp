@@ -2,14 +2,13 @@
 
 #ifdef LZ_F08_SECTIONS
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <string>
 #include <unordered_map>
 
 #include "mpi/errors.h"
-#include "mpi/fortran/fortran_args.h"
 
 namespace lz::fortran {
 
@@ -61,6 +60,9 @@ namespace {
 struct Kept {
   std::mutex mu;
   std::unordered_map<MPI_Fint, std::vector<std::unique_ptr<Sections::Copy>>> by_request;
+  // by_request's size, read without the lock: every completed request of the
+  // Fortran bindings asks (request_done), and almost none has a copy.
+  std::atomic<size_t> requests{0};
 };
 
 Kept& kept() {
@@ -118,6 +120,7 @@ void Sections::finish(int rc, const MPI_Fint* request) {
     std::lock_guard<std::mutex> lock(k.mu);
     auto& v = k.by_request[*request];
     for (auto& c : copies_) v.push_back(std::move(c));
+    k.requests.store(k.by_request.size(), std::memory_order_release);
     copies_.clear();
     return;
   }
@@ -127,25 +130,29 @@ void Sections::finish(int rc, const MPI_Fint* request) {
 }
 
 void sections_done(MPI_Fint request) {
+  Kept& k = kept();
+  if (k.requests.load(std::memory_order_acquire) == 0) return;
   std::vector<std::unique_ptr<Sections::Copy>> done;
   {
-    Kept& k = kept();
     std::lock_guard<std::mutex> lock(k.mu);
     auto it = k.by_request.find(request);
     if (it == k.by_request.end()) return;
     done = std::move(it->second);
     k.by_request.erase(it);
+    k.requests.store(k.by_request.size(), std::memory_order_release);
   }
   for (auto& c : done) c->copy_back();
 }
 
 void sections_forget(MPI_Fint request) {
   Kept& k = kept();
+  if (k.requests.load(std::memory_order_acquire) == 0) return;
   std::lock_guard<std::mutex> lock(k.mu);
   auto it = k.by_request.find(request);
   if (it == k.by_request.end()) return;
   for (auto& c : it->second) (void)c.release();  // may still be read or written
   k.by_request.erase(it);
+  k.requests.store(k.by_request.size(), std::memory_order_release);
 }
 
 }  // namespace lz::fortran
