@@ -12,12 +12,10 @@
 // refused on another rank count. A protocol that works only with one kind of
 // cr back end (c3: cr=app) is tested with the first cr component it accepts.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +24,7 @@
 #include "lazarus/frameworks/crcp.h"
 #include "lazarus/param_store.h"
 #include "lazarus/registry.h"
+#include "temp_dir.h"
 
 namespace lz::conformance {
 namespace {
@@ -63,19 +62,6 @@ class FakeCoordinator final : public crcp::Coordinator {
   std::vector<std::vector<uint64_t>> arrivals;  // per peer: frame sizes still in flight
   bool held = false, held_at_exchange = false, abort = false;
   int turns = 0, exchanges = 0;
-};
-
-// A directory under /tmp for a test's line files, removed with everything in it.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    char tmpl[] = "/tmp/lz-crcp-conformance.XXXXXX";
-    if (mkdtemp(tmpl) != nullptr) path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
 };
 
 std::vector<std::string> registered_crcp() {
@@ -264,9 +250,8 @@ TEST_P(CrcpConformance, MessageLogCarriesALineAcrossARestart) {
   if (!(module_->capabilities() & crcp::kCapMessageLog))
     GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
   SCOPED_TRACE(cr_.empty() ? "default cr" : "with cr " + cr_);
-  ScratchDir scratch;
-  ASSERT_FALSE(scratch.path.empty()) << "mkdtemp";
-  const std::string dir = scratch.path;
+  lz::test::TempDir scratch;
+  const std::string dir = scratch.path();
 
   std::unique_ptr<crcp::Module> r0 = std::move(module_), r1 = Another();
   ASSERT_NE(r1, nullptr);
@@ -383,9 +368,8 @@ TEST_P(CrcpConformance, MessageLogCountersContinueInANewProcess) {
 TEST_P(CrcpConformance, PeersOfAnotherJobCountInBandAndReplay) {
   if (!(module_->capabilities() & crcp::kCapMessageLog))
     GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
-  ScratchDir scratch;
-  ASSERT_FALSE(scratch.path.empty()) << "mkdtemp";
-  const std::string dir = scratch.path;
+  lz::test::TempDir scratch;
+  const std::string dir = scratch.path();
   // Job A's only rank, and the only rank of job B that it spawned in its
   // epoch 2: each is the other's peer 1.
   std::unique_ptr<crcp::Module> a = std::move(module_), b = Another(), b2 = Another();
