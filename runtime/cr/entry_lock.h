@@ -114,6 +114,21 @@ bool cr_lock_wait_out(const std::atomic<bool>* stop);
 void cr_lock_announce();
 // Releases the entry lock and wakes a blocked entry or a parked thread.
 void cr_lock_release();
+// Another runtime thread (the one-sided progress thread, osc/progress_thread.h)
+// takes the entry lock only when the application thread is outside MPI and
+// no checkpoint holds or takes it: true when taken (release with
+// cr_lock_release()), false at once otherwise. The CR thread and such a
+// thread exclude each other (cr_lock_announce waits for it to let go).
+bool cr_lock_try();
+// 1 while the application thread sleeps at an MPI entry, waiting out a
+// checkpoint (cr_slow_enter).
+extern std::atomic<int> g_cr_blocked;
+// The CR thread, holding the lock: waits until the application thread is
+// stopped at an entry or parked (not computing outside MPI), for at most
+// `timeout_s`; false when it did not stop in time. A checkpoint of
+// memory other processes write (a shared-memory window) needs every
+// rank's program stopped.
+bool cr_lock_wait_stopped(double timeout_s);
 
 template <typename Kick>
 bool cr_lock_acquire(const std::atomic<bool>* stop, Kick kick) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "mpi/entry.h"
+#include "osc/window.h"
 #include "p2p/comm.h"
 #include "p2p/runtime.h"
 
@@ -55,6 +56,21 @@ int handle_error(MPI_Comm comm, const char* function, int mpi_error_class, int f
 
 int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const std::string& message) {
   return handle_error(comm, function, mpi_error_class, mpi_error_class, message);
+}
+
+int win_error(MPI_Win win, const char* function, int mpi_error_class, const std::string& message) {
+  if (t_error_name != nullptr) function = t_error_name;
+  MPI_Errhandler h = win->errhandler;
+  if (h == MPI_ERRORS_RETURN) return mpi_error_class;
+  if (h != nullptr && h->kind == lz_mpi_errhandler_s::kUser) {
+    int code = mpi_error_class;
+    if (h->win_fn != nullptr) h->win_fn(&win, &code);
+    else h->fn(reinterpret_cast<MPI_Comm*>(&win), &code);
+    return mpi_error_class;
+  }
+  std::string m = message;
+  if (!win->name.empty()) m += " (window " + win->name + ")";
+  fatal(function, mpi_error_class, m);
 }
 
 int mpi_error_in_status(MPI_Comm comm, const char* function, int first_class, const std::string& message) {

@@ -21,6 +21,7 @@ struct lz_mpi_errhandler_s {
   enum Kind { kFatal = 0, kReturn = 1, kUser = 2 };
   int kind;
   MPI_Comm_errhandler_function* fn = nullptr;  // kUser
+  MPI_Win_errhandler_function* win_fn = nullptr;  // kUser of MPI_Win_create_errhandler (fn null)
 };
 
 namespace lz::rt {
@@ -34,6 +35,10 @@ int mpi_error(MPI_Comm comm, const char* function, int mpi_error_class, const st
 // class (a peer's death aborts with MPI_ERR_PROC_FAILED, which the launcher
 // knows for --recover), while a handler that returns sees MPI_ERR_IN_STATUS.
 int mpi_error_in_status(MPI_Comm comm, const char* function, int first_class, const std::string& message);
+
+// mpi_error() for an error of window `win` (runtime/osc): its error
+// handler applies (MPI_ERRORS_ARE_FATAL unless MPI_Win_set_errhandler).
+int win_error(MPI_Win win, const char* function, int mpi_error_class, const std::string& message);
 
 // The MPI error class that best describes a runtime Status.
 int mpi_class_of(const Status& s);

@@ -1,5 +1,5 @@
 // Keyvals of communicator and datatype attributes (MPI_Comm_create_keyval,
-// MPI_Type_create_keyval): the registry behind the int handles, one handle
+// MPI_Type_create_keyval, MPI_Win_create_keyval): the registry behind the int handles, one handle
 // space for every kind of object. Handles 1-7 are the predefined
 // communicator attributes (mpi.h: MPI_TAG_UB ...), read-only and answered by
 // mpi_attr.cpp itself; created keyvals follow. A keyval lives while its
@@ -14,12 +14,14 @@ namespace lz::rt {
 struct Keyval {
   // The kind of object it names attributes of; on another kind the handle
   // is invalid (MPI_ERR_KEYVAL).
-  enum class Kind { kComm, kType };
+  enum class Kind { kComm, kType, kWin };
   Kind kind = Kind::kComm;
   MPI_Comm_copy_attr_function* copy = nullptr;  // kComm
   MPI_Comm_delete_attr_function* del = nullptr;
   MPI_Type_copy_attr_function* type_copy = nullptr;  // kType
   MPI_Type_delete_attr_function* type_del = nullptr;
+  MPI_Win_copy_attr_function* win_copy = nullptr;  // kWin (never called: windows are not duplicated)
+  MPI_Win_delete_attr_function* win_del = nullptr;
   void* extra_state = nullptr;
   int refs = 1;  // the handle, plus one per attached attribute
   bool handle_freed = false;

@@ -50,6 +50,17 @@ const char* error_text(int code) {
     case MPI_ERR_PORT: return "MPI_ERR_PORT: invalid port name";
     case MPI_ERR_NAME: return "MPI_ERR_NAME: service name not published";
     case MPI_ERR_SERVICE: return "MPI_ERR_SERVICE: service name could not be published or unpublished";
+    case MPI_ERR_WIN: return "MPI_ERR_WIN: invalid window";
+    case MPI_ERR_SIZE: return "MPI_ERR_SIZE: invalid size";
+    case MPI_ERR_DISP: return "MPI_ERR_DISP: invalid displacement";
+    case MPI_ERR_LOCKTYPE: return "MPI_ERR_LOCKTYPE: invalid lock type";
+    case MPI_ERR_ASSERT: return "MPI_ERR_ASSERT: invalid assertion";
+    case MPI_ERR_RMA_CONFLICT: return "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window";
+    case MPI_ERR_RMA_SYNC: return "MPI_ERR_RMA_SYNC: wrong synchronization of one-sided calls";
+    case MPI_ERR_RMA_RANGE: return "MPI_ERR_RMA_RANGE: target memory is not part of the window";
+    case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
+    case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
+    case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: passed window has the wrong flavor for the called function";
     case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory (tool interface)";
     case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
     case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";

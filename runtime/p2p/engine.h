@@ -57,6 +57,16 @@
 
 namespace lz::rt {
 
+// Work the engine advances on every progress turn, after the transports and
+// the non-blocking collectives: the one-sided windows' agents (runtime/osc),
+// which take the operations addressed to their window. advance() may start
+// sends and receives; it must not wait.
+class ProgressHook {
+ public:
+  virtual ~ProgressHook() = default;
+  virtual void advance() = 0;
+};
+
 class Engine final : public transport::Host {
  public:
   Engine();
@@ -122,6 +132,9 @@ class Engine final : public transport::Host {
   // engine advances it on every progress turn and completes `r` at its end
   // (st_error MPI_ERR_OTHER when a transfer failed: the message says which).
   void start_nbc(Request* r, std::unique_ptr<NbcSchedule> schedule);
+  // Progress hooks (above); removing one during its advance() is allowed.
+  void add_progress_hook(ProgressHook* h) { hooks_.push_back(h); }
+  void remove_progress_hook(ProgressHook* h);
   // MPI_Cancel. A posted, unmatched receive is cancelled at once (true). A
   // send is cancelled only while its message has not been matched: its
   // eager or RTS frame still queued here is dropped (true, cancelled at
@@ -589,6 +602,8 @@ class Engine final : public transport::Host {
   };
   std::vector<Nbc> nbc_;
   void advance_nbc();
+  std::vector<ProgressHook*> hooks_;
+  void run_hooks();
   // Under a message log: the wildcard number (1 + n; 0: none) and forced
   // source of a matched probe from MPI_ANY_SOURCE that has not found its
   // message yet, per context: later attempts keep them.

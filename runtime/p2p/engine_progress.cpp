@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -29,6 +30,7 @@ int Engine::progress(int wait_polls) {
   if (__builtin_expect(!deferred_.empty(), 0)) run_deferred();
   if (__builtin_expect(pending_peers_ != 0, 0)) flush_all();
   if (__builtin_expect(!nbc_.empty(), 0)) advance_nbc();
+  if (__builtin_expect(!hooks_.empty(), 0)) run_hooks();
   if (__builtin_expect(gate_ != nullptr, 0) && n > 0) gate_->note_events();
   return n;
 }
@@ -44,6 +46,16 @@ void Engine::start_nbc(Request* r, std::unique_ptr<NbcSchedule> schedule) {
   r->st_bytes = 0;
   nbc_.push_back({r, std::move(schedule)});
   advance_nbc();
+}
+
+void Engine::run_hooks() {
+  // By index: a hook may remove itself (a window freed from a callback).
+  for (size_t i = 0; i < hooks_.size(); ++i) hooks_[i]->advance();
+}
+
+void Engine::remove_progress_hook(ProgressHook* h) {
+  auto it = std::find(hooks_.begin(), hooks_.end(), h);
+  if (it != hooks_.end()) hooks_.erase(it);
 }
 
 void Engine::advance_nbc() {

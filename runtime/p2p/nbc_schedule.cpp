@@ -82,6 +82,13 @@ void NbcSchedule::call(std::function<Status()> fn) {
   add(s);
 }
 
+void NbcSchedule::until(std::function<bool()> done) {
+  Step s{StepKind::kUntil};
+  s.peer = static_cast<int>(untils_.size());
+  untils_.push_back(std::move(done));
+  add(s);
+}
+
 void NbcSchedule::next_round() {
   if (!rounds_.back().steps.empty()) rounds_.emplace_back();
 }
@@ -113,6 +120,8 @@ Status NbcSchedule::start_round() {
 }
 
 bool NbcSchedule::transfers_done() {
+  for (const Step& s : rounds_[current_].steps)
+    if (s.kind == StepKind::kUntil && !untils_[static_cast<size_t>(s.peer)]()) return false;
   return std::all_of(pending_.begin(), pending_.end(),
                      [](coll::Request* r) { return static_cast<Request*>(r)->complete; });
 }

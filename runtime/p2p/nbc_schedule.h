@@ -63,6 +63,10 @@ class NbcSchedule {
   // context-id agreement of MPI_Comm_idup decides so whether to try again).
   // An error it returns ends the schedule with that error.
   void call(std::function<Status()> fn);
+  // A step that ends when `done()` returns true, asked on every turn until
+  // it does (the request of a one-sided operation, runtime/osc, completes
+  // when the window says the operation has).
+  void until(std::function<bool()> done);
   void next_round();
   // A temporary buffer of `count` elements of `dt`, owned by the schedule.
   void* temp(int count, const dt::Datatype& dt);
@@ -77,7 +81,7 @@ class NbcSchedule {
   const Status& error() const { return error_; }
 
  private:
-  enum class StepKind { kSend, kRecv, kCopy, kReduce, kCall, kAwait };
+  enum class StepKind { kSend, kRecv, kCopy, kReduce, kCall, kAwait, kUntil };
   struct Step {
     StepKind kind;
     const void* in = nullptr;
@@ -107,6 +111,7 @@ class NbcSchedule {
   std::vector<const dt::Datatype*> types_;
   std::vector<const dt::Op*> ops_;
   std::vector<std::function<Status()>> calls_;
+  std::vector<std::function<bool()>> untils_;
   Status error_;
 };
 

@@ -32,6 +32,12 @@ constexpr ParamSpec kParams[] = {
      "not have accepted the connection yet) before it fails naming the peer; 0: as long as the peer lives. "
      "A peer that dies ends the wait at once",
      5},
+    {"osc_progress_interval", ParamType::kInt, "1000",
+     "Microseconds between the turns of the one-sided progress thread, which serves this rank's windows (locks, "
+     "accumulates, gets of other ranks) while the program computes outside MPI; it runs only while a window "
+     "exists and only when the program is not inside an MPI call. 0: no thread (passive-target operations then "
+     "wait for the target's next MPI call)",
+     5},
     {"dpm_transport", ParamType::kList, "tcp",
      "Transports that carry messages between processes of different jobs, joined by MPI_Comm_spawn, "
      "MPI_Comm_accept/_connect or MPI_Comm_join: each such connection opens its own modules of these",

@@ -35,6 +35,7 @@ LAYER_OF = [
     ("runtime/snapshot", "rte"),
     ("runtime/p2p", "core"),
     ("runtime/cr", "core"),
+    ("runtime/osc", "core"),
     ("runtime/mpi", "mpi"),
     ("runtime/blcr", "blcr"),
     ("runtime/launcher", "tools"),

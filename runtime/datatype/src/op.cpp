@@ -233,9 +233,16 @@ void apply_pair(Kind k, Basic b, const void* in, void* io, size_t n, bool packed
 
 }  // namespace
 
-bool op_defined_on(Op::Kind k, Basic b) { return (families_of(k) & family_of(b)) != 0; }
+bool op_defined_on(Op::Kind k, Basic b) {
+  return k == Op::Kind::kReplace || k == Op::Kind::kNoOp || (families_of(k) & family_of(b)) != 0;
+}
 
 bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
+  if (k == Op::Kind::kNoOp) return true;
+  if (k == Op::Kind::kReplace) {
+    std::memmove(io, in, n * basic_info(b).extent);
+    return true;
+  }
   if (!op_defined_on(k, b)) return false;
   switch (b) {
     case Basic::kSignedChar: return dispatch_arith<signed char>(k, in, io, n);
@@ -322,7 +329,7 @@ void lz_op_s::release(const lz_op_s* op) {
 const char* lz_op_s::name() const {
   static const char* const kNames[] = {"MPI_MAX", "MPI_MIN", "MPI_SUM",  "MPI_PROD", "MPI_LAND",   "MPI_BAND",
                                        "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
-                                       "user-defined op"};
+                                       "MPI_REPLACE", "MPI_NO_OP", "user-defined op"};
   return kNames[static_cast<int>(kind_)];
 }
 

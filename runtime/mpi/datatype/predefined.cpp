@@ -78,6 +78,8 @@ LZ_DT(lz_mpi_dt_integer16, kInteger16);
 LZ_OP(lz_mpi_op_max, kMax);
 LZ_OP(lz_mpi_op_min, kMin);
 LZ_OP(lz_mpi_op_sum, kSum);
+LZ_OP(lz_mpi_op_replace, kReplace);
+LZ_OP(lz_mpi_op_no_op, kNoOp);
 LZ_OP(lz_mpi_op_prod, kProd);
 LZ_OP(lz_mpi_op_land, kLand);
 LZ_OP(lz_mpi_op_band, kBand);

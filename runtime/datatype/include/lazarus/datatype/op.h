@@ -35,7 +35,11 @@ typedef void(lz_user_function_c)(void* invec, void* inoutvec, long long* len, st
 }
 
 struct lz_op_s {
-  enum class Kind : uint8_t { kMax, kMin, kSum, kProd, kLand, kBand, kLor, kBor, kLxor, kBxor, kMaxloc, kMinloc, kUser };
+  // kReplace and kNoOp are one-sided accumulates' only (MPI_REPLACE:
+  // inout = in; MPI_NO_OP: inout unchanged); collectives refuse them.
+  enum class Kind : uint8_t {
+    kMax, kMin, kSum, kProd, kLand, kBand, kLor, kBor, kLxor, kBxor, kMaxloc, kMinloc, kReplace, kNoOp, kUser
+  };
 
   // A predefined op.
   explicit lz_op_s(Kind k);
@@ -48,6 +52,7 @@ struct lz_op_s {
 
   Kind kind() const { return kind_; }
   bool is_predefined() const { return kind_ != Kind::kUser; }
+  bool rma_only() const { return kind_ == Kind::kReplace || kind_ == Kind::kNoOp; }
   bool commutative() const { return commutative_; }
   // "MPI_SUM", or "user op".
   const char* name() const;

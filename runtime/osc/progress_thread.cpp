@@ -1,0 +1,49 @@
+#include "osc/progress_thread.h"
+
+#include <time.h>
+
+#include <atomic>
+#include <thread>
+
+#include "cr/entry_lock.h"
+#include "p2p/engine.h"
+#include "p2p/runtime.h"
+
+namespace lz::osc {
+
+namespace {
+std::thread g_thread;
+std::atomic<bool> g_stop{false};
+int g_windows = 0;
+
+void run(rt::Engine* engine, long interval_ns) {
+  while (!g_stop.load(std::memory_order_acquire)) {
+    struct timespec ts{interval_ns / 1000000000, interval_ns % 1000000000};
+    nanosleep(&ts, nullptr);
+    if (rt::inside_mpi() || !rt::cr_lock_try()) continue;
+    // Turns while they find work, a bounded number: the program may be
+    // waiting to enter.
+    for (int i = 0; i < 64 && engine->progress() > 0; ++i) {
+    }
+    rt::cr_lock_release();
+  }
+}
+}  // namespace
+
+void ProgressThread::window_created() {
+  if (g_windows++ != 0 || g_thread.joinable()) return;
+  rt::Runtime& rt = rt::runtime();
+  const long interval_us = rt.registry().params().get_int("osc_progress_interval");
+  if (interval_us <= 0) return;
+  g_stop.store(false);
+  g_thread = std::thread(run, &rt.engine(), interval_us * 1000);
+}
+
+void ProgressThread::window_freed() {
+  if (--g_windows != 0 || !g_thread.joinable()) return;
+  // The caller is inside MPI: the thread holds no lock now, and cannot take it.
+  g_stop.store(true, std::memory_order_release);
+  g_thread.join();
+}
+
+}  // namespace lz::osc

@@ -1,0 +1,178 @@
+// Window, synchronization: fence (with the binding's count exchange),
+// post/start/complete/wait, locks and flushes. Every call that promises
+// remote completion waits for the target's acknowledgement or count.
+#include <algorithm>
+#include <cstring>
+
+#include "osc/window.h"
+#include "p2p/request.h"
+
+namespace wire = lz::osc::wire;
+
+bool lz_mpi_win_s::in_lock_epoch() const {
+  if (lock_all_) return true;
+  return std::any_of(targets_.begin(), targets_.end(), [](const TargetState& t) { return t.lock != kUnlocked; });
+}
+
+std::string lz_mpi_win_s::access_error(int target) const {
+  const TargetState& t = targets_[static_cast<size_t>(target)];
+  if (lock_all_ || t.lock != kUnlocked || fence_open_) return "";
+  if (pscw_started_) {
+    if (std::find(access_group_.begin(), access_group_.end(), target) != access_group_.end()) return "";
+    return "rank " + std::to_string(target) + " is not in the group of this rank's MPI_Win_start";
+  }
+  return "no access epoch to rank " + std::to_string(target) +
+         " is open (MPI_Win_fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all first)";
+}
+
+// ---- fence -----------------------------------------------------------------------------
+
+std::vector<int> lz_mpi_win_s::fence_counts() {
+  wait_local(-1);
+  std::vector<int> sent(targets_.size());
+  for (size_t t = 0; t < targets_.size(); ++t) {
+    sent[t] = targets_[t].fence_ops;
+    targets_[t].fence_ops = 0;
+    targets_[t].dirty = false;
+  }
+  return sent;
+}
+
+void lz_mpi_win_s::fence_finish(int expected, int assert) {
+  int& done = fence_done_[fence_epoch_ & 1];
+  engine_.wait_until([&] { return done >= expected; });
+  done -= expected;
+  ++fence_epoch_;
+  fence_open(assert);
+}
+
+// ---- post / start / complete / wait ----------------------------------------------------------
+
+void lz_mpi_win_s::post(const std::vector<int>& ranks, int assert) {
+  exposure_group_ = ranks;
+  exposure_open_ = true;
+  if (assert & MPI_MODE_NOCHECK) return;
+  wire::Op op{};
+  op.kind = wire::kPost;
+  for (int r : ranks) send_bytes(r, &op, sizeof(op), wire::kTagOp, nullptr).ignore();
+}
+
+void lz_mpi_win_s::start(const std::vector<int>& ranks, int assert) {
+  access_group_ = ranks;
+  pscw_started_ = true;
+  if (assert & MPI_MODE_NOCHECK) return;
+  engine_.wait_until([&] {
+    return std::all_of(ranks.begin(), ranks.end(), [&](int r) { return targets_[static_cast<size_t>(r)].posts > 0; });
+  });
+  for (int r : ranks) --targets_[static_cast<size_t>(r)].posts;
+}
+
+void lz_mpi_win_s::complete() {
+  wire::Op op{};
+  op.kind = wire::kComplete;
+  for (int r : access_group_) {
+    send_bytes(r, &op, sizeof(op), wire::kTagOp, nullptr).ignore();
+    targets_[static_cast<size_t>(r)].dirty = false;
+  }
+  wait_local(-1);
+  access_group_.clear();
+  pscw_started_ = false;
+}
+
+void lz_mpi_win_s::wait() {
+  engine_.wait_until([&] { return test(); });
+}
+
+bool lz_mpi_win_s::test() {
+  if (!exposure_open_) return true;
+  for (int r : exposure_group_)
+    if (completes_[static_cast<size_t>(r)] == 0) return false;
+  for (int r : exposure_group_) --completes_[static_cast<size_t>(r)];
+  exposure_group_.clear();
+  exposure_open_ = false;
+  return true;
+}
+
+// ---- locks and flushes ---------------------------------------------------------------------
+
+bool lz_mpi_win_s::needs_lock(int target) const {
+  const TargetState& t = targets_[static_cast<size_t>(target)];
+  return t.lock != kUnlocked && !t.nocheck && !t.lock_sent;
+}
+
+lz::Status lz_mpi_win_s::send_lock(int target, bool wait_grant) {
+  TargetState& t = targets_[static_cast<size_t>(target)];
+  wire::Op op{};
+  op.kind = wire::kLock;
+  if (t.lock == kExclusive) op.flags |= wire::kFlagExclusive;
+  if (wait_grant) {
+    op.reply_tag = static_cast<uint32_t>(next_reply_tag());
+    post_reply(target, nullptr, 0, nullptr, static_cast<int>(op.reply_tag), nullptr);
+  }
+  t.lock_sent = true;
+  return send_bytes(target, &op, sizeof(op), wire::kTagOp, nullptr);
+}
+
+void lz_mpi_win_s::request_ack(int target, wire::Kind kind) {
+  wire::Op op{};
+  op.kind = kind;
+  op.reply_tag = static_cast<uint32_t>(next_reply_tag());
+  post_reply(target, nullptr, 0, nullptr, static_cast<int>(op.reply_tag), nullptr);
+  send_bytes(target, &op, sizeof(op), wire::kTagOp, nullptr).ignore();
+  targets_[static_cast<size_t>(target)].dirty = false;
+}
+
+void lz_mpi_win_s::lock(int type, int target, int assert) {
+  TargetState& t = targets_[static_cast<size_t>(target)];
+  t.lock = type == MPI_LOCK_EXCLUSIVE ? kExclusive : kShared;
+  t.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  t.lock_sent = false;
+  // The program loads and stores its own window once this returns.
+  if (target == rank() && !t.nocheck) {
+    send_lock(target, true).ignore();
+    wait_local(target);
+  }
+}
+
+void lz_mpi_win_s::end_lock(int target) {
+  TargetState& t = targets_[static_cast<size_t>(target)];
+  if (t.lock_sent) request_ack(target, wire::kUnlock);
+  else if (t.dirty) request_ack(target, wire::kFlush);
+  t.lock = kUnlocked;
+  t.nocheck = t.lock_sent = false;
+}
+
+void lz_mpi_win_s::unlock(int target) {
+  end_lock(target);
+  wait_local(target);
+}
+
+void lz_mpi_win_s::lock_all(int assert) {
+  lock_all_ = true;
+  for (TargetState& t : targets_) {
+    t.lock = kShared;
+    t.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    t.lock_sent = false;
+  }
+}
+
+void lz_mpi_win_s::unlock_all() {
+  for (size_t t = 0; t < targets_.size(); ++t) end_lock(static_cast<int>(t));
+  lock_all_ = false;
+  wait_local(-1);
+}
+
+void lz_mpi_win_s::flush(int target) {
+  if (targets_[static_cast<size_t>(target)].dirty) request_ack(target, wire::kFlush);
+  wait_local(target);
+}
+
+void lz_mpi_win_s::flush_all() {
+  for (size_t t = 0; t < targets_.size(); ++t)
+    if (targets_[t].dirty) request_ack(static_cast<int>(t), wire::kFlush);
+  wait_local(-1);
+}
+
+void lz_mpi_win_s::flush_local(int target) { wait_local(target); }
+
+void lz_mpi_win_s::flush_local_all() { wait_local(-1); }
