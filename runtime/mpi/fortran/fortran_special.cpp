@@ -1,7 +1,8 @@
 // The Fortran entry points that the table of fortran.tbl cannot describe:
 // MPI_Init without argc/argv, the functions (MPI_WTIME, MPI_AINT_ADD ...),
 // user callbacks (reduction ops, error handlers, keyval copy/delete written
-// in Fortran) and attributes, whose values Fortran holds as integers.
+// in Fortran) and attributes, whose values Fortran holds as integers; of
+// communicators, datatypes and windows alike.
 #include <array>
 #include <atomic>
 #include <cstdarg>
@@ -121,7 +122,10 @@ extern "C" void mpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint
 // A C callback carries no pointer of the program's, so a Fortran procedure is
 // reached through one of a fixed set of C trampolines, each bound to a slot
 // holding the procedure. A slot is taken by MPI_OP_CREATE /
-// MPI_COMM_CREATE_ERRHANDLER; MPI_OP_FREE gives an op's back.
+// MPI_COMM_CREATE_ERRHANDLER / MPI_WIN_CREATE_ERRHANDLER (the error
+// handlers' slots are one pool: a Fortran handler is (INTEGER handle,
+// INTEGER code) either way, and slot I has a trampoline of each kind);
+// MPI_OP_FREE gives an op's back.
 namespace {
 
 using FortranOp = void(void* invec, void* inoutvec, MPI_Fint* len, MPI_Fint* datatype);
@@ -178,6 +182,12 @@ void errhandler_trampoline(MPI_Comm* comm, int* code, ...) {
   errhandler_slots().fn[I].load()(&f_comm, code);
 }
 
+template <size_t I>
+void win_errhandler_trampoline(MPI_Win* win, int* code, ...) {
+  MPI_Fint f_win = MPI_Win_c2f(*win);
+  errhandler_slots().fn[I].load()(&f_win, code);
+}
+
 template <size_t... I>
 constexpr std::array<MPI_User_function*, sizeof...(I)> op_trampolines(std::index_sequence<I...>) {
   return {&op_trampoline<I>...};
@@ -186,10 +196,15 @@ template <size_t... I>
 constexpr std::array<MPI_Comm_errhandler_function*, sizeof...(I)> errhandler_trampolines(std::index_sequence<I...>) {
   return {&errhandler_trampoline<I>...};
 }
+template <size_t... I>
+constexpr std::array<MPI_Win_errhandler_function*, sizeof...(I)> win_errhandler_trampolines(std::index_sequence<I...>) {
+  return {&win_errhandler_trampoline<I>...};
+}
 constexpr auto kOpTrampolines = op_trampolines(std::make_index_sequence<kOpSlots>());
 constexpr auto kErrhandlerTrampolines = errhandler_trampolines(std::make_index_sequence<kErrhandlerSlots>());
+constexpr auto kWinErrhandlerTrampolines = win_errhandler_trampolines(std::make_index_sequence<kErrhandlerSlots>());
 
-// ---- keyvals (communicators and datatypes): the Fortran procedures and
+// ---- keyvals (communicators, datatypes, windows): the Fortran procedures and
 // extra state ride in the C keyval's extra_state (never freed: a keyval's callbacks may run until
 // MPI_Finalize, after MPI_COMM_FREE_KEYVAL).
 using FortranCopy = void(MPI_Fint* old, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* value_in,
@@ -210,8 +225,9 @@ struct FortranKeyval {
 // The Fortran value of the object a keyval callback is called for.
 MPI_Fint f_handle(MPI_Comm comm) { return MPI_Comm_c2f(comm); }
 MPI_Fint f_handle(MPI_Datatype type) { return MPI_Type_c2f(type); }
+MPI_Fint f_handle(MPI_Win win) { return MPI_Win_c2f(win); }
 
-// One copy / delete pair for communicator and datatype keyvals (the
+// One copy / delete pair for communicator, datatype and window keyvals (the
 // Fortran callbacks take the object's INTEGER handle either way).
 template <typename Handle>
 int keyval_copy(Handle old, int keyval, void* extra_state, void* value_in, void* value_out, int* flag) {
@@ -253,14 +269,34 @@ MPI_Aint f_attr(int keyval, void* value) {
   return lz::rt::is_predefined_keyval(keyval) ? *static_cast<int*>(value) : reinterpret_cast<MPI_Aint>(value);
 }
 
-// MPI_COMM_GET_ATTR and MPI_TYPE_GET_ATTR: `get` is the C call.
+// A window attribute's Fortran value (MPI-3.1 section 11.2.6): C gives the
+// base itself, and pointers to the size (MPI_Aint) and to the displacement
+// unit, flavor and memory model (ints); a keyval of the program's, its value.
+MPI_Aint f_win_attr(int keyval, void* value) {
+  switch (keyval) {
+    case MPI_WIN_BASE:
+      return reinterpret_cast<MPI_Aint>(value);
+    case MPI_WIN_SIZE:
+      return *static_cast<MPI_Aint*>(value);
+    case MPI_WIN_DISP_UNIT:
+    case MPI_WIN_CREATE_FLAVOR:
+    case MPI_WIN_MODEL:
+      return *static_cast<int*>(value);
+    default:
+      return reinterpret_cast<MPI_Aint>(value);
+  }
+}
+
+// MPI_COMM_GET_ATTR, MPI_TYPE_GET_ATTR, MPI_WIN_GET_ATTR: `get` is the C
+// call, `to_f` the value's conversion.
 template <typename Handle>
-int get_attr(int (*get)(Handle, int, void*, int*), Handle object, int keyval, MPI_Aint* value, MPI_Fint* flag) {
+int get_attr(int (*get)(Handle, int, void*, int*), Handle object, int keyval, MPI_Aint* value, MPI_Fint* flag,
+             MPI_Aint (*to_f)(int, void*) = f_attr) {
   void* v = nullptr;
   int c_flag = 0;
   const int rc = get(object, keyval, &v, &c_flag);
   *flag = c_flag != 0;
-  if (rc == MPI_SUCCESS && c_flag) *value = f_attr(keyval, v);
+  if (rc == MPI_SUCCESS && c_flag) *value = to_f(keyval, v);
   return rc;
 }
 
@@ -314,8 +350,26 @@ void mpi_comm_create_errhandler_(FortranErrhandler* fn, MPI_Fint* errhandler, MP
   *errhandler = MPI_Errhandler_c2f(c_eh);
 }
 
+void mpi_win_create_errhandler_(FortranErrhandler* fn, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  size_t slot = errhandler_slots().take(fn);
+  if (slot == kErrhandlerSlots) {
+    *ierror = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_INTERN);
+    if (*ierror == MPI_SUCCESS) *ierror = MPI_ERR_INTERN;
+    return;
+  }
+  MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
+  *ierror = MPI_Win_create_errhandler(kWinErrhandlerTrampolines[slot], &c_eh);
+  if (*ierror != MPI_SUCCESS) {
+    errhandler_slots().fn[slot].store(nullptr);
+    return;
+  }
+  errhandler_slots().bind(c_eh, slot);
+  *errhandler = MPI_Errhandler_c2f(c_eh);
+}
+
 // The handler's slot is not given back: MPI lets a freed handler live on in
-// the communicators it is set on, and nothing tells this binding when the
+// the communicators (windows) it is set on, and nothing tells this binding when the
 // last of them lets it go. 64 Fortran handlers per process, then
 // MPI_ERR_INTERN.
 void mpi_errhandler_free_(MPI_Fint* errhandler, MPI_Fint* ierror) {
@@ -338,6 +392,13 @@ void mpi_type_create_keyval_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, c
   LZ_F_OPTIONAL_IERROR(ierror);
   auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, false};
   *ierror = MPI_Type_create_keyval(keyval_copy<MPI_Datatype>, keyval_delete<MPI_Datatype>, keyval, k);
+}
+
+void mpi_win_create_keyval_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, const MPI_Aint* extra_state,
+                            MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  auto* k = new FortranKeyval{copy_fn, delete_fn, *extra_state, false};
+  *ierror = MPI_Win_create_keyval(keyval_copy<MPI_Win>, keyval_delete<MPI_Win>, keyval, k);
 }
 
 void mpi_keyval_create_(void* copy_fn, void* delete_fn, MPI_Fint* keyval, const MPI_Fint* extra_state,
@@ -377,6 +438,15 @@ void mpi_type_dup_fn_(MPI_Fint* a, MPI_Fint* b, MPI_Aint* c, MPI_Aint* in, MPI_A
   mpi_comm_dup_fn_(a, b, c, in, out, flag, ierror);
 }
 void mpi_type_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Fint* ierror) { *ierror = MPI_SUCCESS; }
+void mpi_win_null_copy_fn_(MPI_Fint* a, MPI_Fint* b, MPI_Aint* c, MPI_Aint* d, MPI_Aint* e, MPI_Fint* flag,
+                           MPI_Fint* ierror) {
+  mpi_comm_null_copy_fn_(a, b, c, d, e, flag, ierror);
+}
+void mpi_win_dup_fn_(MPI_Fint* a, MPI_Fint* b, MPI_Aint* c, MPI_Aint* in, MPI_Aint* out, MPI_Fint* flag,
+                     MPI_Fint* ierror) {
+  mpi_comm_dup_fn_(a, b, c, in, out, flag, ierror);
+}
+void mpi_win_null_delete_fn_(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Fint* ierror) { *ierror = MPI_SUCCESS; }
 
 // Attributes: Fortran stores and reads integer values (c_attr, f_attr).
 void mpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
@@ -399,6 +469,16 @@ void mpi_type_get_attr_(const MPI_Fint* type, const MPI_Fint* keyval, MPI_Aint* 
                         MPI_Fint* ierror) {
   LZ_F_OPTIONAL_IERROR(ierror);
   *ierror = get_attr(MPI_Type_get_attr, MPI_Type_f2c(*type), *keyval, value, flag);
+}
+
+void mpi_win_set_attr_(const MPI_Fint* win, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  *ierror = MPI_Win_set_attr(MPI_Win_f2c(*win), *keyval, c_attr(*value));
+}
+
+void mpi_win_get_attr_(const MPI_Fint* win, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierror) {
+  LZ_F_OPTIONAL_IERROR(ierror);
+  *ierror = get_attr(MPI_Win_get_attr, MPI_Win_f2c(*win), *keyval, value, flag, f_win_attr);
 }
 
 void mpi_attr_put_(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
@@ -449,3 +529,7 @@ LZ_F_PMPI(mpi_type_get_attr_);
 LZ_F_PMPI(mpi_attr_put_);
 LZ_F_PMPI(mpi_attr_get_);
 LZ_F_PMPI(mpi_info_create_env_);
+LZ_F_PMPI(mpi_win_create_errhandler_);
+LZ_F_PMPI(mpi_win_create_keyval_);
+LZ_F_PMPI(mpi_win_set_attr_);
+LZ_F_PMPI(mpi_win_get_attr_);

@@ -17,10 +17,14 @@ MPI_Comm_spawn and _spawn_multiple have entry points of their own (SPAWN_IFACES)
 import sys
 
 # Handle kinds whose TYPE(MPI_<Kind>) the module defines (the table's kinds).
-F08_TYPES = ['Comm', 'Datatype', 'Errhandler', 'Group', 'Info', 'Message', 'Op', 'Request']
+F08_TYPES = ['Comm', 'Datatype', 'Errhandler', 'Group', 'Info', 'Message', 'Op', 'Request', 'Win']
 
 # Arguments whose mpi_f08 type is not the `mpi` one's (MPI-3.1 A.3).
-F08_OVERRIDES = {('Alloc_mem', 'baseptr'): 'type(c_ptr) :: baseptr'}
+# baseptr: the memory MPI allocated, for C_F_POINTER.
+F08_OVERRIDES = {('Alloc_mem', 'baseptr'): 'type(c_ptr) :: baseptr',
+                 ('Win_allocate', 'baseptr'): 'type(c_ptr) :: baseptr',
+                 ('Win_allocate_shared', 'baseptr'): 'type(c_ptr) :: baseptr',
+                 ('Win_shared_query', 'baseptr'): 'type(c_ptr) :: baseptr'}
 
 # The deprecated MPI-1 attribute calls: not part of mpi_f08 (MPI-3.1 section 17.1.2).
 NOT_IN_F08 = {'Keyval_free', 'Attr_delete'}
@@ -31,7 +35,20 @@ NOT_IN_F08 = {'Keyval_free', 'Attr_delete'}
 # mpi_<name>_ entry point (f08_sections.h). Not these: memory the call keeps
 # (MPI_BUFFER_ATTACH, MPI_FREE_MEM) is contiguous, and the external32 calls
 # take a CHARACTER argument, which a BIND(C) interface cannot.
-NO_SECTIONS = {'Buffer_attach', 'Free_mem', 'Pack_external', 'Unpack_external'}
+# Nor one-sided communication (RMA): a window's memory (MPI_WIN_CREATE's and
+# _ATTACH's base, which _DETACH names again) is read and written by other
+# ranks for the window's life, and an RMA call's origin, compare and result
+# buffers are read or written asynchronously, until the synchronization that
+# completes the call (a fence, MPI_WIN_UNLOCK, MPI_WIN_FLUSH ..., or the
+# request of MPI_RPUT ...), not when the call or a request of the binding's
+# returns: a copy of a section made for the call (and copied back after it)
+# would be read, written or freed behind MPI's back. Their buffers are the
+# program's own storage, DIMENSION(*) with ASYNCHRONOUS (RMA_BUFFERS), which
+# takes contiguous memory; a non-contiguous section is not supported there
+# (gfortran would pass a temporary, copy-in/copy-out, as for the `mpi` module).
+RMA_BUFFERS = {'Win_create', 'Win_attach', 'Win_detach', 'Put', 'Get', 'Accumulate', 'Get_accumulate',
+               'Fetch_and_op', 'Compare_and_swap', 'Rput', 'Rget', 'Raccumulate', 'Rget_accumulate'}
+NO_SECTIONS = {'Buffer_attach', 'Free_mem', 'Pack_external', 'Unpack_external'} | RMA_BUFFERS
 # Routines whose `buf` the call only reads (the others' buffers may be written).
 SEND_BUF = {'Send', 'Ssend', 'Rsend', 'Bsend', 'Isend', 'Issend', 'Ibsend', 'Irsend',
             'Send_init', 'Ssend_init', 'Bsend_init', 'Rsend_init'}
@@ -132,6 +149,25 @@ CALLBACK_IFACES = """
     subroutine MPI_Comm_errhandler_function(comm, error_code)
       import
       type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine
+    subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, &
+                                          attribute_val_out, flag, ierror)
+      import
+      type(MPI_Win) :: oldwin
+      integer :: win_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine
+    subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+      import
+      type(MPI_Win) :: win
+      integer :: win_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      type(MPI_Win) :: win
       integer :: error_code
     end subroutine
   end interface
@@ -313,6 +349,35 @@ SPECIAL_IFACES = """
     integer :: f_status(MPI_STATUS_SIZE)
     integer, optional :: ierror
   end subroutine
+  subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    import
+    procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+    type(MPI_Errhandler) :: errhandler
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
+    import
+    procedure(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+    procedure(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+    integer :: win_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+    import
+    type(MPI_Win) :: win
+    integer :: win_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    integer, optional :: ierror
+  end subroutine
+  subroutine MPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+    import
+    type(MPI_Win) :: win
+    integer :: win_keyval
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    logical :: flag
+    integer, optional :: ierror
+  end subroutine
 """
 
 
@@ -327,8 +392,9 @@ def f08_decls(name, args):
             asynchronous = ', asynchronous' if section_call(name, args) != 'kBlocking' else ''
             out.append(f'type(*), dimension(..){asynchronous} :: {a}')
         elif kind == 'buf':
+            asynchronous = ', asynchronous' if name in RMA_BUFFERS else ''
             out.append(f'!GCC$ ATTRIBUTES NO_ARG_CHECK :: {a}')
-            out.append(f'type(*), dimension(*) :: {a}')
+            out.append(f'type(*), dimension(*){asynchronous} :: {a}')
         elif kind in ('int', 'int_out', 'index_out'):
             out.append(f'integer :: {a}')
         elif kind in ('int_arr', 'weights', 'indices_out'):
@@ -421,7 +487,9 @@ def module(handles, aliases, fns, consts, sentinels, char_sentinels, wrap_free, 
     m += ['  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN',
           '  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN',
           '  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN',
-          '  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN']
+          '  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN',
+          '  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN',
+          '  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN']
     m += equality_interfaces()
     m.append('  interface')
     m.append(SPECIAL_IFACES.rstrip())

@@ -16,7 +16,9 @@ OUT_MODULE  the `mpi` module: the same constants and explicit interfaces of
 OUT_F08     the `mpi_f08` module: the same routines with Fortran 2008 handle
             types, OPTIONAL ierror (gen_f08.py)
 The hand-written routines (MPI_Init, callbacks, attributes, address
-arithmetic) are in fortran_special.cpp; their interfaces are SPECIAL_IFACES.
+arithmetic; the window ones among them: MPI_WIN_CREATE_ERRHANDLER,
+_CREATE_KEYVAL, _SET_ATTR, _GET_ATTR) are in fortran_special.cpp; their
+interfaces are SPECIAL_IFACES.
 """
 import re
 import sys
@@ -34,6 +36,7 @@ HANDLES = {
                    'MPI_ERRHANDLER_NULL'),
     'Info': ('MPI_Info', 'MPI_Info_f2c', 'MPI_Info_c2f', 'kInfo', 'MPI_INFO_NULL'),
     'Message': ('MPI_Message', 'MPI_Message_f2c', 'MPI_Message_c2f', 'kMessage', 'MPI_MESSAGE_NULL'),
+    'Win': ('MPI_Win', 'MPI_Win_f2c', 'MPI_Win_c2f', 'kWin', 'MPI_WIN_NULL'),
 }
 
 # Constants only Fortran has.
@@ -61,7 +64,8 @@ CHAR_SENTINELS = [
 # Predefined callbacks, Fortran-callable (fortran_special.cpp).
 EXTERNALS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_NULL_DELETE_FN', 'MPI_COMM_DUP_FN',
              'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_NULL_DELETE_FN', 'MPI_TYPE_DUP_FN',
-             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN']
+             'MPI_NULL_COPY_FN', 'MPI_NULL_DELETE_FN', 'MPI_DUP_FN',
+             'MPI_WIN_NULL_COPY_FN', 'MPI_WIN_NULL_DELETE_FN', 'MPI_WIN_DUP_FN']
 
 # Functions (not subroutines): Fortran type and name.
 FUNCTIONS = [('double precision', 'MPI_WTIME'), ('double precision', 'MPI_WTICK'),
@@ -195,6 +199,27 @@ SPECIAL_IFACES = """
     !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
     real, dimension(*) :: buffer_addr
     integer :: size, ierror
+  end subroutine
+  subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    external :: win_errhandler_fn
+    integer :: errhandler, ierror
+  end subroutine
+  subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, ierror)
+    import :: MPI_ADDRESS_KIND
+    external :: win_copy_attr_fn, win_delete_attr_fn
+    integer :: win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  end subroutine
+  subroutine MPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+    import :: MPI_ADDRESS_KIND
+    integer :: win, win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+  end subroutine
+  subroutine MPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+    import :: MPI_ADDRESS_KIND
+    integer :: win, win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val
+    logical :: flag
   end subroutine
 """
 

@@ -28,7 +28,7 @@
 
 namespace lz::fortran {
 
-enum class Kind : uint8_t { kComm, kGroup, kDatatype, kOp, kRequest, kErrhandler, kInfo, kMessage, kNumKinds };
+enum class Kind : uint8_t { kComm, kGroup, kDatatype, kOp, kRequest, kErrhandler, kInfo, kMessage, kWin, kNumKinds };
 
 class HandleTable {
  public:
