@@ -19,6 +19,7 @@
 #include "lazarus/log.h"
 #include "cr/entry_lock.h"
 #include "cr/own_files.h"
+#include "osc/checkpoint.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
 #include "p2p/comm.h"
@@ -322,6 +323,14 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     else
       eng.progress_wait(10);
   }
+  // A shared-memory window is memory other processes write: each rank's
+  // program stops at an MPI call before the rank reports its drain done, so
+  // that no process writes it once every rank has (osc/checkpoint.h).
+  if (s.ok() && !at_safe_point && osc::app_stopped_needed() && !cr_lock_wait_stopped(drain_timeout_))
+    s = Timeout("rank " + std::to_string(rt_.rank()) + "'s program did not come to an MPI call within " +
+                std::to_string(static_cast<int>(drain_timeout_)) +
+                " s; a job with shared-memory windows is checkpointed once every rank's program is in MPI "
+                "(cr_drain_timeout)");
   if (!s.ok()) {
     resume(false);
     if (coord.aborted) log::debug("%s", s.message().c_str());
@@ -341,6 +350,11 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // ---- after GO: whatever happens, reconnect, re-publish and fence ----------------
   bool restarted = false;
   Status failure = eng.checkpoint_transports(static_cast<int>(hook_timeout_ * 1000));
+  // Shared-memory windows become private memory for the image, and shared
+  // again after it.
+  const bool privatized = failure.ok() && !at_safe_point && (flags & oob::kCrNoImage) == 0 &&
+                          (flags & oob::kCrHandover) == 0 && osc::app_stopped_needed();
+  if (privatized) failure = osc::before_image();
   int restart_fd = -1;
   bool disconnected = false;
   if (failure.ok()) {
@@ -392,6 +406,9 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   }
   if (restart_fd >= 0) close(restart_fd);
   if (Status r = eng.resume_transports(restarted); !r.ok() && failure.ok()) failure = r;
+  if (privatized)
+    if (Status r = osc::after_image(drain_timeout_ + hook_timeout_); !r.ok())
+      die("sharing the shared-memory windows again: " + r.message());
 
   if (failure.ok()) {
     oob::CrDoneMsg done{seq, restarted ? oob::kCrOutcomeRestarted : oob::kCrOutcomeContinued,
