@@ -1,0 +1,36 @@
+/* Helpers of the RMA integration programs, on top of the MPI suite's CHECK
+ * (a failed check names the rank, file and line, prints why and aborts the
+ * job with exit code 1). Plain MPI only: the programs also build with Open
+ * MPI's and MPICH's mpicc. */
+#ifndef RMA_TEST_H
+#define RMA_TEST_H
+#include "../mpi/lz_test.h"
+
+/* CHECK for an MPI call that must succeed: names the call and its code. */
+#define CHECK_MPI(call)                                                 \
+  do {                                                                  \
+    int rc_ = (call);                                                   \
+    if (rc_ != MPI_SUCCESS) {                                           \
+      char s_[MPI_MAX_ERROR_STRING];                                    \
+      int l_ = 0;                                                       \
+      MPI_Error_string(rc_, s_, &l_);                                   \
+      CHECK(rc_ == MPI_SUCCESS, "%s returned %d (%s)", #call, rc_, s_); \
+    }                                                                   \
+  } while (0)
+
+/* A window's size in bytes rounded up to 64. MPICH 4.0.2's MPI_Win_allocate
+ * misplaces RMA accesses at a rank whose size is not a multiple of 16 (the
+ * returned base and the MPI_WIN_BASE attribute differ); win_flavors checks
+ * sizes that are not rounded. */
+static inline MPI_Aint rma_size(MPI_Aint bytes) { return (bytes + 63) / 64 * 64; }
+
+/* Rank 0 prints a progress line. */
+#define RMA_OK(rank, ...)  \
+  do {                     \
+    if ((rank) == 0) {     \
+      printf(__VA_ARGS__); \
+      printf(" ok\n");     \
+      fflush(stdout);      \
+    }                      \
+  } while (0)
+#endif
