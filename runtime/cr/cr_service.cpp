@@ -351,9 +351,10 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   bool restarted = false;
   Status failure = eng.checkpoint_transports(static_cast<int>(hook_timeout_ * 1000));
   // Shared-memory windows become private memory for the image, and shared
-  // again after it.
-  const bool privatized = failure.ok() && !at_safe_point && (flags & oob::kCrNoImage) == 0 &&
-                          (flags & oob::kCrHandover) == 0 && osc::app_stopped_needed();
+  // again after it; a rank that stays while others move (kCrNoImage) takes
+  // part too, since the moved ranks' new processes map the new segment.
+  const bool privatized =
+      failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 && osc::app_stopped_needed();
   if (privatized) failure = osc::before_image();
   int restart_fd = -1;
   bool disconnected = false;
