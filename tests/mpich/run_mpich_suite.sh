@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Runs MPICH's own test suite (test/mpi of MPICH 4.0.2, Debian bookworm's
-# `mpich` source package) over Lazarus and over Open MPI, side by side, and
-# writes per-directory pass counts.  See --help.
+# `mpich` source package) over Lazarus and over Open MPI (and, on request,
+# over MPICH itself), side by side, and writes per-directory pass counts.
+# See --help.
 set -uo pipefail
+
+# The whole script is one block, closed on the last line, so bash has parsed
+# all of it before running: editing this file during a run cannot derail it.
+{
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -15,7 +20,7 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 TOPDIR="mpich-${MPICH_VERSION}/test/mpi"
 
 DEFAULT_DIRS="attr coll comm datatype errhan group info init mpi_t pt2pt spawn topo"
-KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 f08 cxx"
+KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 f08 cxx rma"
 
 WORK="$ROOT/build/mpich-tests"
 DIRS="$DEFAULT_DIRS"
@@ -28,6 +33,13 @@ WITH_DTP=0
 RECONFIGURE=0
 STRICT=1
 ONLY=""
+# Open MPI's one-sided component for the rma directory, as --mca osc: ucx,
+# as Open MPI's default (osc rdma over the BTLs, osc sm for windows of one
+# node) was seen to crash in MPI_Win_lock.  osc ucx has no shared-memory
+# windows (MPI_Win_allocate_shared fails): Open MPI 4.1.4 here, 2 cores,
+# --timeout 60: 140/195 pass with ucx, 174/195 with the default (no crash in
+# that run).  "default": no --mca osc.
+OMPI_OSC=ucx
 
 usage() {
     cat <<EOF
@@ -36,15 +48,21 @@ Usage: tests/mpich/run_mpich_suite.sh [OPTIONS]
 Fetches MPICH $MPICH_VERSION's test suite ($TOPDIR of the Debian
 $MPICH_SRC_SUITE source package, with apt-get source and a private apt state),
 builds it with each MPI's compiler wrappers and runs it, one test at a time,
-with that MPI's mpirun.  Prints a Markdown table of per-directory counts and
-writes it to WORK/summary.md; per-test results go to
+with that MPI's mpirun and each testlist line's process count.  Prints a
+Markdown table of per-directory counts and writes it to WORK/summary.md; per-test results go to
 WORK/<mpi>/<dir>/results.txt (full output: WORK/<mpi>/<dir>/<prog>.np<N>.out,
 build log: WORK/<mpi>/<dir>/<prog>.build.log).
 
 Options:
-  --mpi lazarus|openmpi|both   which MPI(s) to test (default: both)
+  --mpi LIST                   which MPI(s) to test, comma- or space-separated:
+                               lazarus, openmpi, mpich (MPICH itself:
+                               mpicc.mpich, mpirun.mpich), both (= lazarus
+                               openmpi, the default) or all (the three)
   --dirs "a b c"               test directories (default: "$DEFAULT_DIRS";
-                               also accepted: threads f77 f90 f08 cxx)
+                               also accepted: threads f77 f90 f08 cxx rma)
+  --ompi-osc NAME              Open MPI's one-sided component in the rma
+                               directory, as --mca osc NAME (default: ucx;
+                               "default" lets Open MPI choose)
   --only "prog1 prog2"         run only these programs of the directories
   --work DIR                   work directory (default: build/mpich-tests)
   --lazarus-prefix DIR         Lazarus build/install with bin/mpicc, bin/mpirun
@@ -70,6 +88,12 @@ Counting (per testlist line, as MPICH's runtests does):
            routine removed in MPI-3.0 (MPI_Errhandler_create, MPI_Type_extent, ...)
 xfail= lines are run and counted like the others (marked xfail in results.txt).
 
+One-sided (rma): the directory is configured in when the MPI links the
+window routines MPICH's test library calls (MPI_Win_create, _free,
+_create_keyval, _free_keyval, _get_attr, _set_attr); otherwise the tree is
+configured with --disable-rma and each rma test fails to build, naming the
+first missing symbol.
+
 Exit status: 0 when the tests ran (whatever the counts); non-zero when the
 source could not be fetched or extracted, or configure failed.
 EOF
@@ -93,17 +117,25 @@ while [[ $# -gt 0 ]]; do
         --dtp) WITH_DTP=1; shift ;;
         --reconfigure) RECONFIGURE=1; shift ;;
         --no-strict) STRICT=0; shift ;;
+        --ompi-osc) OMPI_OSC="${2:?}"; shift 2 ;;
+        --ompi-osc=*) OMPI_OSC="${1#*=}"; shift ;;
         -j|--jobs) shift 2 ;;   # accepted, ignored: tests run serially
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown option '$1'" ;;
     esac
 done
 
-case "$MPIS" in
-    both) MPIS="lazarus openmpi" ;;
-    lazarus|openmpi) ;;
-    *) die "--mpi takes lazarus, openmpi or both (got '$MPIS')" ;;
-esac
+_mpis=""
+for m in ${MPIS//,/ }; do
+    case "$m" in
+        both) _mpis+=" lazarus openmpi" ;;
+        all) _mpis+=" lazarus openmpi mpich" ;;
+        lazarus|openmpi|mpich) _mpis+=" $m" ;;
+        *) die "--mpi takes lazarus, openmpi, mpich, both or all (got '$m')" ;;
+    esac
+done
+MPIS="$(printf '%s\n' $_mpis | awk '!seen[$0]++' | tr '\n' ' ')"
+[[ -n "${MPIS// /}" ]] || die "--mpi: no MPI given"
 for d in $DIRS; do
     [[ " $KNOWN_DIRS " == *" $d "* ]] || die "unknown test directory '$d' (known: $KNOWN_DIRS)"
 done
@@ -202,6 +234,12 @@ setup_mpi() {
             command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null \
                 || die "openmpi: mpicc.openmpi/mpirun.openmpi not found (apt-get install openmpi-bin libopenmpi-dev)"
             ;;
+        mpich)
+            CC_W=mpicc.mpich CXX_W=mpicxx.mpich FC_W=mpifort.mpich
+            RUN=(mpirun.mpich)
+            command -v mpicc.mpich >/dev/null && command -v mpirun.mpich >/dev/null \
+                || die "mpich: mpicc.mpich/mpirun.mpich not found (apt-get install mpich libmpich-dev)"
+            ;;
     esac
 }
 
@@ -220,9 +258,16 @@ configure_mpi() {
     local mpi="$1" b="$WORK/$1"
     local -a extra=()
     # mpitest.h declares MTestGetWin(MPI_Win *) when HAVE_MPI_WIN_CREATE,
-    # which every test includes: without MPI_Win, say --disable-rma.
-    if ! probe 'MPI_Win w; MPI_Win_create(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w)'; then
+    # and util/mtest.c (linked into every test) then calls these window
+    # routines: unless all of them link, say --disable-rma (every test of
+    # every directory would fail to link otherwise).
+    if ! probe 'MPI_Win w; int k, f; void *v; MPI_Win_create(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+                MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &k, 0);
+                MPI_Win_set_attr(w, k, 0); MPI_Win_get_attr(w, k, &v, &f);
+                MPI_Win_free(&w); MPI_Win_free_keyval(&k)'; then
         extra+=(--disable-rma)
+        [[ " $DIRS " == *" rma "* ]] \
+            && log "$mpi: warning: $CC_W does not link MPI_Win_create/_free/_create_keyval/_free_keyval/_get_attr/_set_attr: configured with --disable-rma, the rma tests will fail to build"
     fi
     if ! probe 'MPI_Comm c; MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c, MPI_ERRCODES_IGNORE)'; then
         extra+=(--disable-spawn)
@@ -343,6 +388,7 @@ first_error() {
 }
 
 declare -A BUILT   # "dir/prog" -> ok|fail|mpi4
+DIR_RUN_ARGS=()    # launcher arguments of the directory being run (see main)
 
 # run_list MPI BUILDROOT RELDIR TOPREL RESULTS
 run_list() {
@@ -442,7 +488,7 @@ run_list() {
             for try in 1 2; do
                 t0=$(date +%s.%N)
                 (cd "$dir" && exec env MPIEXEC_TIMEOUT="$tl" "${tenv[@]}" \
-                    timeout -k 10 "$tl" "${RUN[@]}" -np "$np" "${mpiexecargs[@]}" "./$prog" "${targs[@]}") \
+                    timeout -k 10 "$tl" "${RUN[@]}" "${DIR_RUN_ARGS[@]}" -np "$np" "${mpiexecargs[@]}" "./$prog" "${targs[@]}") \
                     > "$out" 2>&1 < /dev/null
                 rc=$?
                 t1=$(date +%s.%N)
@@ -466,6 +512,10 @@ run_list() {
                     if [[ $rc -eq 0 && $noerr -eq 1 ]]; then status=pass; else status=fail; fi ;;
             esac
             [[ $status == fail && ( $rc -eq 124 || $rc -eq 137 ) ]] && status=timeout
+            # The launcher's own time limit (MPIEXEC_TIMEOUT, the same limit)
+            # may fire first: Open MPI's and MPICH's hydra's messages.
+            [[ $status == fail ]] && grep -qE 'APPLICATION TIMED OUT|time limit for job execution has been reached' "$out" \
+                && status=timeout
             local secs; secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
             printf '%s\t%s\t%s\texit=%s %ss%s%s\n' "$prog" "$np" "$status" "$rc" "$secs" \
                 "${argstr:+ args: $argstr}" "$tag" >> "$results"
@@ -485,24 +535,40 @@ count() {   # count RESULTS STATUS
 write_summary() {
     local s="$WORK/summary.md" d mpi
     local all_dirs="" x
+    # MPICH's columns only when it was run (now or before): the table of
+    # Lazarus beside Open MPI stays as it was otherwise.
+    local cols="lazarus openmpi" title="Lazarus beside Open MPI"
+    if [[ " $MPIS " == *" mpich "* ]] || compgen -G "$WORK/mpich/*/results.txt" > /dev/null; then
+        cols+=" mpich"; title+=" and MPICH"
+    fi
     # Every directory with results (runs of subsets add up), in a fixed order.
     for x in $KNOWN_DIRS; do
-        if [[ " $DIRS " == *" $x "* ]] || [[ -f "$WORK/lazarus/$x/results.txt" || -f "$WORK/openmpi/$x/results.txt" ]]; then
+        local have=0
+        for mpi in $cols; do [[ -f "$WORK/$mpi/$x/results.txt" ]] && have=1; done
+        if [[ " $DIRS " == *" $x "* || $have -eq 1 ]]; then
             all_dirs+=" $x"
         fi
     done
+    declare -A name=([lazarus]=Lazarus [openmpi]="Open MPI" [mpich]=MPICH)
     {
-        echo "# MPICH $MPICH_VERSION test/mpi: Lazarus beside Open MPI"
+        echo "# MPICH $MPICH_VERSION test/mpi: $title"
         echo
         echo "Generated $(date -u '+%Y-%m-%d %H:%M UTC') by tests/mpich/run_mpich_suite.sh; per test: <work>/<mpi>/<dir>/results.txt."
         echo "fail excludes timeouts; build = did not compile/link; skip = not MPI-3.1 (MPI-4, MPICH extension, or removed in MPI-3.0)."
+        [[ " $all_dirs " == *" rma "* && -f "$WORK/openmpi/rma/results.txt" ]] \
+            && echo "Open MPI's rma directory: $(sed -n '1s/.*launcher arguments: \(.*\))$/\1/p' "$WORK/openmpi/rma/results.txt" | grep . || echo 'its default osc component')."
         echo
-        echo "| dir | Lazarus pass | fail | timeout | build | skip | Open MPI pass | fail | timeout | build | skip |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        local hdr="| dir" sep="|---"
+        for mpi in $cols; do
+            hdr+=" | ${name[$mpi]} pass | fail | timeout | build | skip"
+            sep+="|---:|---:|---:|---:|---:"
+        done
+        echo "$hdr |"
+        echo "$sep|"
         local -A tot=()
         for d in $all_dirs; do
             local row="| $d"
-            for mpi in lazarus openmpi; do
+            for mpi in $cols; do
                 local r="$WORK/$mpi/$d/results.txt" st v
                 for st in pass fail timeout build skip; do
                     v="$(count "$r" "$st")"
@@ -513,7 +579,7 @@ write_summary() {
             echo "$row |"
         done
         local row="| **total**"
-        for mpi in lazarus openmpi; do
+        for mpi in $cols; do
             for st in pass fail timeout build skip; do row+=" | ${tot[$mpi.$st]:--}"; done
         done
         echo "$row |"
@@ -531,18 +597,24 @@ for mpi in $MPIS; do
     for d in $DIRS; do
         mkdir -p "$WORK/$mpi/$d"
         res="$WORK/$mpi/$d/results.txt"
+        DIR_RUN_ARGS=()
+        if [[ "$mpi" == openmpi && "$d" == rma && "$OMPI_OSC" != default ]]; then
+            DIR_RUN_ARGS=(--mca osc "$OMPI_OSC")
+        fi
         if [[ -n "$ONLY" && -f "$res" ]]; then
             # Replace only the lines of the programs run again.
             awk -F'\t' -v only=" $ONLY " '
                 !/^    / { keep = index(only, " " $1 " ") == 0 }
                 keep' "$res" > "$res.tmp" && mv "$res.tmp" "$res"
         else
-            printf '# test\tnp\tresult\tdetail (MPICH %s test/mpi/%s over %s, %s)\n' \
-                "$MPICH_VERSION" "$d" "$mpi" "$(date -u '+%F %T UTC')" > "$res"
+            printf '# test\tnp\tresult\tdetail (MPICH %s test/mpi/%s over %s, %s%s)\n' \
+                "$MPICH_VERSION" "$d" "$mpi" "$(date -u '+%F %T UTC')" \
+                "${DIR_RUN_ARGS[*]:+; launcher arguments: ${DIR_RUN_ARGS[*]}}" > "$res"
         fi
-        log "$mpi: directory $d"
+        log "$mpi: directory $d${DIR_RUN_ARGS[*]:+ (${RUN[0]} ${DIR_RUN_ARGS[*]})}"
         run_list "$mpi" "$WORK/$mpi" "$d" "$d" "$res"
     done
 done
 write_summary
 exit 0
+}
