@@ -354,7 +354,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // again after it; a rank that stays while others move (kCrNoImage) takes
   // part too, since the moved ranks' new processes map the new segment.
   const bool privatized =
-      failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 && osc::app_stopped_needed();
+      failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 && osc::images_need_work();
   if (privatized) failure = osc::before_image();
   int restart_fd = -1;
   bool disconnected = false;

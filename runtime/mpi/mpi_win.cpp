@@ -20,8 +20,10 @@
 #include "mpi/win_args.h"
 #include "osc/progress_thread.h"
 #include "osc/shared_segment.h"
+#include "osc/target_words.h"
 #include "osc/window.h"
 #include "p2p/comm_factory.h"
+#include "p2p/engine.h"
 #include "p2p/registration_cache.h"
 #include "p2p/runtime.h"
 
@@ -129,6 +131,13 @@ int share_segment(const char* fn, MPI_Comm comm, Window* w, MPI_Info info, void*
                                             "gives such a communicator)")
                               : seg.status().message());
   char* mine = (*seg)->data() + offsets[static_cast<size_t>(w->rank())];
+  // Every rank loads and stores every part (window_direct.cpp), with the
+  // words of each in the header page while they fit there.
+  if (64 + static_cast<size_t>(n) * sizeof(lz::osc::TargetWords) <= page) {
+    for (int r = 0; r < n; ++r)
+      w->set_direct(r, (*seg)->data() + offsets[static_cast<size_t>(r)], lz::osc::words_in((*seg)->header(), r));
+    w->set_own_words(lz::osc::words_in((*seg)->header(), w->rank()));
+  }
   w->set_shared(std::move(*seg), std::move(offsets));
   w->set_base(mine);
   *static_cast<void**>(baseptr) = mine;
@@ -169,22 +178,66 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   LZ_MPI_ENTRY(kFn);
   if (int e = check_create(kFn, comm, size, disp_unit, info, win)) return e;
   if (baseptr == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "baseptr is NULL");
-  // Page-aligned and known to the registration cache, as MPI_Alloc_mem's.
-  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t len = size == 0 ? 1 : static_cast<size_t>(size);
+  // With peers on this host over shm, the memory is a segment of its own
+  // that they map (load/store, window_direct.cpp); else page-aligned memory
+  // the registration cache knows, as MPI_Alloc_mem's.
+  lz::rt::Engine& eng = lz::rt::runtime().engine();
+  bool shm_peers = false;
+  for (int r = 0; r < comm->size(); ++r)
+    if (r != comm->rank() && eng.transport_of(comm->world_rank_of(r)) == "shm") shm_peers = true;
+  std::unique_ptr<lz::osc::SharedSegment> seg;
+  char name[64] = {};
   void* p = nullptr;
-  if (int rc = posix_memalign(&p, page, len); rc != 0)
-    return mpi_error(comm, kFn, MPI_ERR_NO_MEM,
-                     "cannot allocate " + std::to_string(size) + " bytes (" + std::strerror(rc) + ")");
-  lz::rt::registration_cache().add_area(p, len);
+  if (shm_peers) {
+    static unsigned counter = 0;
+    std::snprintf(name, sizeof(name), "/lz-win-%d-a%u", static_cast<int>(getpid()), counter++);
+    auto made = lz::osc::SharedSegment::create(name, static_cast<size_t>(size));
+    if (made.ok()) {
+      seg = std::move(*made);
+      p = seg->data();
+    } else {
+      name[0] = '\0';  // the others reach this rank by messages
+    }
+  }
+  if (p == nullptr) {
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t len = size == 0 ? 1 : static_cast<size_t>(size);
+    if (int rc = posix_memalign(&p, page, len); rc != 0)
+      return mpi_error(comm, kFn, MPI_ERR_NO_MEM,
+                       "cannot allocate " + std::to_string(size) + " bytes (" + std::strerror(rc) + ")");
+    lz::rt::registration_cache().add_area(p, len);
+  }
   Window* w = nullptr;
   if (int e = make_window(kFn, comm, MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, &w)) {
-    lz::rt::registration_cache().remove_area(p);
-    std::free(p);
+    if (seg == nullptr) {
+      lz::rt::registration_cache().remove_area(p);
+      std::free(p);
+    } else {
+      seg->unlink();
+    }
     return e;
   }
-  w->allocated = p;
-  *static_cast<void**>(baseptr) = p;
+  const int n = w->size();
+  std::vector<char> names(64 * static_cast<size_t>(n));
+  PMPI_Allgather(name, 64, MPI_CHAR, names.data(), 64, MPI_CHAR, &w->comm());
+  for (int r = 0; r < n; ++r) {
+    const char* peer = names.data() + 64 * static_cast<size_t>(r);
+    if (r == w->rank() || peer[0] == '\0' || eng.transport_of(w->comm().world_rank_of(r)) != "shm") continue;
+    auto theirs = lz::osc::SharedSegment::open(peer, static_cast<size_t>(w->size_of(r)));
+    if (!theirs.ok()) continue;  // reached by messages, as over any other transport
+    w->set_direct(r, (*theirs)->data(), lz::osc::words_in((*theirs)->header(), 0));
+    w->add_peer_segment(std::move(*theirs));
+  }
+  if (seg != nullptr) {
+    w->set_direct(w->rank(), seg->data(), lz::osc::words_in(seg->header(), 0));
+    w->set_own_words(lz::osc::words_in(seg->header(), 0));
+    w->set_own_segment(std::move(seg));
+  } else {
+    w->allocated = p;
+  }
+  PMPI_Barrier(&w->comm());  // every peer mapped this rank's segment: its name can go
+  if (w->own_segment() != nullptr) w->own_segment()->unlink();
+  *static_cast<void**>(baseptr) = w->base();
   *win = w;
   return MPI_SUCCESS;
 }

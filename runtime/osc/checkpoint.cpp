@@ -1,16 +1,26 @@
 #include "osc/checkpoint.h"
 
 #include "osc/shared_segment.h"
+#include "osc/target_words.h"
 #include "osc/window.h"
 
 namespace lz::osc {
 
 namespace {
-// This rank's part of shared window `w`: its offset in the segment.
-size_t own_offset(const lz_mpi_win_s& w) {
-  return static_cast<size_t>(static_cast<char*>(w.base()) - w.shared()->data());
+// What a rank keeps of shared window `w`'s segment: its part and its words.
+std::vector<SharedSegment::Range> own_ranges(const lz_mpi_win_s& w) {
+  const char* header = w.shared()->header();
+  const auto part = static_cast<size_t>(static_cast<char*>(w.base()) - header);
+  const auto words = static_cast<size_t>(reinterpret_cast<char*>(words_in(w.shared()->header(), w.rank())) - header);
+  return {{part, static_cast<size_t>(w.size_bytes())}, {words, sizeof(TargetWords)}};
 }
 }  // namespace
+
+bool images_need_work() {
+  for (const lz_mpi_win_s* w : lz_mpi_win_s::all())
+    if (w->shared() != nullptr || w->has_direct_peers()) return true;
+  return false;
+}
 
 bool app_stopped_needed() {
   for (const lz_mpi_win_s* w : lz_mpi_win_s::all())
@@ -19,17 +29,20 @@ bool app_stopped_needed() {
 }
 
 Status before_image() {
-  for (lz_mpi_win_s* w : lz_mpi_win_s::all())
-    if (SharedSegment* s = w->shared())
-      LZ_RETURN_IF_ERROR(s->privatize(own_offset(*w), static_cast<size_t>(w->size_bytes())));
+  for (lz_mpi_win_s* w : lz_mpi_win_s::all()) {
+    if (SharedSegment* s = w->shared()) LZ_RETURN_IF_ERROR(s->privatize(own_ranges(*w)));
+    // MPI_Win_allocate's memory stays this rank's own (private) from now
+    // on: the image may be restored anywhere, so its peers reach it by
+    // messages after the checkpoint.
+    else LZ_RETURN_IF_ERROR(w->drop_direct_peers());
+  }
   return Status::Ok();
 }
 
 Status after_image(double timeout_s) {
   for (lz_mpi_win_s* w : lz_mpi_win_s::all())
     if (SharedSegment* s = w->shared())
-      LZ_RETURN_IF_ERROR(s->reshare(w->rank() == 0, own_offset(*w), static_cast<size_t>(w->size_bytes()),
-                                    w->size(), timeout_s));
+      LZ_RETURN_IF_ERROR(s->reshare(w->rank() == 0, own_ranges(*w), w->size(), timeout_s));
   return Status::Ok();
 }
 

@@ -14,6 +14,11 @@
 //     memory at the same address (before_image());
 //   - after it, continued or restarted, the ranks map a new segment there
 //     and write their parts back (after_image()).
+// MPI_Win_allocate's memory that peers of the host load and store directly
+// (window_direct.cpp) is written only inside MPI calls, which a checkpoint
+// holds off: before the image the peers' mappings go and the rank's own
+// segment becomes private memory; from then on its peers reach it by
+// messages, wherever the image is restored.
 #pragma once
 
 #include "lazarus/status.h"
@@ -21,6 +26,8 @@
 namespace lz::osc {
 
 bool app_stopped_needed();
+// Whether before_image() / after_image() have anything to do.
+bool images_need_work();
 Status before_image();
 Status after_image(double timeout_s);
 

@@ -81,18 +81,29 @@ SharedSegment::~SharedSegment() {
 
 void SharedSegment::unlink() { shm_unlink(name_.c_str()); }
 
-Status SharedSegment::privatize(size_t own, size_t len) {
-  std::vector<char> mine(map_ + page() + own, map_ + page() + own + len);
+namespace {
+std::vector<std::vector<char>> save(char* map, const std::vector<SharedSegment::Range>& keep) {
+  std::vector<std::vector<char>> kept;
+  for (const auto& r : keep) kept.emplace_back(map + r.offset, map + r.offset + r.length);
+  return kept;
+}
+void restore(char* map, const std::vector<SharedSegment::Range>& keep, const std::vector<std::vector<char>>& kept) {
+  for (size_t i = 0; i < keep.size(); ++i) std::memcpy(map + keep[i].offset, kept[i].data(), keep[i].length);
+}
+}  // namespace
+
+Status SharedSegment::privatize(const std::vector<Range>& keep) {
+  const auto kept = save(map_, keep);
   void* m = mmap(map_, page() + bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   if (m == MAP_FAILED) return ErrnoError("making the shared window segment private for the checkpoint", errno);
-  std::memcpy(map_ + page() + own, mine.data(), len);
+  restore(map_, keep, kept);
   return Status::Ok();
 }
 
-Status SharedSegment::reshare(bool leader, size_t own, size_t len, int members, double timeout_s) {
+Status SharedSegment::reshare(bool leader, const std::vector<Range>& keep, int members, double timeout_s) {
   const std::string next = name_ + ".g" + std::to_string(++generation_);
   const size_t total = page() + bytes_;
-  std::vector<char> mine(map_ + page() + own, map_ + page() + own + len);
+  const auto kept = save(map_, keep);
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   int fd = -1;
   if (leader) {
@@ -122,7 +133,7 @@ Status SharedSegment::reshare(bool leader, size_t own, size_t len, int members, 
   auto m = map_fd(fd, total, map_);
   close(fd);
   if (!m.ok()) return m.status();
-  std::memcpy(map_ + page() + own, mine.data(), len);
+  restore(map_, keep, kept);
   auto* h = reinterpret_cast<Header*>(map_);
   h->joined.fetch_add(1, std::memory_order_acq_rel);
   while (h->joined.load(std::memory_order_acquire) < members) {

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lazarus/status.h"
 
@@ -35,17 +36,25 @@ class SharedSegment {
 
   // The ranks' memory (page-aligned, after the header page).
   char* data() const { return map_ + page(); }
+  // The header page (target_words.h keeps its words there).
+  char* header() const { return map_; }
+  // Byte ranges of the whole mapping (header page included) a rank keeps
+  // across a checkpoint.
+  struct Range {
+    size_t offset, length;
+  };
   size_t bytes() const { return bytes_; }
   const std::string& name() const { return name_; }
   // Removes the object's name (the mappings stay).
   void unlink();
 
-  // Private memory at the same address holding [own, own + len) of data().
-  Status privatize(size_t own, size_t len);
+  // Private memory at the same address holding the `keep` ranges (the rest
+  // reads as zeros).
+  Status privatize(const std::vector<Range>& keep);
   // Shares again: the leader creates the object `name_`.g<generation>, the
-  // others map it once it exists; each writes back its part, and every
-  // rank returns once all `members` did (at most `timeout_s`).
-  Status reshare(bool leader, size_t own, size_t len, int members, double timeout_s);
+  // others map it once it exists; each writes back its `keep` ranges, and
+  // every rank returns once all `members` did (at most `timeout_s`).
+  Status reshare(bool leader, const std::vector<Range>& keep, int members, double timeout_s);
 
   static size_t page();
 

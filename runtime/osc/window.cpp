@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "osc/shared_segment.h"
+#include "osc/target_words.h"
 #include "p2p/comm_factory.h"
 #include "p2p/runtime.h"
 
@@ -29,6 +30,7 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
       units_(std::move(units)) {
   const auto n = static_cast<size_t>(comm_->size());
   targets_.resize(n);
+  direct_.resize(n);
   incoming_.resize(n);
   lock_held_.assign(n, kUnlocked);
   completes_.assign(n, 0);

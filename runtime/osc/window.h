@@ -52,6 +52,7 @@
 
 namespace lz::osc {
 class SharedSegment;
+struct TargetWords;
 }
 
 struct lz_mpi_win_s final : public lz::rt::ProgressHook {
@@ -86,6 +87,23 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   lz::osc::SharedSegment* shared() const { return segment_.get(); }
   // Rank r's segment in this process (shared flavor only).
   char* shared_base_of(int r) const;
+
+  // ---- load/store within a host (window_direct.cpp) -------------------------------
+  // Target `t`'s memory is mapped in this process at `base`, and its words
+  // (target_words.h) at `words`: operations to it are loads, stores and
+  // the words' locks, done by the calling rank itself.
+  void set_direct(int t, char* base, lz::osc::TargetWords* words);
+  // This rank's own words: its agent takes the same locks for other ranks' messages.
+  void set_own_words(lz::osc::TargetWords* w) { own_words_ = w; }
+  // MPI_Win_allocate's memory in a segment of its own (peers on this host map
+  // it), and the peers' segments this rank mapped.
+  void set_own_segment(std::unique_ptr<lz::osc::SharedSegment> seg);
+  void add_peer_segment(std::unique_ptr<lz::osc::SharedSegment> seg);
+  lz::osc::SharedSegment* own_segment() const { return own_segment_.get(); }
+  bool has_direct_peers() const { return own_segment_ != nullptr || !peer_segments_.empty(); }
+  // Before a core image: the peers' mappings are dropped (their targets are
+  // reached by messages from now on) and the own segment becomes private.
+  lz::Status drop_direct_peers();
 
   // ---- MPI_Win_create_dynamic ---------------------------------------------------
   lz::Status attach(void* base, MPI_Aint size);
@@ -174,11 +192,38 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   static constexpr uint32_t kMagic = 0x57494e44;  // "WIND"
   enum LockState : uint8_t { kUnlocked, kShared, kExclusive };
 
+  // ---- load/store within a host ----------------------------------------------------------------
+  struct Direct {
+    char* base = nullptr;  // null: the target is reached by messages
+    lz::osc::TargetWords* words = nullptr;
+  };
+  const Direct* direct(int t) const {
+    const Direct& d = direct_[static_cast<size_t>(t)];
+    return d.base != nullptr ? &d : nullptr;
+  }
+  void direct_put(const Direct& d, const void* origin, int ocount, const Datatype& odt, MPI_Aint disp, int tcount,
+                  const Datatype& tdt);
+  void direct_get(const Direct& d, void* origin, int ocount, const Datatype& odt, MPI_Aint disp, int tcount,
+                  const Datatype& tdt);
+  // Accumulate (result null) or get-accumulate under the target's acc lock.
+  void direct_accumulate(const Direct& d, const void* origin, int ocount, const Datatype& odt, void* result,
+                         int rcount, const Datatype* rdt, MPI_Aint disp, int tcount, const Datatype& tdt,
+                         const lz::dt::Op& op);
+  void direct_cas(const Direct& d, const void* origin, const void* compare, void* result, const Datatype& dt,
+                  MPI_Aint disp);
+  // Takes target `t`'s lock through its words, serving this rank's agent meanwhile.
+  void direct_lock(int t, bool exclusive);
+  std::vector<Direct> direct_;
+  std::unique_ptr<lz::osc::SharedSegment> own_segment_;
+  std::vector<std::unique_ptr<lz::osc::SharedSegment>> peer_segments_;
+  lz::osc::TargetWords* own_words_ = nullptr;
+
   // ---- origin side ---------------------------------------------------------------------------
   struct TargetState {
     uint8_t lock = kUnlocked;  // held (or asked for) by this origin
     bool nocheck = false;      // MPI_MODE_NOCHECK: no lock message
-    bool lock_sent = false;    // the lock request went out
+    bool lock_sent = false;    // the lock request went out (or, direct_lock, the lock is held)
+    bool direct_lock = false;  // held through the target's words (it may since be reached by messages)
     bool dirty = false;        // operations sent since the last acknowledgement
     int fence_ops = 0;         // operations sent in this fence epoch
     int posts = 0;             // MPI_Win_post notices received from it

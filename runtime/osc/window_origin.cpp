@@ -125,6 +125,11 @@ lz::Status lz_mpi_win_s::send_op(int target, Outgoing& out, std::shared_ptr<bool
 
 lz::Status lz_mpi_win_s::put(const void* origin, int ocount, const Datatype& odt, int target, MPI_Aint tdisp,
                              int tcount, const Datatype& tdt, std::shared_ptr<bool> done) {
+  if (const Direct* d = direct(target)) {
+    direct_put(*d, origin, ocount, odt, tdisp * units_[static_cast<size_t>(target)], tcount, tdt);
+    if (done) *done = true;
+    return lz::Status::Ok();
+  }
   Outgoing out = begin_op(wire::kPut, target, tdisp, tcount, tdt);
   const size_t bytes = odt.size() * static_cast<size_t>(ocount);
   if (bytes <= kInline) {
@@ -141,6 +146,12 @@ lz::Status lz_mpi_win_s::put(const void* origin, int ocount, const Datatype& odt
 lz::Status lz_mpi_win_s::accumulate(const void* origin, int ocount, const Datatype& odt, int target, MPI_Aint tdisp,
                                     int tcount, const Datatype& tdt, const lz::dt::Op& op,
                                     std::shared_ptr<bool> done) {
+  if (const Direct* d = direct(target)) {
+    direct_accumulate(*d, origin, ocount, odt, nullptr, 0, nullptr, tdisp * units_[static_cast<size_t>(target)],
+                      tcount, tdt, op);
+    if (done) *done = true;
+    return lz::Status::Ok();
+  }
   Outgoing out = begin_op(wire::kAcc, target, tdisp, tcount, tdt);
   out.op.op = static_cast<uint8_t>(op.kind());
   if (op.kind() == lz::dt::Op::Kind::kNoOp) {  // nothing changes; still an operation (counted, ordered)
@@ -162,6 +173,11 @@ lz::Status lz_mpi_win_s::accumulate(const void* origin, int ocount, const Dataty
 
 lz::Status lz_mpi_win_s::get(void* origin, int ocount, const Datatype& odt, int target, MPI_Aint tdisp, int tcount,
                              const Datatype& tdt, std::shared_ptr<bool> done) {
+  if (const Direct* d = direct(target)) {
+    direct_get(*d, origin, ocount, odt, tdisp * units_[static_cast<size_t>(target)], tcount, tdt);
+    if (done) *done = true;
+    return lz::Status::Ok();
+  }
   Outgoing out = begin_op(wire::kGet, target, tdisp, tcount, tdt);
   out.op.reply_tag = static_cast<uint32_t>(next_reply_tag());
   post_reply(target, origin, ocount, &odt, static_cast<int>(out.op.reply_tag), std::move(done));
@@ -171,6 +187,12 @@ lz::Status lz_mpi_win_s::get(void* origin, int ocount, const Datatype& odt, int 
 lz::Status lz_mpi_win_s::get_accumulate(const void* origin, int ocount, const Datatype& odt, void* result,
                                         int rcount, const Datatype& rdt, int target, MPI_Aint tdisp, int tcount,
                                         const Datatype& tdt, const lz::dt::Op& op, std::shared_ptr<bool> done) {
+  if (const Direct* d = direct(target)) {
+    direct_accumulate(*d, origin, ocount, odt, result, rcount, &rdt, tdisp * units_[static_cast<size_t>(target)],
+                      tcount, tdt, op);
+    if (done) *done = true;
+    return lz::Status::Ok();
+  }
   Outgoing out = begin_op(wire::kGetAcc, target, tdisp, tcount, tdt);
   out.op.op = static_cast<uint8_t>(op.kind());
   out.op.reply_tag = static_cast<uint32_t>(next_reply_tag());
@@ -189,6 +211,10 @@ lz::Status lz_mpi_win_s::get_accumulate(const void* origin, int ocount, const Da
 
 lz::Status lz_mpi_win_s::compare_and_swap(const void* origin, const void* compare, void* result, const Datatype& dt,
                                           int target, MPI_Aint tdisp) {
+  if (const Direct* d = direct(target)) {
+    direct_cas(*d, origin, compare, result, dt, tdisp * units_[static_cast<size_t>(target)]);
+    return lz::Status::Ok();
+  }
   Outgoing out = begin_op(wire::kCas, target, tdisp, 1, dt);
   out.op.reply_tag = static_cast<uint32_t>(next_reply_tag());
   out.op.flags |= wire::kFlagInline;

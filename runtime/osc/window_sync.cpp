@@ -2,8 +2,10 @@
 // post/start/complete/wait, locks and flushes. Every call that promises
 // remote completion waits for the target's acknowledgement or count.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
+#include "osc/target_words.h"
 #include "osc/window.h"
 #include "p2p/request.h"
 
@@ -28,6 +30,7 @@ std::string lz_mpi_win_s::access_error(int target) const {
 // ---- fence -----------------------------------------------------------------------------
 
 std::vector<int> lz_mpi_win_s::fence_counts() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // this rank's direct stores before the others read
   wait_local(-1);
   std::vector<int> sent(targets_.size());
   for (size_t t = 0; t < targets_.size(); ++t) {
@@ -44,6 +47,7 @@ void lz_mpi_win_s::fence_finish(int expected, int assert) {
   done -= expected;
   ++fence_epoch_;
   fence_open(assert);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 // ---- post / start / complete / wait ----------------------------------------------------------
@@ -68,6 +72,7 @@ void lz_mpi_win_s::start(const std::vector<int>& ranks, int assert) {
 }
 
 void lz_mpi_win_s::complete() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   wire::Op op{};
   op.kind = wire::kComplete;
   for (int r : access_group_) {
@@ -90,6 +95,7 @@ bool lz_mpi_win_s::test() {
   for (int r : exposure_group_) --completes_[static_cast<size_t>(r)];
   exposure_group_.clear();
   exposure_open_ = false;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   return true;
 }
 
@@ -127,6 +133,11 @@ void lz_mpi_win_s::lock(int type, int target, int assert) {
   t.lock = type == MPI_LOCK_EXCLUSIVE ? kExclusive : kShared;
   t.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
   t.lock_sent = false;
+  if (!t.nocheck && direct(target) != nullptr) {
+    direct_lock(target, t.lock == kExclusive);
+    t.lock_sent = t.direct_lock = true;
+    return;
+  }
   // The program loads and stores its own window once this returns.
   if (target == rank() && !t.nocheck) {
     send_lock(target, true).ignore();
@@ -136,38 +147,56 @@ void lz_mpi_win_s::lock(int type, int target, int assert) {
 
 void lz_mpi_win_s::end_lock(int target) {
   TargetState& t = targets_[static_cast<size_t>(target)];
-  if (t.lock_sent) request_ack(target, wire::kUnlock);
+  if (t.direct_lock && direct(target) != nullptr) {
+    direct_[static_cast<size_t>(target)].words->unlock(t.lock == kExclusive);
+  } else if (t.direct_lock) {  // taken directly before a checkpoint dropped the mapping
+    wire::Op op{};
+    op.kind = wire::kUnlock;
+    op.flags = wire::kFlagDirect | (t.lock == kExclusive ? wire::kFlagExclusive : 0);
+    op.reply_tag = static_cast<uint32_t>(next_reply_tag());
+    post_reply(target, nullptr, 0, nullptr, static_cast<int>(op.reply_tag), nullptr);
+    send_bytes(target, &op, sizeof(op), wire::kTagOp, nullptr).ignore();
+  } else if (t.lock_sent) request_ack(target, wire::kUnlock);
   else if (t.dirty) request_ack(target, wire::kFlush);
   t.lock = kUnlocked;
-  t.nocheck = t.lock_sent = false;
+  t.nocheck = t.lock_sent = t.direct_lock = false;
 }
 
 void lz_mpi_win_s::unlock(int target) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   end_lock(target);
   wait_local(target);
 }
 
 void lz_mpi_win_s::lock_all(int assert) {
   lock_all_ = true;
-  for (TargetState& t : targets_) {
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    TargetState& t = targets_[i];
     t.lock = kShared;
     t.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
     t.lock_sent = false;
+    if (!t.nocheck && direct(static_cast<int>(i)) != nullptr) {
+      direct_lock(static_cast<int>(i), false);
+      t.lock_sent = t.direct_lock = true;
+    }
   }
 }
 
 void lz_mpi_win_s::unlock_all() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   for (size_t t = 0; t < targets_.size(); ++t) end_lock(static_cast<int>(t));
   lock_all_ = false;
   wait_local(-1);
 }
 
 void lz_mpi_win_s::flush(int target) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (targets_[static_cast<size_t>(target)].dirty) request_ack(target, wire::kFlush);
   wait_local(target);
 }
 
 void lz_mpi_win_s::flush_all() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   for (size_t t = 0; t < targets_.size(); ++t)
     if (targets_[t].dirty) request_ack(static_cast<int>(t), wire::kFlush);
   wait_local(-1);

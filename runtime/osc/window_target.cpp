@@ -10,6 +10,7 @@
 
 #include "lazarus/datatype/basic.h"
 #include "p2p/runtime.h"
+#include "osc/target_words.h"
 #include "osc/window.h"
 #include "p2p/match_queue.h"
 #include "p2p/request.h"
@@ -212,7 +213,8 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
       if (op.reply_tag != 0) reply(o, static_cast<int>(op.reply_tag), {});
       return true;
     case wire::kUnlock:
-      release_lock(o);
+      if ((op.flags & wire::kFlagDirect) && own_words_ != nullptr) own_words_->unlock(op.flags & wire::kFlagExclusive);
+      else release_lock(o);
       reply(o, static_cast<int>(op.reply_tag), {});
       return true;
     case wire::kFlush:
@@ -227,6 +229,9 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
   int64_t lo, hi;
   span(op, blocks, &lo, &hi);
   char* at = target_address(o, op, lo, hi);
+  // Accumulates take the acc lock that ranks storing directly take too.
+  const bool acc = op.kind == wire::kAcc || op.kind == wire::kGetAcc || op.kind == wire::kCas;
+  if (acc && own_words_ != nullptr) own_words_->acc_lock();
   switch (op.kind) {
     case wire::kPut:
       if (!in.data_direct) scatter(op, blocks, at, data);
@@ -265,6 +270,7 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
       fatal("MPI one-sided", MPI_ERR_INTERN,
                     "rank " + std::to_string(o) + " sent an unknown operation " + std::to_string(op.kind));
   }
+  if (acc && own_words_ != nullptr) own_words_->acc_unlock();
   if (op.flags & wire::kFlagFence) ++fence_done_[op.epoch & 1];
   return true;
 }
@@ -301,6 +307,11 @@ void lz_mpi_win_s::reap_replies() {
 bool lz_mpi_win_s::grant(int o, bool exclusive) {
   int& held = lock_held_[static_cast<size_t>(o)];
   if (held != kUnlocked) return true;  // already held by this origin
+  if (own_words_ != nullptr) {  // the lock ranks of this host take directly
+    if (!own_words_->try_lock(exclusive)) return false;
+    held = exclusive ? kExclusive : kShared;
+    return true;
+  }
   if (exclusive) {
     if (shared_holders_ != 0 || exclusive_held_) return false;
     exclusive_held_ = true;
@@ -315,6 +326,11 @@ bool lz_mpi_win_s::grant(int o, bool exclusive) {
 
 void lz_mpi_win_s::release_lock(int o) {
   int& held = lock_held_[static_cast<size_t>(o)];
+  if (own_words_ != nullptr && held != kUnlocked) {
+    own_words_->unlock(held == kExclusive);
+    held = kUnlocked;
+    return;
+  }
   if (held == kExclusive) exclusive_held_ = false;
   else if (held == kShared) --shared_holders_;
   held = kUnlocked;

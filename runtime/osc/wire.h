@@ -45,6 +45,7 @@ enum Flags : uint8_t {
   kFlagInline = 1,     // the data follows the blocks in this message
   kFlagExclusive = 2,  // kLock: an exclusive lock
   kFlagFence = 4,      // an operation of a fence epoch: counted for MPI_Win_fence
+  kFlagDirect = 8,     // kUnlock: of a lock the origin took through the target's words (target_words.h)
 };
 
 // The target's side of an operation: `count` elements of a datatype whose

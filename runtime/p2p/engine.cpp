@@ -313,6 +313,13 @@ void Engine::release_queue(uint32_t ctx) {
   if (ctx < queues_.size() && queues_[ctx] && queues_[ctx]->empty()) queues_[ctx].reset();
 }
 
+std::string Engine::transport_of(int world) const {
+  const transport::Module* m = peers_[static_cast<size_t>(world)].transport;
+  for (size_t i = 0; i < modules_.size(); ++i)
+    if (modules_[i] == m) return module_names_[i];
+  return "";
+}
+
 Engine::Traffic Engine::traffic_of(const std::string& name) const {
   Traffic t;
   for (size_t i = 0; i < modules_.size(); ++i) {

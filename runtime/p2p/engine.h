@@ -210,6 +210,8 @@ class Engine final : public transport::Host {
     uint64_t messages_sent = 0, bytes_sent = 0, messages_received = 0, bytes_received = 0;
   };
   Traffic traffic_of(const std::string& name) const;
+  // The transport chosen for world rank `world` ("shm"; "" before init).
+  std::string transport_of(int world) const;
 
   // ---- matching queues per context --------------------------------------------------
   MatchQueue* queue(uint32_t ctx) {
