@@ -137,6 +137,7 @@ int share_segment(const char* fn, MPI_Comm comm, Window* w, MPI_Info info, void*
     for (int r = 0; r < n; ++r)
       w->set_direct(r, (*seg)->data() + offsets[static_cast<size_t>(r)], lz::osc::words_in((*seg)->header(), r));
     w->set_own_words(lz::osc::words_in((*seg)->header(), w->rank()));
+    w->set_all_direct(true);
   }
   w->set_shared(std::move(*seg), std::move(offsets));
   w->set_base(mine);
@@ -235,7 +236,12 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   } else {
     w->allocated = p;
   }
-  PMPI_Barrier(&w->comm());  // every peer mapped this rank's segment: its name can go
+  int mine = 1, all = 0;
+  for (int r = 0; r < n; ++r)
+    if (!w->reaches_directly(r)) mine = 0;
+  // Also the barrier after which every peer has mapped this rank's segment.
+  PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, &w->comm());
+  w->set_all_direct(all == 1);
   if (w->own_segment() != nullptr) w->own_segment()->unlink();
   *static_cast<void**>(baseptr) = w->base();
   *win = w;

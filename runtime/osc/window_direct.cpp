@@ -40,6 +40,7 @@ lz::Status lz_mpi_win_s::drop_direct_peers() {
   for (int t = 0; t < size(); ++t)
     if (t != rank()) direct_[static_cast<size_t>(t)] = {};
   peer_segments_.clear();
+  all_direct_ = false;
   if (own_segment_ == nullptr) return lz::Status::Ok();
   return own_segment_->privatize({{0, lz::osc::SharedSegment::page() + own_segment_->bytes()}});
 }
