@@ -17,14 +17,25 @@ std::atomic<bool> g_stop{false};
 int g_windows = 0;
 
 void run(rt::Engine* engine, long interval_ns) {
+  uint64_t seen = engine->turns();
   while (!g_stop.load(std::memory_order_acquire)) {
     struct timespec ts{interval_ns / 1000000000, interval_ns % 1000000000};
     nanosleep(&ts, nullptr);
+    // Steps in only when no one progressed the engine for a whole interval:
+    // a program that calls MPI serves its windows itself, and is not
+    // disturbed (taking the lock costs it a memory barrier and may make
+    // its next call wait).
+    const uint64_t now = engine->turns();
+    if (now != seen) {
+      seen = now;
+      continue;
+    }
     if (rt::inside_mpi() || !rt::cr_lock_try()) continue;
     // Turns while they find work, a bounded number: the program may be
     // waiting to enter.
     for (int i = 0; i < 64 && engine->progress() > 0; ++i) {
     }
+    seen = engine->turns();
     rt::cr_lock_release();
   }
 }

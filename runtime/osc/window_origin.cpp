@@ -118,7 +118,10 @@ lz_mpi_win_s::Request* lz_mpi_win_s::post_reply(int target, void* buf, int count
 
 lz::Status lz_mpi_win_s::send_op(int target, Outgoing& out, std::shared_ptr<bool> done) {
   if (needs_lock(target)) LZ_RETURN_IF_ERROR(send_lock(target, false));
-  targets_[static_cast<size_t>(target)].dirty = true;
+  // An operation the target answers needs no flush message: the target
+  // executes in order, so its answer says this and every earlier operation
+  // is done, and wait_local() waits for the answer.
+  targets_[static_cast<size_t>(target)].dirty = out.op.reply_tag == 0;
   std::memcpy(out.bytes.data(), &out.op, sizeof(wire::Op));
   return send_bytes(target, out.bytes.data(), out.bytes.size(), wire::kTagOp, std::move(done));
 }

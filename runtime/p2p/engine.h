@@ -152,6 +152,10 @@ class Engine final : public transport::Host {
   // (the self transport aside) may look up to that many more times when it
   // finds nothing (Module::progress_waiting()).
   int progress(int wait_polls = 0);
+  // Progress turns so far (any thread may read it): a thread that serves
+  // the engine while the program computes (osc/progress_thread.h) steps in
+  // only when it has not moved for a while.
+  uint64_t turns() const { return turns_.load(std::memory_order_relaxed); }
   // Progresses (spin, then sleep) until `done()` is true. A peer that fails
   // completes the requests waiting on it with an error (peer_failed), so a
   // `done()` that tests completion becomes true; a checkpoint request runs
@@ -163,6 +167,23 @@ class Engine final : public transport::Host {
   template <typename Done>
   void wait_until(Done done) {
     if (done()) return;
+    // Spin, sleep until something arrives, and spin again after it: what
+    // arrives in a long wait (one-sided operations for this rank's windows
+    // while it sits in a barrier) tends to come in runs, each of which
+    // would otherwise pay a wake-up from poll().
+    for (;;) {
+      if (spin(done)) return;
+      bool woke = false;
+      while (!woke) {
+        if (done()) return;
+        woke = sleep_turn();
+      }
+      if (done()) return;
+    }
+  }
+  // The busy-poll phase of wait_until(): true once `done()` is.
+  template <typename Done>
+  bool spin(Done& done) {
     if (oversubscribed_) {
       // Bounded by time too: on a busy machine each yield can last a whole
       // time slice, and sleeping in poll() then wakes this rank when its
@@ -170,7 +191,7 @@ class Engine final : public transport::Host {
       const int64_t until = yield_time_ns_ > 0 ? now_ns() + yield_time_ns_ : INT64_MAX;
       for (int i = 1; i <= spin_count_; ++i) {
         progress();
-        if (done()) return;
+        if (done()) return true;
         if (__builtin_expect(gate_ != nullptr, 0) && gate_->contended()) break;
         if (i % 8 == 0 && now_ns() >= until) break;
         sched_yield();
@@ -183,7 +204,7 @@ class Engine final : public transport::Host {
       int64_t until = 0;
       for (unsigned i = 1;; ++i) {
         progress(kWaitPolls);
-        if (done()) return;
+        if (done()) return true;
         if (i % 64 == 0) {
           const int64_t now = now_ns();
           if (until == 0) until = now + spin_time_ns_;
@@ -192,7 +213,7 @@ class Engine final : public transport::Host {
         if (__builtin_expect(gate_ != nullptr, 0) && gate_->contended()) break;
       }
     }
-    while (!done()) sleep_turn();
+    return false;
   }
   // This rank shares its CPUs with more ranks than they have (cpu_sharing.h):
   // a spinning wait yields.
@@ -392,8 +413,9 @@ class Engine final : public transport::Host {
   // completes at once with the empty status, and activate() returns true.
   bool activate(Request* r);
   // Under a thread gate, one thread (the poller) sleeps in poll() and lets go
-  // of the gate meanwhile; the others wait on the gate.
-  void sleep_turn();
+  // of the gate meanwhile; the others wait on the gate. True when the turn
+  // saw progress events.
+  bool sleep_turn();
   // Runs the interrupt handler when a checkpoint asked for it (top of a turn).
   void take_interrupt();
   // Bootstrap::ReplyWait: progresses the transports until `fd` is readable.
@@ -605,6 +627,7 @@ class Engine final : public transport::Host {
   std::vector<Nbc> nbc_;
   void advance_nbc();
   std::vector<ProgressHook*> hooks_;
+  std::atomic<uint64_t> turns_{0};
   void run_hooks();
   // Under a message log: the wildcard number (1 + n; 0: none) and forced
   // source of a matched probe from MPI_ANY_SOURCE that has not found its

@@ -19,6 +19,7 @@ using namespace engine_detail;
 
 int Engine::progress(int wait_polls) {
   int n = 0;
+  turns_.store(turns_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   // A transport that reaches only this process holds nothing unless this
   // engine sent to itself since the last turn (Engine::transmit says so).
   const bool self_sent = std::exchange(self_dirty_, false);
@@ -113,18 +114,15 @@ void Engine::take_interrupt() {
   }
 }
 
-void Engine::sleep_turn() {
+bool Engine::sleep_turn() {
   take_interrupt();
-  if (progress() > 0 || self_dirty_) return;
+  if (progress() > 0 || self_dirty_) return true;
   if (__builtin_expect(gate_ != nullptr, 0) && gate_->poller_active()) {
     // MPI_THREAD_MULTIPLE: another thread sleeps in poll() for everyone.
     gate_->wait_turn(wait_timeout_ms_);
-    return;
+    return false;
   }
-  if (!arm_waits() || self_dirty_) {
-    progress();
-    return;
-  }
+  if (!arm_waits() || self_dirty_) return progress() > 0;
   pollfd fds[kMaxWaitFds];
   nfds_t nfds = wait_fds(fds);
   auto add = [&](int fd) {
@@ -143,7 +141,7 @@ void Engine::sleep_turn() {
   if (__builtin_expect(gate_ != nullptr, 0)) gate_->reacquire_after_poll();
   if (rc > 0 && control && control_index < nfds && (fds[control_index].revents & (POLLHUP | POLLERR | POLLNVAL)))
     control_dead_ = true;  // the launcher is gone; do not spin on the dead fd
-  progress();
+  return progress() > 0;
 }
 
 }  // namespace lz::rt
