@@ -285,7 +285,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
   }
   *size = win->size_of(r);
   *disp_unit = win->disp_unit_of(r);
-  *static_cast<void**>(baseptr) = win->shared_base_of(r);
+  *static_cast<void**>(baseptr) = *size > 0 ? win->shared_base_of(r) : nullptr;
   return MPI_SUCCESS;
 }
 

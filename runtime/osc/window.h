@@ -333,7 +333,11 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   struct Reply {
     Request* req;
     std::vector<char> bytes;
+    int origin;
   };
+  // An answer to origin `o` still reads this window's memory (a large get
+  // sent from it): its unlock or MPI_Win_complete waits for it.
+  bool replying_to(int o) const;
   std::deque<Reply> replies_;
   bool running_ = false;  // advance() is running (not re-entered)
 };

@@ -137,8 +137,17 @@ char* lz_mpi_win_s::target_address(int o, const wire::Op& op, int64_t lo, int64_
   if (hi <= lo) return static_cast<char*>(base_) + (flavor_ == MPI_WIN_FLAVOR_DYNAMIC ? 0 : op.disp);
   if (flavor_ == MPI_WIN_FLAVOR_DYNAMIC) {
     char* at = reinterpret_cast<char*>(static_cast<uintptr_t>(op.disp));
-    for (const auto& [r, len] : regions_)
-      if (at + lo >= r && at + hi <= r + len) return at;
+    // Covered by the attached regions, adjacent ones together.
+    char* from = at + lo;
+    for (bool grew = true; grew && from < at + hi;) {
+      grew = false;
+      for (const auto& [r, len] : regions_)
+        if (from >= r && from < r + len) {
+          from = r + len;
+          grew = true;
+        }
+    }
+    if (from >= at + hi) return at;
     fatal(kind_name(op.kind), MPI_ERR_RMA_RANGE,
                   "rank " + std::to_string(o) + " addressed bytes [" + std::to_string(op.disp + lo) + ", " +
                       std::to_string(op.disp + hi) + ") of this rank's dynamic window, which no attached region holds");
@@ -187,7 +196,8 @@ void lz_mpi_win_s::combine(const wire::Op& op, const char* in, char* inout, size
     std::memcpy(inout, in, bytes);
     return;
   }
-  const auto b = static_cast<lz::dt::Basic>(op.basic);
+  auto b = static_cast<lz::dt::Basic>(op.basic);
+  if (b == lz::dt::Basic::kChar) b = lz::dt::Basic::kSignedChar;  // MPI_CHAR accumulates as a signed char
   const lz::dt::BasicInfo& info = lz::dt::basic_info(b);
   const size_t n = bytes / info.size;
   if (info.size == info.extent) {  // the packed form is the memory form
@@ -213,6 +223,7 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
       if (op.reply_tag != 0) reply(o, static_cast<int>(op.reply_tag), {});
       return true;
     case wire::kUnlock:
+      if (replying_to(o)) return false;
       if ((op.flags & wire::kFlagDirect) && own_words_ != nullptr) own_words_->unlock(op.flags & wire::kFlagExclusive);
       else release_lock(o);
       reply(o, static_cast<int>(op.reply_tag), {});
@@ -221,6 +232,7 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
       reply(o, static_cast<int>(op.reply_tag), {});
       return true;
     case wire::kComplete:
+      if (replying_to(o)) return false;
       ++completes_[static_cast<size_t>(o)];
       return true;
     default:
@@ -280,7 +292,7 @@ void lz_mpi_win_s::reply(int o, int tag, std::vector<char> bytes) {
   lz::Status s = engine_.send_now(comm_, o, tag, comm_->p2p_context(), bytes.data(), static_cast<int>(bytes.size()),
                                   &lz::dt::byte_type(), &taken);
   if (taken || !s.ok()) return;  // a failed origin: nothing waits for the answer
-  Reply r{nullptr, std::move(bytes)};
+  Reply r{nullptr, std::move(bytes), o};
   r.req = new_request(lz_mpi_request_s::Kind::kSend, r.bytes.data(), static_cast<int>(r.bytes.size()), nullptr, o, tag);
   engine_.start_send(r.req).ignore();
   replies_.push_back(std::move(r));
@@ -291,17 +303,27 @@ void lz_mpi_win_s::reply_from(int o, int tag, const void* at, size_t len) {
   lz::Status s = engine_.send_now(comm_, o, tag, comm_->p2p_context(), at, static_cast<int>(len),
                                   &lz::dt::byte_type(), &taken);
   if (taken || !s.ok()) return;
-  Reply r{nullptr, {}};
+  Reply r{nullptr, {}, o};
   r.req = new_request(lz_mpi_request_s::Kind::kSend, at, static_cast<int>(len), nullptr, o, tag);
   engine_.start_send(r.req).ignore();
   replies_.push_back(std::move(r));
 }
 
 void lz_mpi_win_s::reap_replies() {
-  while (!replies_.empty() && replies_.front().req->complete) {
-    lz::rt::request_pool().put(replies_.front().req);
-    replies_.pop_front();
+  for (auto it = replies_.begin(); it != replies_.end();) {
+    if (!it->req->complete) {
+      ++it;
+      continue;
+    }
+    lz::rt::request_pool().put(it->req);
+    it = replies_.erase(it);
   }
+}
+
+bool lz_mpi_win_s::replying_to(int o) const {
+  for (const Reply& r : replies_)
+    if (r.origin == o && !r.req->complete && r.bytes.empty()) return true;
+  return false;
 }
 
 bool lz_mpi_win_s::grant(int o, bool exclusive) {
