@@ -19,7 +19,7 @@
 #include "lazarus/log.h"
 #include "cr/entry_lock.h"
 #include "cr/own_files.h"
-#include "osc/checkpoint.h"
+#include "cr/image_hooks.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
 #include "p2p/comm.h"
@@ -326,7 +326,9 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // A shared-memory window is memory other processes write: each rank's
   // program stops at an MPI call before the rank reports its drain done, so
   // that no process writes it once every rank has (osc/checkpoint.h).
-  if (s.ok() && !at_safe_point && osc::app_stopped_needed() && !cr_lock_wait_stopped(drain_timeout_))
+  const ImageHooks& hooks = image_hooks();
+  if (s.ok() && !at_safe_point && hooks.app_stopped_needed != nullptr && hooks.app_stopped_needed() &&
+      !cr_lock_wait_stopped(drain_timeout_))
     s = Timeout("rank " + std::to_string(rt_.rank()) + "'s program did not come to an MPI call within " +
                 std::to_string(static_cast<int>(drain_timeout_)) +
                 " s; a job with shared-memory windows is checkpointed once every rank's program is in MPI "
@@ -354,8 +356,9 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // again after it; a rank that stays while others move (kCrNoImage) takes
   // part too, since the moved ranks' new processes map the new segment.
   const bool privatized =
-      failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 && osc::images_need_work();
-  if (privatized) failure = osc::before_image();
+      failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 && hooks.needs_work != nullptr &&
+                          hooks.needs_work();
+  if (privatized) failure = hooks.before_image();
   int restart_fd = -1;
   bool disconnected = false;
   if (failure.ok()) {
@@ -408,7 +411,7 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   if (restart_fd >= 0) close(restart_fd);
   if (Status r = eng.resume_transports(restarted); !r.ok() && failure.ok()) failure = r;
   if (privatized)
-    if (Status r = osc::after_image(drain_timeout_ + hook_timeout_); !r.ok())
+    if (Status r = hooks.after_image(drain_timeout_ + hook_timeout_); !r.ok())
       die("sharing the shared-memory windows again: " + r.message());
 
   if (failure.ok()) {

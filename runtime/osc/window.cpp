@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "cr/image_hooks.h"
+#include "osc/checkpoint.h"
 #include "osc/shared_segment.h"
 #include "osc/target_words.h"
 #include "p2p/comm_factory.h"
@@ -39,6 +41,8 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
   attr_flavor = flavor;
   windows().push_back(this);
   engine_.add_progress_hook(this);
+  lz::rt::set_image_hooks({&lz::osc::app_stopped_needed, &lz::osc::images_need_work, &lz::osc::before_image,
+                           &lz::osc::after_image});
 }
 
 lz_mpi_win_s::~lz_mpi_win_s() {
