@@ -16,10 +16,10 @@
 #include "cr/app_service.h"
 #include "cr/bridge_drain.h"
 #include "cr/cr_params.h"
-#include "lazarus/log.h"
 #include "cr/entry_lock.h"
-#include "cr/own_files.h"
 #include "cr/image_hooks.h"
+#include "cr/own_files.h"
+#include "lazarus/log.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
 #include "p2p/comm.h"
@@ -355,9 +355,8 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
   // Shared-memory windows become private memory for the image, and shared
   // again after it; a rank that stays while others move (kCrNoImage) takes
   // part too, since the moved ranks' new processes map the new segment.
-  const bool privatized =
-      failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 && hooks.needs_work != nullptr &&
-                          hooks.needs_work();
+  const bool privatized = failure.ok() && !at_safe_point && (flags & oob::kCrHandover) == 0 &&
+                          hooks.needs_work != nullptr && hooks.needs_work();
   if (privatized) failure = hooks.before_image();
   int restart_fd = -1;
   bool disconnected = false;

@@ -99,8 +99,10 @@ bool cr_lock_try() {
   if (g_mpi_depth.load(std::memory_order_relaxed) != 0) return false;
   if (!g_owner.try_lock()) return false;
   g_cr_pending.store(1, std::memory_order_seq_cst);
-  if (g_have_membarrier) membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-  else std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (g_have_membarrier)
+    membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+  else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   if (g_mpi_depth.load(std::memory_order_seq_cst) == 0) return true;
   cr_lock_release();
   return false;
@@ -112,7 +114,9 @@ bool cr_lock_wait_stopped(double timeout_s) {
     if (g_cr_blocked.load(std::memory_order_seq_cst) != 0 || g_cr_parked.load(std::memory_order_seq_cst) != 0)
       return true;
     if (std::chrono::steady_clock::now() >= until) return false;
-    struct timespec ts{0, 1000000};
+    struct timespec ts {
+      0, 1000000
+    };
     nanosleep(&ts, nullptr);
   }
 }

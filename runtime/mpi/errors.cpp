@@ -64,8 +64,10 @@ int win_error(MPI_Win win, const char* function, int mpi_error_class, const std:
   if (h == MPI_ERRORS_RETURN) return mpi_error_class;
   if (h != nullptr && h->kind == lz_mpi_errhandler_s::kUser) {
     int code = mpi_error_class;
-    if (h->win_fn != nullptr) h->win_fn(&win, &code);
-    else h->fn(reinterpret_cast<MPI_Comm*>(&win), &code);
+    if (h->win_fn != nullptr)
+      h->win_fn(&win, &code);
+    else
+      h->fn(reinterpret_cast<MPI_Comm*>(&win), &code);
     return mpi_error_class;
   }
   std::string m = message;

@@ -24,9 +24,12 @@ using lz::rt::win_args::check_win;
 namespace {
 
 int check_type(const char* fn, MPI_Win win, MPI_Datatype dt, int count, const char* what) {
-  if (dt == MPI_DATATYPE_NULL) return win_error(win, fn, MPI_ERR_TYPE, std::string("invalid ") + what + " (MPI_DATATYPE_NULL)");
-  if (!dt->is_committed()) return win_error(win, fn, MPI_ERR_TYPE, std::string(what) + " " + dt->name() + " is not committed");
-  if (count < 0) return win_error(win, fn, MPI_ERR_COUNT, std::string("negative ") + what + " count " + std::to_string(count));
+  if (dt == MPI_DATATYPE_NULL)
+    return win_error(win, fn, MPI_ERR_TYPE, std::string("invalid ") + what + " (MPI_DATATYPE_NULL)");
+  if (!dt->is_committed())
+    return win_error(win, fn, MPI_ERR_TYPE, std::string(what) + " " + dt->name() + " is not committed");
+  if (count < 0)
+    return win_error(win, fn, MPI_ERR_COUNT, std::string("negative ") + what + " count " + std::to_string(count));
   return MPI_SUCCESS;
 }
 
@@ -88,90 +91,72 @@ int make_request(MPI_Win win, std::shared_ptr<bool> done, MPI_Request* request) 
   return MPI_SUCCESS;
 }
 
-int check_request(const char* fn, MPI_Win win, MPI_Request* request) {
-  if (request == nullptr) return win_error(win, fn, MPI_ERR_ARG, "request is NULL");
-  *request = MPI_REQUEST_NULL;
-  return MPI_SUCCESS;
+// What every operation does around its own checks and call: the window,
+// the request of an MPI_R* call, the target rank (MPI_PROC_NULL: nothing
+// to do, a complete request). `issue(done)` checks the rest and starts the
+// operation; `done` is the request's flag (null without a request).
+template <typename Issue>
+int operation(const char* fn, MPI_Win win, int target, MPI_Request* request, Issue issue) {
+  if (int e = check_win(fn, win)) return e;
+  if (request != nullptr) *request = MPI_REQUEST_NULL;
+  if (int e = check_rank(fn, win, target)) return e;
+  auto done = request != nullptr ? std::make_shared<bool>(false) : nullptr;
+  if (target == MPI_PROC_NULL) {
+    if (done) *done = true;
+  } else if (int e = issue(done)) {
+    return e;
+  }
+  return request != nullptr ? make_request(win, done, request) : MPI_SUCCESS;
 }
 
 int put(const char* fn, const void* origin, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
         MPI_Datatype tdt, MPI_Win win, MPI_Request* request) {
-  if (int e = check_win(fn, win)) return e;
-  if (request != nullptr && check_request(fn, win, request) != MPI_SUCCESS) return MPI_ERR_ARG;
-  if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
-  if (int e = check_rank(fn, win, target)) return e;
-  auto done = request != nullptr ? std::make_shared<bool>(false) : nullptr;
-  if (target != MPI_PROC_NULL) {
+  return operation(fn, win, target, request, [&](std::shared_ptr<bool> done) {
+    if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
     if (int e = check_target(fn, win, target, disp, tcount, tdt)) return e;
     if (int e = check_match(fn, win, odt, ocount, tdt, tcount, "origin data")) return e;
-    if (int e = status_error(fn, win, win->put(origin, ocount, *odt, target, disp, tcount, *tdt, done))) return e;
-  } else if (done) {
-    *done = true;
-  }
-  return request != nullptr ? make_request(win, done, request) : MPI_SUCCESS;
+    return status_error(fn, win, win->put(origin, ocount, *odt, target, disp, tcount, *tdt, done));
+  });
 }
 
 int get(const char* fn, void* origin, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
         MPI_Datatype tdt, MPI_Win win, MPI_Request* request) {
-  if (int e = check_win(fn, win)) return e;
-  if (request != nullptr && check_request(fn, win, request) != MPI_SUCCESS) return MPI_ERR_ARG;
-  if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
-  if (int e = check_rank(fn, win, target)) return e;
-  auto done = request != nullptr ? std::make_shared<bool>(false) : nullptr;
-  if (target != MPI_PROC_NULL) {
+  return operation(fn, win, target, request, [&](std::shared_ptr<bool> done) {
+    if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
     if (int e = check_target(fn, win, target, disp, tcount, tdt)) return e;
     if (int e = check_match(fn, win, odt, ocount, tdt, tcount, "origin buffer")) return e;
-    if (int e = status_error(fn, win, win->get(origin, ocount, *odt, target, disp, tcount, *tdt, done))) return e;
-  } else if (done) {
-    *done = true;
-  }
-  return request != nullptr ? make_request(win, done, request) : MPI_SUCCESS;
+    return status_error(fn, win, win->get(origin, ocount, *odt, target, disp, tcount, *tdt, done));
+  });
 }
 
 int accumulate(const char* fn, const void* origin, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
                int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win, MPI_Request* request) {
-  if (int e = check_win(fn, win)) return e;
-  if (request != nullptr && check_request(fn, win, request) != MPI_SUCCESS) return MPI_ERR_ARG;
-  if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
-  if (int e = check_rank(fn, win, target)) return e;
-  auto done = request != nullptr ? std::make_shared<bool>(false) : nullptr;
-  if (target != MPI_PROC_NULL) {
+  return operation(fn, win, target, request, [&](std::shared_ptr<bool> done) {
+    if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
     if (int e = check_target(fn, win, target, disp, tcount, tdt)) return e;
     if (int e = check_op(fn, win, op, tdt)) return e;
     if (op != MPI_NO_OP)
       if (int e = check_match(fn, win, odt, ocount, tdt, tcount, "origin data")) return e;
-    if (int e = status_error(fn, win, win->accumulate(origin, ocount, *odt, target, disp, tcount, *tdt, *op, done)))
-      return e;
-  } else if (done) {
-    *done = true;
-  }
-  return request != nullptr ? make_request(win, done, request) : MPI_SUCCESS;
+    return status_error(fn, win, win->accumulate(origin, ocount, *odt, target, disp, tcount, *tdt, *op, done));
+  });
 }
 
 int get_accumulate(const char* fn, const void* origin, int ocount, MPI_Datatype odt, void* result, int rcount,
                    MPI_Datatype rdt, int target, MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win,
                    MPI_Request* request) {
-  if (int e = check_win(fn, win)) return e;
-  if (request != nullptr && check_request(fn, win, request) != MPI_SUCCESS) return MPI_ERR_ARG;
-  if (op != MPI_NO_OP)
-    if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
-  if (int e = check_type(fn, win, rdt, rcount, "result datatype")) return e;
-  if (int e = check_rank(fn, win, target)) return e;
-  auto done = request != nullptr ? std::make_shared<bool>(false) : nullptr;
-  if (target != MPI_PROC_NULL) {
+  return operation(fn, win, target, request, [&](std::shared_ptr<bool> done) {
+    if (op != MPI_NO_OP)
+      if (int e = check_type(fn, win, odt, ocount, "origin datatype")) return e;
+    if (int e = check_type(fn, win, rdt, rcount, "result datatype")) return e;
     if (int e = check_target(fn, win, target, disp, tcount, tdt)) return e;
     if (int e = check_op(fn, win, op, tdt)) return e;
     if (op != MPI_NO_OP)
       if (int e = check_match(fn, win, odt, ocount, tdt, tcount, "origin data")) return e;
     if (int e = check_match(fn, win, rdt, rcount, tdt, tcount, "result buffer")) return e;
-    if (int e = status_error(fn, win,
-                             win->get_accumulate(origin, ocount, op == MPI_NO_OP ? *tdt : *odt, result, rcount, *rdt,
-                                                 target, disp, tcount, *tdt, *op, done)))
-      return e;
-  } else if (done) {
-    *done = true;
-  }
-  return request != nullptr ? make_request(win, done, request) : MPI_SUCCESS;
+    return status_error(fn, win,
+                        win->get_accumulate(origin, ocount, op == MPI_NO_OP ? *tdt : *odt, result, rcount, *rdt, target,
+                                            disp, tcount, *tdt, *op, done));
+  });
 }
 
 }  // namespace
@@ -232,8 +217,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
 
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                        MPI_Request* request) {
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   LZ_MPI_ENTRY("MPI_Rget_accumulate");
   if (request == nullptr)
     return lz::rt::mpi_error(MPI_COMM_WORLD, "MPI_Rget_accumulate", MPI_ERR_ARG, "request is NULL");
@@ -255,10 +239,11 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
   if (int e = check_win(kFn, win)) return e;
   if (int e = check_type(kFn, win, datatype, 1, "datatype")) return e;
   if (!datatype->is_basic())
-    return win_error(win, kFn, MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined datatype, not " + datatype->name());
+    return win_error(win, kFn, MPI_ERR_TYPE,
+                     "MPI_Compare_and_swap takes a predefined datatype, not " + datatype->name());
   if (int e = check_rank(kFn, win, target_rank)) return e;
   if (target_rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (int e = check_target(kFn, win, target_rank, target_disp, 1, datatype)) return e;
-  return status_error(kFn, win,
-                      win->compare_and_swap(origin_addr, compare_addr, result_addr, *datatype, target_rank, target_disp));
+  return status_error(
+      kFn, win, win->compare_and_swap(origin_addr, compare_addr, result_addr, *datatype, target_rank, target_disp));
 }

@@ -42,8 +42,8 @@ void enable_entry_lock() {
   const int st = lz::rt::g_mpi_state.load();
   if (st != static_cast<int>(MpiState::kRunning) && st != static_cast<int>(MpiState::kRunningMt)) return;
   lz::rt::cr_lock_init();
-  lz::rt::g_mpi_state.store(static_cast<int>(st == static_cast<int>(MpiState::kRunning) ? MpiState::kRunningCr
-                                                                                        : MpiState::kRunningCrMt));
+  lz::rt::g_mpi_state.store(
+      static_cast<int>(st == static_cast<int>(MpiState::kRunning) ? MpiState::kRunningCr : MpiState::kRunningCrMt));
 }
 
 int check_create(const char* fn, MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Win* win) {
@@ -161,13 +161,19 @@ int delete_one(const char* fn, MPI_Win win, std::vector<std::pair<int, void*>>::
 
 bool predefined_win_keyval(int k) { return k >= MPI_WIN_BASE && k <= MPI_WIN_MODEL; }
 
+auto find_attr(MPI_Win win, int keyval) {
+  return std::find_if(win->attributes.begin(), win->attributes.end(),
+                      [keyval](const auto& a) { return a.first == keyval; });
+}
+
 }  // namespace
 
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   static const char* kFn = "MPI_Win_create";
   LZ_MPI_ENTRY(kFn);
   if (int e = check_create(kFn, comm, size, disp_unit, info, win)) return e;
-  if (base == nullptr && size > 0) return mpi_error(comm, kFn, MPI_ERR_ARG, "base is NULL with a size of " + std::to_string(size));
+  if (base == nullptr && size > 0)
+    return mpi_error(comm, kFn, MPI_ERR_ARG, "base is NULL with a size of " + std::to_string(size));
   Window* w = nullptr;
   if (int e = make_window(kFn, comm, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, &w)) return e;
   *win = w;
@@ -248,8 +254,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   return MPI_SUCCESS;
 }
 
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
-                            MPI_Win* win) {
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   static const char* kFn = "MPI_Win_allocate_shared";
   LZ_MPI_ENTRY(kFn);
   if (int e = check_create(kFn, comm, size, disp_unit, info, win)) return e;
@@ -360,8 +365,10 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
   if (info == MPI_INFO_NULL || !info->valid()) return win_error(win, kFn, MPI_ERR_INFO, "invalid info object");
   for (const auto& kv : info->entries) {
     auto it = std::find_if(win->info.begin(), win->info.end(), [&](const auto& e) { return e.first == kv.first; });
-    if (it != win->info.end()) it->second = kv.second;
-    else win->info.push_back(kv);
+    if (it != win->info.end())
+      it->second = kv.second;
+    else
+      win->info.push_back(kv);
   }
   return MPI_SUCCESS;
 }
@@ -383,8 +390,10 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   };
   for (const auto& kv : win->info) {
     auto it = std::find_if(used.begin(), used.end(), [&](const auto& e) { return e.first == kv.first; });
-    if (it != used.end()) it->second = kv.second;
-    else used.push_back(kv);
+    if (it != used.end())
+      it->second = kv.second;
+    else
+      used.push_back(kv);
   }
   for (const auto& [k, v] : used) PMPI_Info_set(*info_used, k.c_str(), v.c_str());
   return MPI_SUCCESS;
@@ -403,7 +412,8 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   static const char* kFn = "MPI_Win_get_name";
   LZ_MPI_ENTRY(kFn);
   if (int e = check_win(kFn, win)) return e;
-  if (win_name == nullptr || resultlen == nullptr) return win_error(win, kFn, MPI_ERR_ARG, "win_name or resultlen is NULL");
+  if (win_name == nullptr || resultlen == nullptr)
+    return win_error(win, kFn, MPI_ERR_ARG, "win_name or resultlen is NULL");
   std::memcpy(win_name, win->name.c_str(), win->name.size() + 1);
   *resultlen = static_cast<int>(win->name.size());
   return MPI_SUCCESS;
@@ -496,7 +506,7 @@ int MPI_Win_set_attr(MPI_Win win, int keyval, void* value) {
     return win_error(win, kFn, MPI_ERR_KEYVAL, "predefined attribute " + std::to_string(keyval) + " is read-only");
   if (lz::rt::keyval_find(keyval, Keyval::Kind::kWin) == nullptr)
     return win_error(win, kFn, MPI_ERR_KEYVAL, "invalid window keyval " + std::to_string(keyval));
-  auto it = std::find_if(win->attributes.begin(), win->attributes.end(), [&](const auto& a) { return a.first == keyval; });
+  auto it = find_attr(win, keyval);
   if (it != win->attributes.end())
     if (int e = delete_one(kFn, win, it)) return e;
   lz::rt::keyval_retain(keyval);
@@ -511,16 +521,27 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag) {
   if (value == nullptr || flag == nullptr) return win_error(win, kFn, MPI_ERR_ARG, "attribute_val or flag is NULL");
   *flag = 1;
   switch (keyval) {
-    case MPI_WIN_BASE: *static_cast<void**>(value) = win->base(); return MPI_SUCCESS;
-    case MPI_WIN_SIZE: *static_cast<void**>(value) = &win->attr_size; return MPI_SUCCESS;
-    case MPI_WIN_DISP_UNIT: *static_cast<void**>(value) = &win->attr_disp_unit; return MPI_SUCCESS;
-    case MPI_WIN_CREATE_FLAVOR: *static_cast<void**>(value) = &win->attr_flavor; return MPI_SUCCESS;
-    case MPI_WIN_MODEL: *static_cast<void**>(value) = &win->attr_model; return MPI_SUCCESS;
-    default: break;
+    case MPI_WIN_BASE:
+      *static_cast<void**>(value) = win->base();
+      return MPI_SUCCESS;
+    case MPI_WIN_SIZE:
+      *static_cast<void**>(value) = &win->attr_size;
+      return MPI_SUCCESS;
+    case MPI_WIN_DISP_UNIT:
+      *static_cast<void**>(value) = &win->attr_disp_unit;
+      return MPI_SUCCESS;
+    case MPI_WIN_CREATE_FLAVOR:
+      *static_cast<void**>(value) = &win->attr_flavor;
+      return MPI_SUCCESS;
+    case MPI_WIN_MODEL:
+      *static_cast<void**>(value) = &win->attr_model;
+      return MPI_SUCCESS;
+    default:
+      break;
   }
   if (lz::rt::keyval_find(keyval, Keyval::Kind::kWin) == nullptr)
     return win_error(win, kFn, MPI_ERR_KEYVAL, "invalid window keyval " + std::to_string(keyval));
-  auto it = std::find_if(win->attributes.begin(), win->attributes.end(), [&](const auto& a) { return a.first == keyval; });
+  auto it = find_attr(win, keyval);
   *flag = it != win->attributes.end();
   if (*flag) *static_cast<void**>(value) = it->second;
   return MPI_SUCCESS;
@@ -534,7 +555,7 @@ int MPI_Win_delete_attr(MPI_Win win, int keyval) {
     return win_error(win, kFn, MPI_ERR_KEYVAL, "predefined attribute " + std::to_string(keyval) + " is read-only");
   if (lz::rt::keyval_find(keyval, Keyval::Kind::kWin) == nullptr)
     return win_error(win, kFn, MPI_ERR_KEYVAL, "invalid window keyval " + std::to_string(keyval));
-  auto it = std::find_if(win->attributes.begin(), win->attributes.end(), [&](const auto& a) { return a.first == keyval; });
+  auto it = find_attr(win, keyval);
   if (it == win->attributes.end())
     return win_error(win, kFn, MPI_ERR_ARG, "no attribute of keyval " + std::to_string(keyval) + " on the window");
   return delete_one(kFn, win, it);

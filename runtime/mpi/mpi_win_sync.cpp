@@ -58,7 +58,7 @@ int MPI_Win_fence(int assert, MPI_Win win) {
     for (int n : win->fence_counts())
       if (n != 0)
         return win_error(win, kFn, MPI_ERR_RMA_SYNC, "operations precede a fence asserting MPI_MODE_NOPRECEDE");
-    if (!(assert & MPI_MODE_NOSUCCEED))
+    if (!(assert& MPI_MODE_NOSUCCEED))
       if (int e = PMPI_Barrier(&win->comm())) return win_error(win, kFn, e, "the fence's barrier failed");
     win->fence_finish(0, assert);
     return MPI_SUCCESS;
@@ -140,7 +140,8 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
   if (int e = check_assert(kFn, win, assert, MPI_MODE_NOCHECK)) return e;
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (win->locked(rank) || win->in_pscw_access())
-    return win_error(win, kFn, MPI_ERR_RMA_SYNC, "an access epoch to rank " + std::to_string(rank) + " is already open");
+    return win_error(win, kFn, MPI_ERR_RMA_SYNC,
+                     "an access epoch to rank " + std::to_string(rank) + " is already open");
   win->lock(lock_type, rank, assert);
   return MPI_SUCCESS;
 }
@@ -184,15 +185,19 @@ int flush(const char* fn, int rank, MPI_Win win, bool local) {
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (!win->locked(rank))
     return win_error(win, fn, MPI_ERR_RMA_SYNC, "no lock epoch to rank " + std::to_string(rank) + " is open");
-  if (local) win->flush_local(rank);
-  else win->flush(rank);
+  if (local)
+    win->flush_local(rank);
+  else
+    win->flush(rank);
   return MPI_SUCCESS;
 }
 int flush_all(const char* fn, MPI_Win win, bool local) {
   if (int e = check_win(fn, win)) return e;
   if (!win->in_lock_epoch()) return win_error(win, fn, MPI_ERR_RMA_SYNC, "no lock epoch is open");
-  if (local) win->flush_local_all();
-  else win->flush_all();
+  if (local)
+    win->flush_local_all();
+  else
+    win->flush_all();
   return MPI_SUCCESS;
 }
 }  // namespace

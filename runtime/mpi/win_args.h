@@ -19,9 +19,9 @@ inline int check_win(const char* fn, MPI_Win win) {
 // A target rank of `win` (MPI_PROC_NULL allowed when `proc_null`).
 inline int check_rank(const char* fn, MPI_Win win, int rank, bool proc_null = true) {
   if ((proc_null && rank == MPI_PROC_NULL) || (rank >= 0 && rank < win->size())) return MPI_SUCCESS;
-  return win_error(win, fn, MPI_ERR_RANK,
-                   "invalid target rank " + std::to_string(rank) + " (window of " + std::to_string(win->size()) +
-                       " ranks)");
+  return win_error(
+      win, fn, MPI_ERR_RANK,
+      "invalid target rank " + std::to_string(rank) + " (window of " + std::to_string(win->size()) + " ranks)");
 }
 
 inline int check_assert(const char* fn, MPI_Win win, int assert, int allowed) {

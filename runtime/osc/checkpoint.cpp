@@ -34,7 +34,8 @@ Status before_image() {
     // MPI_Win_allocate's memory stays this rank's own (private) from now
     // on: the image may be restored anywhere, so its peers reach it by
     // messages after the checkpoint.
-    else LZ_RETURN_IF_ERROR(w->drop_direct_peers());
+    else
+      LZ_RETURN_IF_ERROR(w->drop_direct_peers());
   }
   return Status::Ok();
 }

@@ -19,7 +19,9 @@ int g_windows = 0;
 void run(rt::Engine* engine, long interval_ns) {
   uint64_t seen = engine->turns();
   while (!g_stop.load(std::memory_order_acquire)) {
-    struct timespec ts{interval_ns / 1000000000, interval_ns % 1000000000};
+    struct timespec ts {
+      interval_ns / 1000000000, interval_ns % 1000000000
+    };
     nanosleep(&ts, nullptr);
     // Steps in only when no one progressed the engine for a whole interval:
     // a program that calls MPI serves its windows itself, and is not

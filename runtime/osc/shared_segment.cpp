@@ -23,7 +23,9 @@ struct Header {
 };
 std::string shm_path(const std::string& name) { return "/dev/shm" + name; }
 void nap() {
-  struct timespec ts{0, 100000};
+  struct timespec ts {
+    0, 100000
+  };
   nanosleep(&ts, nullptr);
 }
 }  // namespace
@@ -66,9 +68,9 @@ StatusOr<std::unique_ptr<SharedSegment>> SharedSegment::create(const std::string
 StatusOr<std::unique_ptr<SharedSegment>> SharedSegment::open(const std::string& name, size_t bytes) {
   const int fd = shm_open(name.c_str(), O_RDWR, 0600);
   if (fd < 0)
-    return ErrnoError("opening " + shm_path(name) +
-                          " (MPI_Win_allocate_shared needs every rank of the communicator on one host)",
-                      errno);
+    return ErrnoError(
+        "opening " + shm_path(name) + " (MPI_Win_allocate_shared needs every rank of the communicator on one host)",
+        errno);
   auto m = map_fd(fd, page() + bytes, nullptr);
   close(fd);
   if (!m.ok()) return m.status();
@@ -119,7 +121,7 @@ Status SharedSegment::reshare(bool leader, const std::vector<Range>& keep, int m
   } else {
     for (;;) {
       fd = shm_open(next.c_str(), O_RDWR, 0600);
-      struct stat st{};
+      struct stat st {};
       if (fd >= 0 && fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) == total) break;
       if (fd >= 0) close(fd);
       fd = -1;

@@ -29,8 +29,10 @@ struct TargetWords {
     return false;
   }
   void unlock(bool exclusive) {
-    if (exclusive) lock.fetch_and(~kWriter, std::memory_order_release);
-    else lock.fetch_sub(1, std::memory_order_release);
+    if (exclusive)
+      lock.fetch_and(~kWriter, std::memory_order_release);
+    else
+      lock.fetch_sub(1, std::memory_order_release);
   }
   void acc_lock() {
     while (acc.exchange(1, std::memory_order_acquire) != 0)

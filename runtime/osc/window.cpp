@@ -41,8 +41,8 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
   attr_flavor = flavor;
   windows().push_back(this);
   engine_.add_progress_hook(this);
-  lz::rt::set_image_hooks({&lz::osc::app_stopped_needed, &lz::osc::images_need_work, &lz::osc::before_image,
-                           &lz::osc::after_image});
+  lz::rt::set_image_hooks(
+      {&lz::osc::app_stopped_needed, &lz::osc::images_need_work, &lz::osc::before_image, &lz::osc::after_image});
 }
 
 lz_mpi_win_s::~lz_mpi_win_s() {

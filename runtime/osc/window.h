@@ -53,7 +53,7 @@
 namespace lz::osc {
 class SharedSegment;
 struct TargetWords;
-}
+}  // namespace lz::osc
 
 struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   using Comm = lz::rt::Comm;
@@ -153,7 +153,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   std::vector<int> fence_counts();
   void fence_finish(int expected, int assert);
   // Only a synchronization (NOPRECEDE: no operation before; the binding's barrier).
-  void fence_open(int assert) { fence_open_ = (assert & MPI_MODE_NOSUCCEED) == 0; }
+  void fence_open(int assert) { fence_open_ = (assert& MPI_MODE_NOSUCCEED) == 0; }
 
   void post(const std::vector<int>& ranks, int assert);
   // Waits for every rank of `ranks` to have posted (not with MPI_MODE_NOCHECK).
@@ -180,7 +180,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
 
   // ---- what the binding keeps for the program --------------------------------------------
   std::string name;
-  void* allocated = nullptr;  // MPI_Win_allocate's memory, freed with the window
+  void* allocated = nullptr;            // MPI_Win_allocate's memory, freed with the window
   MPI_Errhandler errhandler = nullptr;  // null: MPI_ERRORS_ARE_FATAL
   std::vector<std::pair<std::string, std::string>> info;
   std::vector<std::pair<int, void*>> attributes;
@@ -211,9 +211,8 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   void direct_get(const Direct& d, void* origin, int ocount, const Datatype& odt, MPI_Aint disp, int tcount,
                   const Datatype& tdt);
   // Accumulate (result null) or get-accumulate under the target's acc lock.
-  void direct_accumulate(const Direct& d, const void* origin, int ocount, const Datatype& odt, void* result,
-                         int rcount, const Datatype* rdt, MPI_Aint disp, int tcount, const Datatype& tdt,
-                         const lz::dt::Op& op);
+  void direct_accumulate(const Direct& d, const void* origin, int ocount, const Datatype& odt, void* result, int rcount,
+                         const Datatype* rdt, MPI_Aint disp, int tcount, const Datatype& tdt, const lz::dt::Op& op);
   void direct_cas(const Direct& d, const void* origin, const void* compare, void* result, const Datatype& dt,
                   MPI_Aint disp);
   // Takes target `t`'s lock through its words, serving this rank's agent meanwhile.
@@ -253,6 +252,10 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   lz::Status send_op(int target, Outgoing& out, std::shared_ptr<bool> done = nullptr);
   lz::Status send_bytes(int target, const void* data, size_t len, int tag, std::shared_ptr<bool> done);
   lz::Status send_data(int target, const void* buf, int count, const Datatype& dt, std::shared_ptr<bool> done);
+  // Sends `out` with `count` of `dt` at `origin` as its data: inline when
+  // small, else as the next kTagData message.
+  lz::Status send_with_data(int target, Outgoing& out, const void* origin, int count, const Datatype& dt,
+                            std::shared_ptr<bool> done);
   Request* post_reply(int target, void* buf, int count, const Datatype* dt, int tag, std::shared_ptr<bool> done);
   int next_reply_tag();
   // A request of this window's (p2p context, raw bytes when `dt` is null).
@@ -273,11 +276,11 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   // ---- target side -----------------------------------------------------------------------------
   // A message of an origin being executed: its header, blocks and data.
   struct Incoming {
-    Request* req = nullptr;        // the message's receive (done: the bytes are in msg)
+    Request* req = nullptr;  // the message's receive (done: the bytes are in msg)
     std::vector<char> msg;
-    Request* data_req = nullptr;   // the separate data's receive, once posted
-    std::vector<char> data;        // where it lands (unless straight into the window)
-    bool data_direct = false;      // the data went straight into the window
+    Request* data_req = nullptr;  // the separate data's receive, once posted
+    std::vector<char> data;       // where it lands (unless straight into the window)
+    bool data_direct = false;     // the data went straight into the window
   };
   // Takes the next operation messages of every origin into its queue.
   void take_incoming();
@@ -326,8 +329,8 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   std::vector<int> lock_held_;                  // per origin: kUnlocked / kShared / kExclusive granted
   int shared_holders_ = 0;
   bool exclusive_held_ = false;
-  int fence_done_[2] = {0, 0};                  // fence operations executed, by epoch parity
-  std::vector<int> completes_;                  // kComplete received per origin
+  int fence_done_[2] = {0, 0};  // fence operations executed, by epoch parity
+  std::vector<int> completes_;  // kComplete received per origin
   std::vector<int> exposure_group_;
   bool exposure_open_ = false;
   struct Reply {

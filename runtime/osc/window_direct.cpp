@@ -51,23 +51,27 @@ void lz_mpi_win_s::direct_put(const Direct& d, const void* origin, int ocount, c
   std::vector<char> tmp;
   const char* src = packed(origin, ocount, odt, &tmp);
   const size_t bytes = odt.size() * static_cast<size_t>(ocount);
-  if (tdt.is_contiguous()) std::memcpy(at + tdt.true_lb(), src, bytes);
-  else tdt.unpack(src, bytes, tcount, at);
+  if (tdt.is_contiguous())
+    std::memcpy(at + tdt.true_lb(), src, bytes);
+  else
+    tdt.unpack(src, bytes, tcount, at);
 }
 
-void lz_mpi_win_s::direct_get(const Direct& d, void* origin, int ocount, const Datatype& odt, MPI_Aint disp,
-                              int tcount, const Datatype& tdt) {
+void lz_mpi_win_s::direct_get(const Direct& d, void* origin, int ocount, const Datatype& odt, MPI_Aint disp, int tcount,
+                              const Datatype& tdt) {
   const char* at = d.base + disp;
   std::vector<char> tmp;
   const char* src = packed(at, tcount, tdt, &tmp);
   const size_t bytes = tdt.size() * static_cast<size_t>(tcount);
-  if (odt.is_contiguous()) std::memcpy(static_cast<char*>(origin) + odt.true_lb(), src, bytes);
-  else odt.unpack(src, bytes, ocount, origin);
+  if (odt.is_contiguous())
+    std::memcpy(static_cast<char*>(origin) + odt.true_lb(), src, bytes);
+  else
+    odt.unpack(src, bytes, ocount, origin);
 }
 
-void lz_mpi_win_s::direct_accumulate(const Direct& d, const void* origin, int ocount, const Datatype& odt,
-                                     void* result, int rcount, const Datatype* rdt, MPI_Aint disp, int tcount,
-                                     const Datatype& tdt, const lz::dt::Op& op) {
+void lz_mpi_win_s::direct_accumulate(const Direct& d, const void* origin, int ocount, const Datatype& odt, void* result,
+                                     int rcount, const Datatype* rdt, MPI_Aint disp, int tcount, const Datatype& tdt,
+                                     const lz::dt::Op& op) {
   char* at = d.base + disp;
   const size_t bytes = tdt.size() * static_cast<size_t>(tcount);
   const bool no_op = op.kind() == lz::dt::Op::Kind::kNoOp;
@@ -79,16 +83,22 @@ void lz_mpi_win_s::direct_accumulate(const Direct& d, const void* origin, int oc
   if (tdt.homogeneous(&b, nullptr)) w.basic = static_cast<uint8_t>(b);
   std::vector<char> cur(bytes);
   d.words->acc_lock();
-  if (tdt.is_contiguous()) std::memcpy(cur.data(), at + tdt.true_lb(), bytes);
-  else tdt.pack(at, tcount, cur.data());
+  if (tdt.is_contiguous())
+    std::memcpy(cur.data(), at + tdt.true_lb(), bytes);
+  else
+    tdt.pack(at, tcount, cur.data());
   if (result != nullptr) {
-    if (rdt->is_contiguous()) std::memcpy(static_cast<char*>(result) + rdt->true_lb(), cur.data(), bytes);
-    else rdt->unpack(cur.data(), bytes, rcount, result);
+    if (rdt->is_contiguous())
+      std::memcpy(static_cast<char*>(result) + rdt->true_lb(), cur.data(), bytes);
+    else
+      rdt->unpack(cur.data(), bytes, rcount, result);
   }
   if (!no_op) {
     combine(w, in, cur.data(), bytes);
-    if (tdt.is_contiguous()) std::memcpy(at + tdt.true_lb(), cur.data(), bytes);
-    else tdt.unpack(cur.data(), bytes, tcount, at);
+    if (tdt.is_contiguous())
+      std::memcpy(at + tdt.true_lb(), cur.data(), bytes);
+    else
+      tdt.unpack(cur.data(), bytes, tcount, at);
   }
   d.words->acc_unlock();
 }

@@ -134,12 +134,17 @@ lz::Status lz_mpi_win_s::put(const void* origin, int ocount, const Datatype& odt
     return lz::Status::Ok();
   }
   Outgoing out = begin_op(wire::kPut, target, tdisp, tcount, tdt);
+  return send_with_data(target, out, origin, ocount, odt, std::move(done));
+}
+
+lz::Status lz_mpi_win_s::send_with_data(int target, Outgoing& out, const void* origin, int ocount, const Datatype& odt,
+                                        std::shared_ptr<bool> done) {
   const size_t bytes = odt.size() * static_cast<size_t>(ocount);
   if (bytes <= kInline) {
     out.op.flags |= wire::kFlagInline;
     const size_t at = out.bytes.size();
     out.bytes.resize(at + bytes);
-    odt.pack(origin, ocount, out.bytes.data() + at);
+    if (bytes != 0) odt.pack(origin, ocount, out.bytes.data() + at);
     return send_op(target, out, std::move(done));
   }
   LZ_RETURN_IF_ERROR(send_op(target, out));
@@ -147,11 +152,10 @@ lz::Status lz_mpi_win_s::put(const void* origin, int ocount, const Datatype& odt
 }
 
 lz::Status lz_mpi_win_s::accumulate(const void* origin, int ocount, const Datatype& odt, int target, MPI_Aint tdisp,
-                                    int tcount, const Datatype& tdt, const lz::dt::Op& op,
-                                    std::shared_ptr<bool> done) {
+                                    int tcount, const Datatype& tdt, const lz::dt::Op& op, std::shared_ptr<bool> done) {
   if (const Direct* d = direct(target)) {
-    direct_accumulate(*d, origin, ocount, odt, nullptr, 0, nullptr, tdisp * units_[static_cast<size_t>(target)],
-                      tcount, tdt, op);
+    direct_accumulate(*d, origin, ocount, odt, nullptr, 0, nullptr, tdisp * units_[static_cast<size_t>(target)], tcount,
+                      tdt, op);
     if (done) *done = true;
     return lz::Status::Ok();
   }
@@ -162,16 +166,7 @@ lz::Status lz_mpi_win_s::accumulate(const void* origin, int ocount, const Dataty
     out.op.bytes = 0;
     return send_op(target, out, std::move(done));
   }
-  const size_t bytes = odt.size() * static_cast<size_t>(ocount);
-  if (bytes <= kInline) {
-    out.op.flags |= wire::kFlagInline;
-    const size_t at = out.bytes.size();
-    out.bytes.resize(at + bytes);
-    odt.pack(origin, ocount, out.bytes.data() + at);
-    return send_op(target, out, std::move(done));
-  }
-  LZ_RETURN_IF_ERROR(send_op(target, out));
-  return send_data(target, origin, ocount, odt, std::move(done));
+  return send_with_data(target, out, origin, ocount, odt, std::move(done));
 }
 
 lz::Status lz_mpi_win_s::get(void* origin, int ocount, const Datatype& odt, int target, MPI_Aint tdisp, int tcount,
@@ -187,8 +182,8 @@ lz::Status lz_mpi_win_s::get(void* origin, int ocount, const Datatype& odt, int 
   return send_op(target, out);
 }
 
-lz::Status lz_mpi_win_s::get_accumulate(const void* origin, int ocount, const Datatype& odt, void* result,
-                                        int rcount, const Datatype& rdt, int target, MPI_Aint tdisp, int tcount,
+lz::Status lz_mpi_win_s::get_accumulate(const void* origin, int ocount, const Datatype& odt, void* result, int rcount,
+                                        const Datatype& rdt, int target, MPI_Aint tdisp, int tcount,
                                         const Datatype& tdt, const lz::dt::Op& op, std::shared_ptr<bool> done) {
   if (const Direct* d = direct(target)) {
     direct_accumulate(*d, origin, ocount, odt, result, rcount, &rdt, tdisp * units_[static_cast<size_t>(target)],
@@ -200,16 +195,8 @@ lz::Status lz_mpi_win_s::get_accumulate(const void* origin, int ocount, const Da
   out.op.op = static_cast<uint8_t>(op.kind());
   out.op.reply_tag = static_cast<uint32_t>(next_reply_tag());
   post_reply(target, result, rcount, &rdt, static_cast<int>(out.op.reply_tag), std::move(done));
-  const size_t bytes = op.kind() == lz::dt::Op::Kind::kNoOp ? 0 : odt.size() * static_cast<size_t>(ocount);
-  if (bytes <= kInline) {
-    out.op.flags |= wire::kFlagInline;
-    const size_t at = out.bytes.size();
-    out.bytes.resize(at + bytes);
-    if (bytes != 0) odt.pack(origin, ocount, out.bytes.data() + at);
-    return send_op(target, out);
-  }
-  LZ_RETURN_IF_ERROR(send_op(target, out));
-  return send_data(target, origin, ocount, odt, nullptr);
+  // MPI_NO_OP sends no data (an empty inline part).
+  return send_with_data(target, out, origin, op.kind() == lz::dt::Op::Kind::kNoOp ? 0 : ocount, odt, nullptr);
 }
 
 lz::Status lz_mpi_win_s::compare_and_swap(const void* origin, const void* compare, void* result, const Datatype& dt,

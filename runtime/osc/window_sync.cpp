@@ -131,7 +131,7 @@ void lz_mpi_win_s::request_ack(int target, wire::Kind kind) {
 void lz_mpi_win_s::lock(int type, int target, int assert) {
   TargetState& t = targets_[static_cast<size_t>(target)];
   t.lock = type == MPI_LOCK_EXCLUSIVE ? kExclusive : kShared;
-  t.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  t.nocheck = (assert& MPI_MODE_NOCHECK) != 0;
   t.lock_sent = false;
   if (!t.nocheck && direct(target) != nullptr) {
     direct_lock(target, t.lock == kExclusive);
@@ -156,8 +156,10 @@ void lz_mpi_win_s::end_lock(int target) {
     op.reply_tag = static_cast<uint32_t>(next_reply_tag());
     post_reply(target, nullptr, 0, nullptr, static_cast<int>(op.reply_tag), nullptr);
     send_bytes(target, &op, sizeof(op), wire::kTagOp, nullptr).ignore();
-  } else if (t.lock_sent) request_ack(target, wire::kUnlock);
-  else if (t.dirty) request_ack(target, wire::kFlush);
+  } else if (t.lock_sent)
+    request_ack(target, wire::kUnlock);
+  else if (t.dirty)
+    request_ack(target, wire::kFlush);
   t.lock = kUnlocked;
   t.nocheck = t.lock_sent = t.direct_lock = false;
 }
@@ -173,7 +175,7 @@ void lz_mpi_win_s::lock_all(int assert) {
   for (size_t i = 0; i < targets_.size(); ++i) {
     TargetState& t = targets_[i];
     t.lock = kShared;
-    t.nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    t.nocheck = (assert& MPI_MODE_NOCHECK) != 0;
     t.lock_sent = false;
     if (!t.nocheck && direct(static_cast<int>(i)) != nullptr) {
       direct_lock(static_cast<int>(i), false);

@@ -9,11 +9,11 @@
 #include <string>
 
 #include "lazarus/datatype/basic.h"
-#include "p2p/runtime.h"
 #include "osc/target_words.h"
 #include "osc/window.h"
 #include "p2p/match_queue.h"
 #include "p2p/request.h"
+#include "p2p/runtime.h"
 
 namespace wire = lz::osc::wire;
 using wire::Block;
@@ -65,12 +65,18 @@ void span(const wire::Op& op, const Block* blocks, int64_t* lo, int64_t* hi) {
 }
 const char* kind_name(uint8_t k) {
   switch (k) {
-    case wire::kPut: return "MPI_Put";
-    case wire::kGet: return "MPI_Get";
-    case wire::kAcc: return "MPI_Accumulate";
-    case wire::kGetAcc: return "MPI_Get_accumulate";
-    case wire::kCas: return "MPI_Compare_and_swap";
-    default: return "one-sided operation";
+    case wire::kPut:
+      return "MPI_Put";
+    case wire::kGet:
+      return "MPI_Get";
+    case wire::kAcc:
+      return "MPI_Accumulate";
+    case wire::kGetAcc:
+      return "MPI_Get_accumulate";
+    case wire::kCas:
+      return "MPI_Compare_and_swap";
+    default:
+      return "one-sided operation";
   }
 }
 }  // namespace
@@ -149,14 +155,14 @@ char* lz_mpi_win_s::target_address(int o, const wire::Op& op, int64_t lo, int64_
     }
     if (from >= at + hi) return at;
     fatal(kind_name(op.kind), MPI_ERR_RMA_RANGE,
-                  "rank " + std::to_string(o) + " addressed bytes [" + std::to_string(op.disp + lo) + ", " +
-                      std::to_string(op.disp + hi) + ") of this rank's dynamic window, which no attached region holds");
+          "rank " + std::to_string(o) + " addressed bytes [" + std::to_string(op.disp + lo) + ", " +
+              std::to_string(op.disp + hi) + ") of this rank's dynamic window, which no attached region holds");
   }
   const int64_t d = static_cast<int64_t>(op.disp);
   if (d + lo < 0 || d + hi > size_)
     fatal(kind_name(op.kind), MPI_ERR_RMA_RANGE,
-                  "rank " + std::to_string(o) + " addressed bytes [" + std::to_string(d + lo) + ", " +
-                      std::to_string(d + hi) + ") of this rank's window of " + std::to_string(size_) + " bytes");
+          "rank " + std::to_string(o) + " addressed bytes [" + std::to_string(d + lo) + ", " + std::to_string(d + hi) +
+              ") of this rank's window of " + std::to_string(size_) + " bytes");
   return static_cast<char*>(base_) + d;
 }
 
@@ -224,8 +230,10 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
       return true;
     case wire::kUnlock:
       if (replying_to(o)) return false;
-      if ((op.flags & wire::kFlagDirect) && own_words_ != nullptr) own_words_->unlock(op.flags & wire::kFlagExclusive);
-      else release_lock(o);
+      if ((op.flags & wire::kFlagDirect) && own_words_ != nullptr)
+        own_words_->unlock(op.flags & wire::kFlagExclusive);
+      else
+        release_lock(o);
       reply(o, static_cast<int>(op.reply_tag), {});
       return true;
     case wire::kFlush:
@@ -280,7 +288,7 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
     }
     default:
       fatal("MPI one-sided", MPI_ERR_INTERN,
-                    "rank " + std::to_string(o) + " sent an unknown operation " + std::to_string(op.kind));
+            "rank " + std::to_string(o) + " sent an unknown operation " + std::to_string(op.kind));
   }
   if (acc && own_words_ != nullptr) own_words_->acc_unlock();
   if (op.flags & wire::kFlagFence) ++fence_done_[op.epoch & 1];
@@ -300,8 +308,8 @@ void lz_mpi_win_s::reply(int o, int tag, std::vector<char> bytes) {
 
 void lz_mpi_win_s::reply_from(int o, int tag, const void* at, size_t len) {
   bool taken = false;
-  lz::Status s = engine_.send_now(comm_, o, tag, comm_->p2p_context(), at, static_cast<int>(len),
-                                  &lz::dt::byte_type(), &taken);
+  lz::Status s =
+      engine_.send_now(comm_, o, tag, comm_->p2p_context(), at, static_cast<int>(len), &lz::dt::byte_type(), &taken);
   if (taken || !s.ok()) return;
   Reply r{nullptr, {}, o};
   r.req = new_request(lz_mpi_request_s::Kind::kSend, at, static_cast<int>(len), nullptr, o, tag);
@@ -329,7 +337,7 @@ bool lz_mpi_win_s::replying_to(int o) const {
 bool lz_mpi_win_s::grant(int o, bool exclusive) {
   int& held = lock_held_[static_cast<size_t>(o)];
   if (held != kUnlocked) return true;  // already held by this origin
-  if (own_words_ != nullptr) {  // the lock ranks of this host take directly
+  if (own_words_ != nullptr) {         // the lock ranks of this host take directly
     if (!own_words_->try_lock(exclusive)) return false;
     held = exclusive ? kExclusive : kShared;
     return true;
@@ -353,7 +361,9 @@ void lz_mpi_win_s::release_lock(int o) {
     held = kUnlocked;
     return;
   }
-  if (held == kExclusive) exclusive_held_ = false;
-  else if (held == kShared) --shared_holders_;
+  if (held == kExclusive)
+    exclusive_held_ = false;
+  else if (held == kShared)
+    --shared_holders_;
   held = kUnlocked;
 }

@@ -1,7 +1,5 @@
 // Progress and waiting: one pass over the transports, and the blocking wait
 // that sleeps on their descriptors (never a busy spin when oversubscribed).
-#include "p2p/engine.h"
-
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include <utility>
 
 #include "lazarus/log.h"
+#include "p2p/engine.h"
 #include "p2p/engine_detail.h"
 
 namespace lz::rt {

@@ -327,9 +327,9 @@ void lz_op_s::release(const lz_op_s* op) {
 }
 
 const char* lz_op_s::name() const {
-  static const char* const kNames[] = {"MPI_MAX", "MPI_MIN", "MPI_SUM",  "MPI_PROD", "MPI_LAND",   "MPI_BAND",
-                                       "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC",
-                                       "MPI_REPLACE", "MPI_NO_OP", "user-defined op"};
+  static const char* const kNames[] = {"MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD",  "MPI_LAND",
+                                       "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR",  "MPI_BXOR",
+                                       "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP", "user-defined op"};
   return kNames[static_cast<int>(kind_)];
 }
 

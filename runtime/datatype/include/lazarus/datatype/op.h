@@ -38,7 +38,21 @@ struct lz_op_s {
   // kReplace and kNoOp are one-sided accumulates' only (MPI_REPLACE:
   // inout = in; MPI_NO_OP: inout unchanged); collectives refuse them.
   enum class Kind : uint8_t {
-    kMax, kMin, kSum, kProd, kLand, kBand, kLor, kBor, kLxor, kBxor, kMaxloc, kMinloc, kReplace, kNoOp, kUser
+    kMax,
+    kMin,
+    kSum,
+    kProd,
+    kLand,
+    kBand,
+    kLor,
+    kBor,
+    kLxor,
+    kBxor,
+    kMaxloc,
+    kMinloc,
+    kReplace,
+    kNoOp,
+    kUser
   };
 
   // A predefined op.
