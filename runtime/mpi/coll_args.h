@@ -61,8 +61,6 @@ inline int check_type(const char* fn, MPI_Comm comm, MPI_Datatype dt, const char
 
 inline int check_op(const char* fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt) {
   if (op == MPI_OP_NULL) return mpi_error(comm, fn, MPI_ERR_OP, "invalid op (MPI_OP_NULL)");
-  if (op->rma_only())
-    return mpi_error(comm, fn, MPI_ERR_OP, std::string(op->name()) + " is for one-sided accumulates only");
   lz::Status s = op->check(*dt);
   if (!s.ok()) return mpi_error(comm, fn, MPI_ERR_OP, s.message());
   return MPI_SUCCESS;

@@ -67,6 +67,7 @@ int check_op(const char* fn, MPI_Win win, MPI_Op op, MPI_Datatype target_dt) {
   if (target_dt->size() != 0 && !target_dt->homogeneous(&b, nullptr))
     return win_error(win, fn, MPI_ERR_TYPE,
                      "the target datatype " + target_dt->name() + " is not made of one predefined type");
+  if (op->rma_only()) return MPI_SUCCESS;  // MPI_REPLACE, MPI_NO_OP: any predefined type
   // MPI_CHAR takes the integer ops as a signed char, as MPICH's one-sided
   // calls allow (its test suite's fetch_and_op_char).
   if (target_dt->size() != 0 && b == lz::dt::Basic::kChar &&

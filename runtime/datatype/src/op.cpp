@@ -233,9 +233,7 @@ void apply_pair(Kind k, Basic b, const void* in, void* io, size_t n, bool packed
 
 }  // namespace
 
-bool op_defined_on(Op::Kind k, Basic b) {
-  return k == Op::Kind::kReplace || k == Op::Kind::kNoOp || (families_of(k) & family_of(b)) != 0;
-}
+bool op_defined_on(Op::Kind k, Basic b) { return (families_of(k) & family_of(b)) != 0; }
 
 bool apply_basic(Op::Kind k, Basic b, const void* in, void* io, size_t n) {
   if (k == Op::Kind::kNoOp) return true;
@@ -335,6 +333,9 @@ const char* lz_op_s::name() const {
 
 lz::Status lz_op_s::check(const lz::dt::Datatype& dt) const {
   if (!is_predefined()) return lz::Status::Ok();
+  if (rma_only())
+    return lz::InvalidArgument(std::string(name()) + " is not defined for " + dt.name() +
+                               " in a reduction: it is for one-sided accumulates only");
   Basic b;
   if (!dt.homogeneous(&b, nullptr)) {
     if (dt.size() == 0) return lz::Status::Ok();  // nothing to reduce

@@ -36,7 +36,8 @@ typedef void(lz_user_function_c)(void* invec, void* inoutvec, long long* len, st
 
 struct lz_op_s {
   // kReplace and kNoOp are one-sided accumulates' only (MPI_REPLACE:
-  // inout = in; MPI_NO_OP: inout unchanged); collectives refuse them.
+  // inout = in; MPI_NO_OP: inout unchanged): check() refuses them, so
+  // collectives do; apply_basic() applies them to any type.
   enum class Kind : uint8_t {
     kMax,
     kMin,
