@@ -269,14 +269,15 @@ bool lz_mpi_win_s::execute(int o, Incoming& in) {
     case wire::kGetAcc: {
       std::vector<char> cur(op.bytes);
       gather(op, blocks, at, cur.data());
-      if (op.kind == wire::kGetAcc) {
-        std::vector<char> old = cur;
-        reply(o, static_cast<int>(op.reply_tag), std::move(old));
-      }
+      std::vector<char> old;
+      if (op.kind == wire::kGetAcc) old = cur;
       if (carries_data(op)) {
         combine(op, data, cur.data(), cur.size());
         scatter(op, blocks, at, cur.data());
       }
+      // The answer leaves once the memory holds the result: the origin may
+      // tell a third rank, which then loads it (MPICH's win_shared_fop_flush_load).
+      if (op.kind == wire::kGetAcc) reply(o, static_cast<int>(op.reply_tag), std::move(old));
       break;
     }
     case wire::kCas: {
