@@ -18,7 +18,6 @@
 #include "mpi/info.h"
 #include "mpi/keyval.h"
 #include "mpi/win_args.h"
-#include "osc/progress_thread.h"
 #include "osc/shared_segment.h"
 #include "osc/target_words.h"
 #include "osc/window.h"
@@ -81,7 +80,6 @@ int make_window(const char* fn, MPI_Comm comm, int flavor, void* base, MPI_Aint 
   enable_entry_lock();
   auto* w = new Window(wc, flavor, base, size, disp_unit, std::move(sizes), std::move(units));
   if (info != MPI_INFO_NULL) w->info = info->entries;
-  lz::osc::ProgressThread::window_created();
   *out = w;
   if (dup_out != nullptr) *dup_out = wc;
   return MPI_SUCCESS;
@@ -262,7 +260,6 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
   Window* w = nullptr;
   if (int e = make_window(kFn, comm, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, &w)) return e;
   if (int e = share_segment(kFn, comm, w, info, baseptr)) {
-    lz::osc::ProgressThread::window_freed();
     delete w;
     return e;
   }
@@ -345,7 +342,6 @@ int MPI_Win_free(MPI_Win* win) {
     lz::rt::registration_cache().remove_area(mem);
     std::free(mem);
   }
-  lz::osc::ProgressThread::window_freed();
   *win = MPI_WIN_NULL;
   return MPI_SUCCESS;
 }

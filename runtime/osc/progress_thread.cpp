@@ -14,7 +14,7 @@ namespace lz::osc {
 namespace {
 std::thread g_thread;
 std::atomic<bool> g_stop{false};
-int g_windows = 0;
+int g_needs = 0;  // windows whose agent serves messages
 
 void run(rt::Engine* engine, long interval_ns) {
   uint64_t seen = engine->turns();
@@ -43,8 +43,8 @@ void run(rt::Engine* engine, long interval_ns) {
 }
 }  // namespace
 
-void ProgressThread::window_created() {
-  if (g_windows++ != 0 || g_thread.joinable()) return;
+void ProgressThread::agent_needed() {
+  if (g_needs++ != 0 || g_thread.joinable()) return;
   rt::Runtime& rt = rt::runtime();
   const long interval_us = rt.registry().params().get_int("osc_progress_interval");
   if (interval_us <= 0) return;
@@ -52,8 +52,8 @@ void ProgressThread::window_created() {
   g_thread = std::thread(run, &rt.engine(), interval_us * 1000);
 }
 
-void ProgressThread::window_freed() {
-  if (--g_windows != 0 || !g_thread.joinable()) return;
+void ProgressThread::agent_done() {
+  if (--g_needs != 0 || !g_thread.joinable()) return;
   // The caller is inside MPI: the thread holds no lock now, and cannot take it.
   g_stop.store(true, std::memory_order_release);
   g_thread.join();

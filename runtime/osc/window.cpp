@@ -8,6 +8,7 @@
 
 #include "cr/image_hooks.h"
 #include "osc/checkpoint.h"
+#include "osc/progress_thread.h"
 #include "osc/shared_segment.h"
 #include "osc/target_words.h"
 #include "p2p/comm_factory.h"
@@ -36,16 +37,19 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
   incoming_.resize(n);
   lock_held_.assign(n, kUnlocked);
   completes_.assign(n, 0);
+  bulk_copy_threshold_ = static_cast<size_t>(lz::rt::runtime().registry().params().get_int("osc_bulk_copy_threshold"));
   attr_size = size;
   attr_disp_unit = disp_unit;
   attr_flavor = flavor;
   windows().push_back(this);
   engine_.add_progress_hook(this);
+  lz::osc::ProgressThread::agent_needed();  // until set_all_direct(true)
   lz::rt::set_image_hooks(
       {&lz::osc::app_stopped_needed, &lz::osc::images_need_work, &lz::osc::before_image, &lz::osc::after_image});
 }
 
 lz_mpi_win_s::~lz_mpi_win_s() {
+  if (!all_direct_) lz::osc::ProgressThread::agent_done();
   engine_.remove_progress_hook(this);
   auto& all = windows();
   all.erase(std::remove(all.begin(), all.end(), this), all.end());
@@ -93,6 +97,15 @@ std::string lz_mpi_win_s::busy() const {
   if (in_pscw_access()) return "an access epoch is open (MPI_Win_complete first)";
   if (exposure_open_) return "an exposure epoch is open (MPI_Win_wait first)";
   return "";
+}
+
+void lz_mpi_win_s::set_all_direct(bool all) {
+  if (all == all_direct_) return;
+  all_direct_ = all;
+  if (all)
+    lz::osc::ProgressThread::agent_done();
+  else
+    lz::osc::ProgressThread::agent_needed();
 }
 
 void lz_mpi_win_s::finish() {

@@ -102,8 +102,9 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   lz::osc::SharedSegment* own_segment() const { return own_segment_.get(); }
   bool has_direct_peers() const { return own_segment_ != nullptr || !peer_segments_.empty(); }
   // Every rank reaches every other by load/store (agreed by all): no
-  // operation travels as a message, and MPI_Win_fence is a barrier.
-  void set_all_direct(bool all) { all_direct_ = all; }
+  // operation travels as a message, MPI_Win_fence is a barrier, and the
+  // progress thread need not serve this window.
+  void set_all_direct(bool all);
   bool reaches_directly(int t) const { return direct_[static_cast<size_t>(t)].base != nullptr; }
   bool all_direct() const { return all_direct_; }
   // Before a core image: the peers' mappings are dropped (their targets are
@@ -221,6 +222,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   std::unique_ptr<lz::osc::SharedSegment> own_segment_;
   std::vector<std::unique_ptr<lz::osc::SharedSegment>> peer_segments_;
   lz::osc::TargetWords* own_words_ = nullptr;
+  size_t bulk_copy_threshold_ = 0;  // osc_bulk_copy_threshold, read once
   bool all_direct_ = false;
 
   // ---- origin side ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "osc/bulk_copy.h"
 #include "osc/shared_segment.h"
 #include "osc/target_words.h"
 #include "osc/window.h"
@@ -40,7 +41,7 @@ lz::Status lz_mpi_win_s::drop_direct_peers() {
   for (int t = 0; t < size(); ++t)
     if (t != rank()) direct_[static_cast<size_t>(t)] = {};
   peer_segments_.clear();
-  all_direct_ = false;
+  set_all_direct(false);
   if (own_segment_ == nullptr) return lz::Status::Ok();
   return own_segment_->privatize({{0, lz::osc::SharedSegment::page() + own_segment_->bytes()}});
 }
@@ -52,7 +53,7 @@ void lz_mpi_win_s::direct_put(const Direct& d, const void* origin, int ocount, c
   const char* src = packed(origin, ocount, odt, &tmp);
   const size_t bytes = odt.size() * static_cast<size_t>(ocount);
   if (tdt.is_contiguous())
-    std::memcpy(at + tdt.true_lb(), src, bytes);
+    lz::osc::copy_to_peer(at + tdt.true_lb(), src, bytes, bulk_copy_threshold_);
   else
     tdt.unpack(src, bytes, tcount, at);
 }
@@ -64,7 +65,7 @@ void lz_mpi_win_s::direct_get(const Direct& d, void* origin, int ocount, const D
   const char* src = packed(at, tcount, tdt, &tmp);
   const size_t bytes = tdt.size() * static_cast<size_t>(tcount);
   if (odt.is_contiguous())
-    std::memcpy(static_cast<char*>(origin) + odt.true_lb(), src, bytes);
+    lz::osc::copy_from_peer(static_cast<char*>(origin) + odt.true_lb(), src, bytes, bulk_copy_threshold_);
   else
     odt.unpack(src, bytes, ocount, origin);
 }

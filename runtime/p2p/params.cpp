@@ -34,9 +34,15 @@ constexpr ParamSpec kParams[] = {
      5},
     {"osc_progress_interval", ParamType::kInt, "1000",
      "Microseconds between the turns of the one-sided progress thread, which serves this rank's windows (locks, "
-     "accumulates, gets of other ranks) while the program computes outside MPI; it runs only while a window "
-     "exists and only when the program is not inside an MPI call. 0: no thread (passive-target operations then "
+     "accumulates, gets of other ranks) while the program computes outside MPI; it runs only while a window has "
+     "a rank that reaches it by messages (not for windows whose ranks all load and store each other's memory "
+     "within a host) and only when the program is not inside an MPI call. 0: no thread (passive-target operations then "
      "wait for the target's next MPI call)",
+     5},
+    {"osc_bulk_copy_threshold", ParamType::kSize, "256k",
+     "Bytes from which a put or get within a host, by load and store into the target's window memory, copies "
+     "with streaming stores (put) or prefetching loads (get) instead of memcpy (x86-64 with AVX2); 0: always "
+     "memcpy",
      5},
     {"dpm_transport", ParamType::kList, "tcp",
      "Transports that carry messages between processes of different jobs, joined by MPI_Comm_spawn, "
