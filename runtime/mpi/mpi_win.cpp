@@ -183,17 +183,22 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   LZ_MPI_ENTRY(kFn);
   if (int e = check_create(kFn, comm, size, disp_unit, info, win)) return e;
   if (baseptr == nullptr) return mpi_error(comm, kFn, MPI_ERR_ARG, "baseptr is NULL");
-  // With peers on this host over shm, the memory is a segment of its own
-  // that they map (load/store, window_direct.cpp); else page-aligned memory
-  // the registration cache knows, as MPI_Alloc_mem's.
-  lz::rt::Engine& eng = lz::rt::runtime().engine();
-  bool shm_peers = false;
-  for (int r = 0; r < comm->size(); ++r)
-    if (r != comm->rank() && eng.transport_of(comm->world_rank_of(r)) == "shm") shm_peers = true;
+  // With peers on this host (and osc_load_store), the memory is a segment
+  // of its own that they map (load/store, window_direct.cpp), whatever
+  // transport carries the messages; else page-aligned memory the
+  // registration cache knows, as MPI_Alloc_mem's.
+  lz::rt::Runtime& rt = lz::rt::runtime();
+  const bool load_store = rt.registry().params().get_bool("osc_load_store");
+  const uint64_t my_node = rt.engine().peer(rt.rank()).node_id;
+  auto on_this_host = [&](const lz_mpi_comm_s& c, int r) {
+    return load_store && r != c.rank() && rt.engine().peer(c.world_rank_of(r)).node_id == my_node;
+  };
+  bool host_peers = false;
+  for (int r = 0; r < comm->size(); ++r) host_peers = host_peers || on_this_host(*comm, r);
   std::unique_ptr<lz::osc::SharedSegment> seg;
   char name[64] = {};
   void* p = nullptr;
-  if (shm_peers) {
+  if (host_peers) {
     static unsigned counter = 0;
     std::snprintf(name, sizeof(name), "/lz-win-%d-a%u", static_cast<int>(getpid()), counter++);
     auto made = lz::osc::SharedSegment::create(name, static_cast<size_t>(size));
@@ -227,7 +232,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   PMPI_Allgather(name, 64, MPI_CHAR, names.data(), 64, MPI_CHAR, &w->comm());
   for (int r = 0; r < n; ++r) {
     const char* peer = names.data() + 64 * static_cast<size_t>(r);
-    if (r == w->rank() || peer[0] == '\0' || eng.transport_of(w->comm().world_rank_of(r)) != "shm") continue;
+    if (peer[0] == '\0' || !on_this_host(w->comm(), r)) continue;
     auto theirs = lz::osc::SharedSegment::open(peer, static_cast<size_t>(w->size_of(r)));
     if (!theirs.ok()) continue;  // reached by messages, as over any other transport
     w->set_direct(r, (*theirs)->data(), lz::osc::words_in((*theirs)->header(), 0));

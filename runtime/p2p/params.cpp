@@ -39,6 +39,11 @@ constexpr ParamSpec kParams[] = {
      "within a host) and only when the program is not inside an MPI call. 0: no thread (passive-target operations then "
      "wait for the target's next MPI call)",
      5},
+    {"osc_load_store", ParamType::kBool, "true",
+     "Ranks on one host reach each other's MPI_Win_allocate memory by load and store (a shared segment each "
+     "maps), whatever transport carries their messages; false: by messages, as from another host. "
+     "MPI_Win_allocate_shared windows are always loaded and stored",
+     5},
     {"osc_bulk_copy_threshold", ParamType::kSize, "256k",
      "Bytes from which a put or get within a host, by load and store into the target's window memory, copies "
      "with streaming stores (put) or prefetching loads (get) instead of memcpy (x86-64 with AVX2); 0: always "
