@@ -68,17 +68,17 @@ Status Loader::load_plain(const AppVariable& v) {
     LZ_ASSIGN_OR_RETURN(const appfmt::Reader* r0, file(0));
     const appfmt::VariableInfo* i0 = r0->find(v.name);
     if (i0 == nullptr) return NotFound("variable '" + v.name + "' is not in " + r0->path());
-    if (i0->var.count > 1) {
-      for (int o = 1; o < old_nranks_; ++o) {
-        LZ_ASSIGN_OR_RETURN(const appfmt::Reader* r, file(o));
-        const appfmt::VariableInfo* io = r->find(v.name);
-        if (io == nullptr || io->xxh3 != i0->xxh3 || io->var.count != i0->var.count)
-          return InvalidArgument("variable '" + v.name + "' differs between the snapshot's " +
-                                 std::to_string(old_nranks_) + " ranks (rank " + std::to_string(o) +
-                                 "'s is not rank 0's), so it cannot be restarted on " + std::to_string(nranks_) +
-                                 " ranks; register it with LZ_Register_decomposed, or restart on " +
-                                 std::to_string(old_nranks_));
-      }
+    // A single value too: a rank's own id or seed taken from rank 0 would
+    // be a silently wrong restart.
+    for (int o = 1; o < old_nranks_; ++o) {
+      LZ_ASSIGN_OR_RETURN(const appfmt::Reader* r, file(o));
+      const appfmt::VariableInfo* io = r->find(v.name);
+      if (io == nullptr || io->xxh3 != i0->xxh3 || io->var.count != i0->var.count)
+        return InvalidArgument("variable '" + v.name + "' differs between the snapshot's " +
+                               std::to_string(old_nranks_) + " ranks (rank " + std::to_string(o) +
+                               "'s is not rank 0's), so it cannot be restarted on " + std::to_string(nranks_) +
+                               " ranks; register it with LZ_Register_decomposed, or restart on " +
+                               std::to_string(old_nranks_));
     }
     from = 0;
   }

@@ -5,7 +5,8 @@
 # (forward negotiation) or by time, a damaged snapshot, the same program
 # under cr=criu (as root); lz_api.c for the rest of the API; c3_msgs for the messages that
 # cross a line (late, early, wildcard) and the safe-point rule; a job run
-# as a user without privileges. No root, no CRIU needed.
+# as a user without privileges; app_rma.c (the stencil's grid in a one-sided
+# window) for windows under cr=app. No root, no CRIU needed.
 # Usage: app_test.sh SCENARIO TRANSPORT BIN_DIR STENCIL C3_MSGS LZ_API
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 set -u
@@ -200,6 +201,44 @@ nonroot)
   wait_for "$T/job.out" committed 2
   recover_after_kill $job "$STENCIL 64 200" "unprivileged job, kill -9" "-u 65534"
   [ "$(stat -c %u "$(store_dir)")" = 65534 ] || fail "the store does not belong to the unprivileged user"
+  ;;
+rma)
+  # The grid in an MPI_Win_allocate window, halos by MPI_Put between fences
+  # (app_rma.c, built beside the stencil): the same numbers as the stencil.
+  RMA=$(dirname "$STENCIL")/app_rma
+  # Over tcp the operations travel as messages (as between hosts), through
+  # crcp/c3's lines; over shm they are loads and stores.
+  [[ $TRANSPORT == shm* ]] || export LZ_MCA_osc_load_store=false
+  reference 48 60
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --mca cr_keep 0 --timeout 300 "$RMA" 48 60 > "$T/job.out" 2>&1 ||
+    fail "checkpointed run with a window failed"
+  same_as_ref "$T/job.out" "every 10 safe points, grid in a window"
+  for np in 4 2 3; do
+    "$LZ" restart -np $np --mca cr_keep 0 --timeout 300 "$(store_dir)"1 > "$T/np$np.out" 2>&1 ||
+      fail "restart of the window job on $np ranks failed"
+    grep -q "restarted at iteration 9 on $np ranks" "$T/np$np.out" || fail "4 -> $np: did not resume at iteration 9"
+    same_as_ref "$T/np$np.out" "window job restarted 4 -> $np ranks"
+  done
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --recover auto --timeout 300 "$RMA" 48 200 plain 20000 \
+    > "$T/job.out" 2>&1 &
+  job=$!
+  wait_for "$T/job.out" committed 2
+  REF_SAVED=$REF
+  reference 48 200
+  recover_after_kill $job "$RMA 48 200" "kill -9 of a rank with a window under --recover auto"
+  REF=$REF_SAVED
+  # A value of a window registered per rank (different on each) cannot go
+  # to another rank count: refused, naming it; the same count restarts.
+  rm -rf "$T/store"
+  "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --mca cr_keep 0 --timeout 300 "$RMA" 48 60 tagged > "$T/job.out" 2>&1 ||
+    fail "checkpointed run with a per-rank window value failed"
+  "$LZ" restart -np 2 --mca cr_keep 0 --timeout 300 "$(store_dir)"1 > "$T/refused.out" 2>&1 &&
+    fail "a restart on 2 ranks took rank 0's per-rank window value for every rank"
+  grep -q "variable 'tag' differs between the snapshot's 4 ranks.*LZ_Register_decomposed" "$T/refused.out" ||
+    fail "the refusal does not name the variable and the fix: $(tail -3 "$T/refused.out")"
+  "$LZ" restart --mca cr_keep 0 --timeout 300 "$(store_dir)"1 > "$T/same.out" 2>&1 ||
+    fail "restart of the per-rank window value on 4 ranks failed"
+  same_as_ref "$T/same.out" "per-rank window value restarted on 4 ranks"
   ;;
 *) fail "unknown scenario $SCEN" ;;
 esac
