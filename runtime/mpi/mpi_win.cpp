@@ -136,6 +136,8 @@ int share_segment(const char* fn, MPI_Comm comm, Window* w, MPI_Info info, void*
       w->set_direct(r, (*seg)->data() + offsets[static_cast<size_t>(r)], lz::osc::words_in((*seg)->header(), r));
     w->set_own_words(lz::osc::words_in((*seg)->header(), w->rank()));
     w->set_all_direct(true);
+    if (64 + static_cast<size_t>(n) * sizeof(lz::osc::TargetWords) + lz::osc::fence_room(n) <= page)
+      w->set_fence_barrier((*seg)->header(), page);
   }
   w->set_shared(std::move(*seg), std::move(offsets));
   w->set_base(mine);
@@ -230,15 +232,18 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   const int n = w->size();
   std::vector<char> names(64 * static_cast<size_t>(n));
   PMPI_Allgather(name, 64, MPI_CHAR, names.data(), 64, MPI_CHAR, &w->comm());
+  char* header0 = nullptr;  // rank 0's header page, where the fence barrier lives
   for (int r = 0; r < n; ++r) {
     const char* peer = names.data() + 64 * static_cast<size_t>(r);
     if (peer[0] == '\0' || !on_this_host(w->comm(), r)) continue;
     auto theirs = lz::osc::SharedSegment::open(peer, static_cast<size_t>(w->size_of(r)));
     if (!theirs.ok()) continue;  // reached by messages, as over any other transport
     w->set_direct(r, (*theirs)->data(), lz::osc::words_in((*theirs)->header(), 0));
+    if (r == 0) header0 = (*theirs)->header();
     w->add_peer_segment(std::move(*theirs));
   }
   if (seg != nullptr) {
+    if (w->rank() == 0) header0 = seg->header();
     w->set_direct(w->rank(), seg->data(), lz::osc::words_in(seg->header(), 0));
     w->set_own_words(lz::osc::words_in(seg->header(), 0));
     w->set_own_segment(std::move(seg));
@@ -251,6 +256,9 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   // Also the barrier after which every peer has mapped this rank's segment.
   PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, &w->comm());
   w->set_all_direct(all == 1);
+  const size_t page = lz::osc::SharedSegment::page();
+  if (all == 1 && 64 + sizeof(lz::osc::TargetWords) + lz::osc::fence_room(n) <= page)
+    w->set_fence_barrier(header0, page);
   if (w->own_segment() != nullptr) w->own_segment()->unlink();
   *static_cast<void**>(baseptr) = w->base();
   *win = w;

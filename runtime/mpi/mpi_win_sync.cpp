@@ -29,6 +29,19 @@ using lz::rt::win_args::check_win;
 
 namespace {
 
+// The barrier of a fence on a window whose ranks all load and store each
+// other's memory: the shared-memory one when the window has it, else
+// MPI_Barrier. *by_messages: a checkpoint turned the window to messages
+// while this rank waited in the shared-memory barrier and it had not
+// passed; the fence then goes as over messages (counts, or MPI_Barrier
+// under NOPRECEDE), as the ranks that had not arrived will.
+int direct_fence_barrier(MPI_Win win, bool* by_messages) {
+  *by_messages = false;
+  if (!win->has_fence_barrier()) return PMPI_Barrier(&win->comm());
+  *by_messages = !win->direct_barrier();
+  return MPI_SUCCESS;
+}
+
 constexpr int kFenceAsserts = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 
 // The window's ranks of `group`'s members (error naming a member outside it).
@@ -58,16 +71,23 @@ int MPI_Win_fence(int assert, MPI_Win win) {
     for (int n : win->fence_counts())
       if (n != 0)
         return win_error(win, kFn, MPI_ERR_RMA_SYNC, "operations precede a fence asserting MPI_MODE_NOPRECEDE");
-    if (!(assert& MPI_MODE_NOSUCCEED))
-      if (int e = PMPI_Barrier(&win->comm())) return win_error(win, kFn, e, "the fence's barrier failed");
+    if (!(assert& MPI_MODE_NOSUCCEED)) {
+      bool by_messages = !win->all_direct();
+      int e = by_messages ? MPI_SUCCESS : direct_fence_barrier(win, &by_messages);
+      if (e == MPI_SUCCESS && by_messages) e = PMPI_Barrier(&win->comm());
+      if (e != MPI_SUCCESS) return win_error(win, kFn, e, "the fence's barrier failed");
+    }
     win->fence_finish(0, assert);
     return MPI_SUCCESS;
   }
   std::vector<int> sent = win->fence_counts();
   if (win->all_direct()) {  // every operation was a load or a store: nothing to count
-    if (int e = PMPI_Barrier(&win->comm())) return win_error(win, kFn, e, "the fence's barrier failed");
-    win->fence_finish(0, assert);
-    return MPI_SUCCESS;
+    bool by_messages = false;
+    if (int e = direct_fence_barrier(win, &by_messages)) return win_error(win, kFn, e, "the fence's barrier failed");
+    if (!by_messages) {
+      win->fence_finish(0, assert);
+      return MPI_SUCCESS;
+    }
   }
   int expected = 0;
   if (int e = PMPI_Reduce_scatter_block(sent.data(), &expected, 1, MPI_INT, MPI_SUM, &win->comm()))

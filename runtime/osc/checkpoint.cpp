@@ -7,12 +7,19 @@
 namespace lz::osc {
 
 namespace {
-// What a rank keeps of shared window `w`'s segment: its part and its words.
+// What a rank keeps of shared window `w`'s segment: its part and its
+// words; rank 0 also the fence barrier (counters and asleep flags) at the
+// end of the header page.
 std::vector<SharedSegment::Range> own_ranges(const lz_mpi_win_s& w) {
   const char* header = w.shared()->header();
   const auto part = static_cast<size_t>(static_cast<char*>(w.base()) - header);
   const auto words = static_cast<size_t>(reinterpret_cast<char*>(words_in(w.shared()->header(), w.rank())) - header);
-  return {{part, static_cast<size_t>(w.size_bytes())}, {words, sizeof(TargetWords)}};
+  std::vector<SharedSegment::Range> keep{{part, static_cast<size_t>(w.size_bytes())}, {words, sizeof(TargetWords)}};
+  if (w.rank() == 0 && w.has_fence_barrier()) {
+    const size_t room = fence_room(w.size());
+    keep.push_back({SharedSegment::page() - room, room});
+  }
+  return keep;
 }
 }  // namespace
 

@@ -47,4 +47,21 @@ inline TargetWords* words_in(char* header, int r) {
   return reinterpret_cast<TargetWords*>(header + 64 + static_cast<size_t>(r) * sizeof(TargetWords));
 }
 
+// The fence barrier of a window whose ranks all load and store each other's
+// memory (lz_mpi_win_s::direct_barrier), at the end of rank 0's header page:
+// a cache line per rank, holding the number of barriers it entered (each
+// waits until every rank's number reaches its own: one line moves each way,
+// no read-modify-write on a shared line) and whether it stopped spinning and
+// sleeps until a kWake message.
+struct alignas(64) FenceSlot {
+  std::atomic<uint32_t> entered{0};
+  std::atomic<uint32_t> asleep{0};
+};
+static_assert(sizeof(FenceSlot) == 64, "FenceSlot layout changed");
+// Bytes the barrier takes at the end of the header page for n ranks.
+inline size_t fence_room(int n) { return static_cast<size_t>(n) * sizeof(FenceSlot); }
+inline FenceSlot* fence_slots_in(char* header, size_t page, int n) {
+  return reinterpret_cast<FenceSlot*>(header + page - fence_room(n));
+}
+
 }  // namespace lz::osc

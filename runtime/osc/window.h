@@ -53,6 +53,7 @@
 namespace lz::osc {
 class SharedSegment;
 struct TargetWords;
+struct FenceSlot;
 }  // namespace lz::osc
 
 struct lz_mpi_win_s final : public lz::rt::ProgressHook {
@@ -107,6 +108,17 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   void set_all_direct(bool all);
   bool reaches_directly(int t) const { return direct_[static_cast<size_t>(t)].base != nullptr; }
   bool all_direct() const { return all_direct_; }
+  // The fence barrier of an all-direct window, in rank 0's header page
+  // (target_words.h), set on every rank once all mapped it.
+  void set_fence_barrier(char* rank0_header, size_t page);
+  bool has_fence_barrier() const { return fence_slots_ != nullptr; }
+  // The barrier of MPI_Win_fence on an all-direct window with a fence
+  // barrier: shared-memory counters, a spin, then sleep until a rank
+  // coming in sends a kWake. True when passed; false when a checkpoint made the
+  // window reach its peers by messages while this rank waited and the
+  // barrier had not passed: the caller then fences by messages, as the
+  // ranks that had not arrived yet will.
+  bool direct_barrier();
   // Before a core image: the peers' mappings are dropped (their targets are
   // reached by messages from now on) and the own segment becomes private.
   lz::Status drop_direct_peers();
@@ -224,6 +236,12 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   lz::osc::TargetWords* own_words_ = nullptr;
   size_t bulk_copy_threshold_ = 0;  // osc_bulk_copy_threshold, read once
   bool all_direct_ = false;
+  lz::osc::FenceSlot* fence_slots_ = nullptr;  // null: MPI_Win_fence's barrier is PMPI_Barrier
+  uint32_t barriers_ = 0;                      // fence barriers this rank entered
+  bool barrier_waiting_ = false;               // in direct_barrier(), waiting for the others
+  bool barrier_passed_ = false;                // set by drop_direct_peers() for a rank it found waiting
+  // Every rank has entered barrier `n` (read through fence_slots_).
+  bool all_entered(uint32_t n) const;
 
   // ---- origin side ---------------------------------------------------------------------------
   struct TargetState {

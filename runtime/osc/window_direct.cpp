@@ -38,6 +38,10 @@ void lz_mpi_win_s::add_peer_segment(std::unique_ptr<lz::osc::SharedSegment> seg)
 }
 
 lz::Status lz_mpi_win_s::drop_direct_peers() {
+  // A rank waiting in the fence barrier learns here, while every rank is
+  // stopped, whether it passed; the words go with the mappings.
+  if (barrier_waiting_ && fence_slots_ != nullptr) barrier_passed_ = all_entered(barriers_);
+  fence_slots_ = nullptr;
   for (int t = 0; t < size(); ++t)
     if (t != rank()) direct_[static_cast<size_t>(t)] = {};
   peer_segments_.clear();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "lazarus/cpu_relax.h"
 #include "osc/target_words.h"
 #include "osc/window.h"
 #include "p2p/request.h"
@@ -48,6 +49,59 @@ void lz_mpi_win_s::fence_finish(int expected, int assert) {
   ++fence_epoch_;
   fence_open(assert);
   std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void lz_mpi_win_s::set_fence_barrier(char* rank0_header, size_t page) {
+  fence_slots_ = lz::osc::fence_slots_in(rank0_header, page, size());
+}
+
+bool lz_mpi_win_s::all_entered(uint32_t n) const {
+  for (int r = 0; r < size(); ++r)
+    if (static_cast<int32_t>(fence_slots_[r].entered.load(std::memory_order_seq_cst) - n) < 0) return false;
+  return true;
+}
+
+namespace {
+// A rank in the fence barrier looks at the others' slots this many times
+// before the engine's own spin, with a progress turn every kLooksPerTurn.
+constexpr int kBarrierLooks = 4096;
+constexpr int kLooksPerTurn = 64;
+}  // namespace
+
+bool lz_mpi_win_s::direct_barrier() {
+  lz::osc::FenceSlot& mine = fence_slots_[rank()];
+  const uint32_t n = ++barriers_;
+  mine.entered.store(n, std::memory_order_seq_cst);
+  // Wake the ranks that sleep in this barrier: they look again (seq_cst
+  // against their flag-then-look, so none sleeps past the last one in).
+  wire::Op wake{};
+  wake.kind = wire::kWake;
+  bool woke = false;
+  for (int r = 0; r < size(); ++r)
+    if (r != rank() && fence_slots_[r].asleep.load(std::memory_order_seq_cst) != 0) {
+      send_bytes(r, &wake, sizeof(wake), wire::kTagOp, nullptr).ignore();
+      woke = true;
+    }
+  barrier_waiting_ = true;
+  barrier_passed_ = false;
+  // all_direct_ first: after a checkpoint dropped the mappings the slots are gone.
+  auto passed = [&] { return !all_direct_ || all_entered(n); };
+  // The others are a cache line away: look at them between progress turns,
+  // which may cost far more than a look (ucx's worker progress). Not when
+  // ranks share CPUs: the rank we wait for may need this one.
+  if (!engine_.oversubscribed())
+    for (int i = 1; i <= kBarrierLooks && !passed(); ++i) {
+      lz::cpu_relax();
+      if (i % kLooksPerTurn == 0) engine_.progress();
+    }
+  if (!passed() && !engine_.spin(passed)) {
+    mine.asleep.store(1, std::memory_order_seq_cst);
+    engine_.wait_until(passed);
+    if (all_direct_) mine.asleep.store(0, std::memory_order_relaxed);
+  }
+  barrier_waiting_ = false;
+  if (woke) wait_local(-1);  // the wake-ups sent, so nothing of this window is left in flight
+  return all_direct_ || barrier_passed_;
 }
 
 // ---- post / start / complete / wait ----------------------------------------------------------

@@ -97,6 +97,10 @@ void lz_mpi_win_s::take_incoming() {
       lz::rt::request_pool().put(in.req);
       continue;
     }
+    if (in.req->complete && header(in.msg).kind == wire::kWake) {  // it woke this rank: nothing else to do
+      lz::rt::request_pool().put(in.req);
+      continue;
+    }
     incoming_[static_cast<size_t>(o)].push_back(std::move(in));
   }
 }
@@ -110,6 +114,8 @@ bool lz_mpi_win_s::run_queue(int o) {
     const wire::Op& op = header(in.msg);
     if (op.kind == wire::kPost) {
       ++targets_[static_cast<size_t>(o)].posts;
+    } else if (op.kind == wire::kWake) {
+      // Woke this rank out of a fence barrier: nothing to execute.
     } else {
       // An operation of the next fence epoch waits until this rank's own
       // fence has ended the current one (its operations all executed).

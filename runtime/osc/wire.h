@@ -39,6 +39,7 @@ enum Kind : uint8_t {
   kFlush = 8,     // acknowledged once every operation before it is done
   kComplete = 9,  // MPI_Win_complete: the origin's access epoch ended
   kPost = 10,     // target -> origin: MPI_Win_post exposed the window to you
+  kWake = 11,     // the fence barrier of a load/store window passed: wakes a rank asleep in it
 };
 
 enum Flags : uint8_t {

@@ -17,7 +17,10 @@
  *   MPI_Win_allocate_shared: each rank stores it*10+rank in its own part and
  *     reads its right neighbour's directly (MPI_Win_sync + barrier);
  *   MPI_Win_create_dynamic: a put into the right neighbour's attached
- *     buffer under lock_all, read back by the owner after a barrier. */
+ *     buffer under lock_all, read back by the owner after a barrier;
+ *   fences on the MPI_Win_allocate and shared windows (a get of the right
+ *     neighbour's PSCW sum, a store into this rank's shared part), rank 0
+ *     late, so that checkpoints find the others in the fence barrier. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +131,21 @@ int main(int argc, char** argv) {
     MPI_Win_unlock_all(wd);
     MPI_Barrier(MPI_COMM_WORLD);
     check("the dynamic window's value", it, *attached, it * 100LL + left);
+
+    /* Fences on the load/store windows, whose barrier is shared memory
+     * (the MPI_Win_allocate window over shm until the first image, the
+     * shared one always): rank 0 comes after a pause, so the others wait in
+     * the barrier, spinning or asleep, when a checkpoint comes. */
+    if (rank == 0) cr_pace();
+    long long g = -1;
+    MPI_Win_fence(0, wa);
+    MPI_Get(&g, 1, MPI_LONG_LONG, right, 0, 1, MPI_LONG_LONG, wa);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, wa);
+    check("the fence get of the right neighbour's PSCW sum", it, g, (long long)it * (it + 1) / 2);
+    MPI_Win_fence(0, ws);
+    *shared = it * 7LL + rank;
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, ws);
+    check("the right neighbour's value stored between fences", it, *right_shared, it * 7LL + right);
 
     sum = (sum ^ (uint64_t)(created[left] + alloc[0] + *right_shared + *attached)) * 1099511628211ull;
     cr_pace();
