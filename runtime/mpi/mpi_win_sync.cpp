@@ -89,10 +89,7 @@ int MPI_Win_fence(int assert, MPI_Win win) {
       return MPI_SUCCESS;
     }
   }
-  int expected = 0;
-  if (int e = PMPI_Reduce_scatter_block(sent.data(), &expected, 1, MPI_INT, MPI_SUM, &win->comm()))
-    return win_error(win, kFn, e, "the fence's count exchange failed");
-  win->fence_finish(expected, assert);
+  win->fence_exchange(sent, assert);
   return MPI_SUCCESS;
 }
 

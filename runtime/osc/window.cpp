@@ -92,7 +92,8 @@ lz::Status lz_mpi_win_s::detach(const void* base) {
 }
 
 std::string lz_mpi_win_s::busy() const {
-  if (!local_.empty()) return std::to_string(local_.size()) + " operation(s) of this rank not complete";
+  const auto ops = std::count_if(local_.begin(), local_.end(), [](const LocalOp& l) { return !l.control; });
+  if (ops != 0) return std::to_string(ops) + " operation(s) of this rank not complete";
   if (in_lock_epoch()) return "a lock epoch is open (MPI_Win_unlock / MPI_Win_unlock_all first)";
   if (in_pscw_access()) return "an access epoch is open (MPI_Win_complete first)";
   if (exposure_open_) return "an exposure epoch is open (MPI_Win_wait first)";

@@ -13,14 +13,12 @@
 //
 // Who calls what: the MPI binding (runtime/mpi/mpi_win*.cpp, mpi_rma.cpp)
 // checks the arguments, runs the collective parts (the communicator's
-// duplicate, the exchange of sizes, the fence's counts) and calls the
-// window for the rest:
+// duplicate, the exchange of sizes) and calls the window for the rest:
 //
 //   auto* w = new lz_mpi_win_s(comm_dup, flavor, base, size, disp_unit, sizes, units);
 //   w->put(origin, n, dt, target, disp, tn, tdt);       // inside an epoch
-//   std::vector<int> sent = w->fence_counts();           // MPI_Win_fence:
-//   PMPI_Reduce_scatter_block(sent -> expected);         //   the binding
-//   w->fence_finish(expected, assert);
+//   std::vector<int> sent = w->fence_counts();           // MPI_Win_fence
+//   w->fence_exchange(sent, assert);                     //   (all direct: direct_barrier())
 //
 // Epochs (origin side): a fence epoch (from a fence without NOSUCCEED to
 // the next fence), a PSCW access epoch (start .. complete), a lock per
@@ -165,6 +163,12 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   // epoch unless `assert` has MPI_MODE_NOSUCCEED.
   std::vector<int> fence_counts();
   void fence_finish(int expected, int assert);
+  // The fence over messages: sends each other rank how many operations it
+  // sent it in the epoch (a kFenceCount each, all at once: one message
+  // time, where a reduce-scatter's pairwise steps take n-1), then waits
+  // for every rank's count and for that many operations executed, and
+  // opens the next epoch unless `assert` has MPI_MODE_NOSUCCEED.
+  void fence_exchange(const std::vector<int>& sent, int assert);
   // Only a synchronization (NOPRECEDE: no operation before; the binding's barrier).
   void fence_open(int assert) { fence_open_ = (assert& MPI_MODE_NOSUCCEED) == 0; }
 
@@ -261,6 +265,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
     std::unique_ptr<char[]> owned;  // a header's bytes
     std::shared_ptr<bool> done;     // set when req completes (MPI_R*)
     uint64_t ack = 0;               // an acknowledgement this request waits for
+    bool control = false;           // a fence count or wake-up: not the program's operation
   };
   // The header of an operation to `target`, its blocks and (inline) data.
   struct Outgoing {
@@ -270,7 +275,11 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   Outgoing begin_op(lz::osc::wire::Kind kind, int target, MPI_Aint tdisp, int tcount, const Datatype& tdt);
   // Sends the lock request first if the epoch asks for one, then `out`.
   lz::Status send_op(int target, Outgoing& out, std::shared_ptr<bool> done = nullptr);
-  lz::Status send_bytes(int target, const void* data, size_t len, int tag, std::shared_ptr<bool> done);
+  // `control`: a message of the window's own (fence count, wake-up), left
+  // to complete on its own: MPI_Win_free waits for it, and it is not one of
+  // the program's operations an epoch must have completed (busy()).
+  lz::Status send_bytes(int target, const void* data, size_t len, int tag, std::shared_ptr<bool> done,
+                        bool control = false);
   lz::Status send_data(int target, const void* buf, int count, const Datatype& dt, std::shared_ptr<bool> done);
   // Sends `out` with `count` of `dt` at `origin` as its data: inline when
   // small, else as the next kTagData message.
@@ -306,6 +315,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   void take_incoming();
   // Runs origin `o`'s queue as far as it can; true if something ran.
   bool run_queue(int o);
+  void take_fence_count(const lz::osc::wire::Op& op);
   // Executes `in` (its data complete); false when it must wait (a lock).
   bool execute(int o, Incoming& in);
   // Where the bytes [disp, disp+len) of this window are; aborts the job
@@ -350,6 +360,8 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   int shared_holders_ = 0;
   bool exclusive_held_ = false;
   int fence_done_[2] = {0, 0};  // fence operations executed, by epoch parity
+  int fence_told_[2] = {0, 0};  // kFenceCount messages received, by epoch parity
+  int fence_owed_[2] = {0, 0};  // the operations they announced
   std::vector<int> completes_;  // kComplete received per origin
   std::vector<int> exposure_group_;
   bool exposure_open_ = false;

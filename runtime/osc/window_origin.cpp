@@ -74,7 +74,8 @@ lz_mpi_win_s::Outgoing lz_mpi_win_s::begin_op(wire::Kind kind, int target, MPI_A
   return out;
 }
 
-lz::Status lz_mpi_win_s::send_bytes(int target, const void* data, size_t len, int tag, std::shared_ptr<bool> done) {
+lz::Status lz_mpi_win_s::send_bytes(int target, const void* data, size_t len, int tag, std::shared_ptr<bool> done,
+                                    bool control) {
   bool taken = false;
   LZ_RETURN_IF_ERROR(engine_.send_now(comm_, target, tag, comm_->p2p_context(), data, static_cast<int>(len),
                                       &lz::dt::byte_type(), &taken));
@@ -88,6 +89,7 @@ lz::Status lz_mpi_win_s::send_bytes(int target, const void* data, size_t len, in
   l.req = new_request(lz_mpi_request_s::Kind::kSend, l.owned.get(), static_cast<int>(len), nullptr, target, tag);
   l.target = target;
   l.done = std::move(done);
+  l.control = control;
   LZ_RETURN_IF_ERROR(engine_.start_send(l.req));
   local_.push_back(std::move(l));
   return lz::Status::Ok();

@@ -42,6 +42,23 @@ std::vector<int> lz_mpi_win_s::fence_counts() {
   return sent;
 }
 
+void lz_mpi_win_s::fence_exchange(const std::vector<int>& sent, int assert) {
+  const int p = fence_epoch_ & 1;
+  wire::Op op{};
+  op.kind = wire::kFenceCount;
+  op.epoch = fence_epoch_;
+  for (int r = 0; r < size(); ++r) {
+    if (r == rank()) continue;
+    op.bytes = static_cast<uint64_t>(sent[static_cast<size_t>(r)]);
+    send_bytes(r, &op, sizeof(op), wire::kTagOp, nullptr, true).ignore();
+  }
+  engine_.wait_until([&] { return fence_told_[p] == size() - 1; });
+  const int expected = fence_owed_[p] + sent[static_cast<size_t>(rank())];
+  fence_told_[p] = 0;
+  fence_owed_[p] = 0;
+  fence_finish(expected, assert);
+}
+
 void lz_mpi_win_s::fence_finish(int expected, int assert) {
   int& done = fence_done_[fence_epoch_ & 1];
   engine_.wait_until([&] { return done >= expected; });
@@ -76,12 +93,9 @@ bool lz_mpi_win_s::direct_barrier() {
   // against their flag-then-look, so none sleeps past the last one in).
   wire::Op wake{};
   wake.kind = wire::kWake;
-  bool woke = false;
   for (int r = 0; r < size(); ++r)
-    if (r != rank() && fence_slots_[r].asleep.load(std::memory_order_seq_cst) != 0) {
-      send_bytes(r, &wake, sizeof(wake), wire::kTagOp, nullptr).ignore();
-      woke = true;
-    }
+    if (r != rank() && fence_slots_[r].asleep.load(std::memory_order_seq_cst) != 0)
+      send_bytes(r, &wake, sizeof(wake), wire::kTagOp, nullptr, true).ignore();
   barrier_waiting_ = true;
   barrier_passed_ = false;
   // all_direct_ first: after a checkpoint dropped the mappings the slots are gone.
@@ -100,7 +114,6 @@ bool lz_mpi_win_s::direct_barrier() {
     if (all_direct_) mine.asleep.store(0, std::memory_order_relaxed);
   }
   barrier_waiting_ = false;
-  if (woke) wait_local(-1);  // the wake-ups sent, so nothing of this window is left in flight
   return all_direct_ || barrier_passed_;
 }
 

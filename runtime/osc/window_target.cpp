@@ -101,8 +101,20 @@ void lz_mpi_win_s::take_incoming() {
       lz::rt::request_pool().put(in.req);
       continue;
     }
+    if (in.req->complete && header(in.msg).kind == wire::kFenceCount) {
+      take_fence_count(header(in.msg));
+      lz::rt::request_pool().put(in.req);
+      continue;
+    }
     incoming_[static_cast<size_t>(o)].push_back(std::move(in));
   }
+}
+
+// A count may belong to the next epoch (its sender left this fence first):
+// it is kept by parity, as the operations are.
+void lz_mpi_win_s::take_fence_count(const wire::Op& op) {
+  ++fence_told_[op.epoch & 1];
+  fence_owed_[op.epoch & 1] += static_cast<int>(op.bytes);
 }
 
 bool lz_mpi_win_s::run_queue(int o) {
@@ -116,6 +128,8 @@ bool lz_mpi_win_s::run_queue(int o) {
       ++targets_[static_cast<size_t>(o)].posts;
     } else if (op.kind == wire::kWake) {
       // Woke this rank out of a fence barrier: nothing to execute.
+    } else if (op.kind == wire::kFenceCount) {
+      take_fence_count(op);
     } else {
       // An operation of the next fence epoch waits until this rank's own
       // fence has ended the current one (its operations all executed).

@@ -32,14 +32,15 @@ enum Kind : uint8_t {
   kPut = 1,
   kGet = 2,
   kAcc = 3,
-  kGetAcc = 4,    // MPI_Get_accumulate and MPI_Fetch_and_op: the old values come back
-  kCas = 5,       // data: the new value, then the compare value (one element each)
-  kLock = 6,      // flags kFlagExclusive; reply_tag != 0: acknowledge the grant
-  kUnlock = 7,    // acknowledged once every operation before it is done
-  kFlush = 8,     // acknowledged once every operation before it is done
-  kComplete = 9,  // MPI_Win_complete: the origin's access epoch ended
-  kPost = 10,     // target -> origin: MPI_Win_post exposed the window to you
-  kWake = 11,     // the fence barrier of a load/store window passed: wakes a rank asleep in it
+  kGetAcc = 4,       // MPI_Get_accumulate and MPI_Fetch_and_op: the old values come back
+  kCas = 5,          // data: the new value, then the compare value (one element each)
+  kLock = 6,         // flags kFlagExclusive; reply_tag != 0: acknowledge the grant
+  kUnlock = 7,       // acknowledged once every operation before it is done
+  kFlush = 8,        // acknowledged once every operation before it is done
+  kComplete = 9,     // MPI_Win_complete: the origin's access epoch ended
+  kPost = 10,        // target -> origin: MPI_Win_post exposed the window to you
+  kWake = 11,        // the fence barrier of a load/store window passed: wakes a rank asleep in it
+  kFenceCount = 12,  // MPI_Win_fence: `bytes` operations of fence epoch `epoch` were sent to you
 };
 
 enum Flags : uint8_t {
