@@ -37,7 +37,8 @@ int check_type(const char* fn, MPI_Win win, MPI_Datatype dt, int count, const ch
 // range in the target's window (a dynamic window's range is the target's to check).
 int check_target(const char* fn, MPI_Win win, int target, MPI_Aint disp, int count, MPI_Datatype dt) {
   if (int e = check_type(fn, win, dt, count, "target datatype")) return e;
-  if (std::string why = win->access_error(target); !why.empty()) return win_error(win, fn, MPI_ERR_RMA_SYNC, why);
+  if (!win->may_access(target))
+    if (std::string why = win->access_error(target); !why.empty()) return win_error(win, fn, MPI_ERR_RMA_SYNC, why);
   if (win->flavor() == MPI_WIN_FLAVOR_DYNAMIC) return MPI_SUCCESS;
   if (disp < 0) return win_error(win, fn, MPI_ERR_DISP, "negative target displacement " + std::to_string(disp));
   if (count == 0 || dt->size() == 0) return MPI_SUCCESS;

@@ -53,28 +53,24 @@ const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
 }  // namespace
 
-void copy_to_peer(void* dst, const void* src, size_t n, size_t threshold) {
+void stream_to_peer(void* dst, const void* src, size_t n) {
 #if defined(__x86_64__)
   const size_t head = head_to_align(dst);
-  if (kHasAvx2 && threshold != 0 && n >= threshold && n >= head + kTurn) {
+  if (kHasAvx2 && n >= head + kTurn) {
     std::memcpy(dst, src, head);
     stream_avx2(static_cast<char*>(dst) + head, static_cast<const char*>(src) + head, n - head);
     return;
   }
-#else
-  (void)threshold;
 #endif
   std::memcpy(dst, src, n);
 }
 
-void copy_from_peer(void* dst, const void* src, size_t n, size_t threshold) {
+void prefetch_from_peer(void* dst, const void* src, size_t n) {
 #if defined(__x86_64__)
-  if (kHasAvx2 && threshold != 0 && n >= threshold) {
+  if (kHasAvx2) {
     prefetching_avx2(static_cast<char*>(dst), static_cast<const char*>(src), n);
     return;
   }
-#else
-  (void)threshold;
 #endif
   std::memcpy(dst, src, n);
 }

@@ -11,15 +11,30 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 
 namespace lz::osc {
 
+// The copies of `threshold` bytes or more (bulk_copy.cpp).
+void stream_to_peer(void* dst, const void* src, size_t n);
+void prefetch_from_peer(void* dst, const void* src, size_t n);
+
 // `n` bytes from `src` (this process) to `dst` (a peer's window), not
 // overlapping; streaming stores when n >= threshold (threshold 0: never).
-void copy_to_peer(void* dst, const void* src, size_t n, size_t threshold);
+inline void copy_to_peer(void* dst, const void* src, size_t n, size_t threshold) {
+  if (threshold != 0 && n >= threshold)
+    stream_to_peer(dst, src, n);
+  else
+    std::memcpy(dst, src, n);
+}
 
 // `n` bytes from `src` (a peer's window) to `dst` (this process), not
 // overlapping; prefetching loads when n >= threshold (threshold 0: never).
-void copy_from_peer(void* dst, const void* src, size_t n, size_t threshold);
+inline void copy_from_peer(void* dst, const void* src, size_t n, size_t threshold) {
+  if (threshold != 0 && n >= threshold)
+    prefetch_from_peer(dst, src, n);
+  else
+    std::memcpy(dst, src, n);
+}
 
 }  // namespace lz::osc
