@@ -4,12 +4,13 @@
 // waits (osc/window.h).
 //
 // MPI_Win_fence: each rank tells every other how many operations it sent it
-// in the epoch (MPI_Reduce_scatter_block of the counts), then waits until it
-// has executed as many: one collective, no acknowledgement per operation.
+// in the epoch (Window::fence_exchange, a message each, all at once), then
+// waits until it has executed as many: no acknowledgement per operation.
 // With MPI_MODE_NOPRECEDE there is nothing to count (a barrier opens the
 // epoch); with NOPRECEDE and NOSUCCEED together, nothing at all. When every
 // rank reaches every other by load/store (osc/window_direct.cpp), there is
-// nothing to count either: a barrier.
+// nothing to count either: a barrier, in shared memory when the window has
+// one (Window::direct_barrier).
 #include <atomic>
 #include <string>
 #include <vector>

@@ -160,12 +160,11 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   void progress_once() { engine_.progress(); }
   bool locked(int target) const { return lock_all_ || targets_[static_cast<size_t>(target)].lock != kUnlocked; }
 
-  // MPI_Win_fence, the window's part around the binding's
-  // MPI_Reduce_scatter_block: fence_counts() waits for this rank's own
-  // operations to complete locally and returns how many operations it sent
-  // each rank in the epoch; fence_finish() waits until this rank executed
-  // the `expected` operations the others sent it, then opens the next
-  // epoch unless `assert` has MPI_MODE_NOSUCCEED.
+  // MPI_Win_fence: fence_counts() waits for this rank's own operations to
+  // complete locally and returns how many operations it sent each rank in
+  // the epoch; fence_finish() waits until this rank executed the `expected`
+  // operations the others sent it, then opens the next epoch unless
+  // `assert` has MPI_MODE_NOSUCCEED.
   std::vector<int> fence_counts();
   void fence_finish(int expected, int assert);
   // The fence over messages: sends each other rank how many operations it
