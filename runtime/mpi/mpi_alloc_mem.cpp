@@ -7,10 +7,8 @@
 // instead of registering and deregistering the buffer each time. No info
 // key changes the allocation; the standard lets an implementation ignore
 // them all, and the info object is only checked for validity.
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -29,15 +27,12 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   if (info != MPI_INFO_NULL && !info->valid())
     return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_INFO, "invalid info object (freed)");
   if (baseptr == nullptr) return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_ARG, "baseptr is NULL");
-  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Size 0 still gets an address of its own, which MPI_Free_mem takes back.
-  const size_t len = size == 0 ? 1 : static_cast<size_t>(size);
-  void* p = nullptr;
-  const int rc = posix_memalign(&p, page, len);
-  if (rc != 0)
+  int rc = 0;
+  void* p = lz::rt::registration_cache().allocate_area(static_cast<size_t>(size), &rc);
+  if (p == nullptr)
     return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_NO_MEM,
                      "cannot allocate " + std::to_string(size) + " bytes (" + std::strerror(rc) + ")");
-  lz::rt::registration_cache().add_area(p, len);
   *static_cast<void**>(baseptr) = p;
   return MPI_SUCCESS;
 }
@@ -45,8 +40,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 int MPI_Free_mem(void* base) {
   static const char* kFn = "MPI_Free_mem";
   LZ_MPI_ENTRY(kFn);
-  if (!lz::rt::registration_cache().remove_area(base))
+  if (!lz::rt::registration_cache().free_area(base))
     return mpi_error(MPI_COMM_WORLD, kFn, MPI_ERR_BASE, "the address was not returned by MPI_Alloc_mem (or was freed)");
-  std::free(base);
   return MPI_SUCCESS;
 }

@@ -85,6 +85,12 @@ int make_window(const char* fn, MPI_Comm comm, int flavor, void* base, MPI_Aint 
   return MPI_SUCCESS;
 }
 
+// A new /dev/shm name for a window's segment, unique in this process.
+void segment_name(char (&name)[64]) {
+  static unsigned counter = 0;
+  std::snprintf(name, sizeof(name), "/lz-win-%d-%u", static_cast<int>(getpid()), counter++);
+}
+
 // MPI_Win_allocate_shared's segment: rank 0 of the window creates it, the
 // others map it once it exists; every rank learns whether all could. The
 // ranks' parts follow each other (page-aligned with alloc_shared_noncontig).
@@ -103,9 +109,8 @@ int share_segment(const char* fn, MPI_Comm comm, Window* w, MPI_Info info, void*
     if (noncontig) total = (total + page - 1) / page * page;
   }
   MPI_Comm wc = &w->comm();
-  static unsigned counter = 0;
   char name[64] = {};
-  std::snprintf(name, sizeof(name), "/lz-win-%d-%u", static_cast<int>(getpid()), counter++);
+  segment_name(name);
   if (int e = PMPI_Bcast(name, sizeof(name), MPI_CHAR, 0, wc))
     return mpi_error(comm, fn, e, "sharing the segment's name failed");
   lz::StatusOr<std::unique_ptr<lz::osc::SharedSegment>> seg = lz::Status::Ok();
@@ -201,8 +206,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   char name[64] = {};
   void* p = nullptr;
   if (host_peers) {
-    static unsigned counter = 0;
-    std::snprintf(name, sizeof(name), "/lz-win-%d-a%u", static_cast<int>(getpid()), counter++);
+    segment_name(name);
     auto made = lz::osc::SharedSegment::create(name, static_cast<size_t>(size));
     if (made.ok()) {
       seg = std::move(*made);
@@ -211,22 +215,16 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
       name[0] = '\0';  // the others reach this rank by messages
     }
   }
-  if (p == nullptr) {
-    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t len = size == 0 ? 1 : static_cast<size_t>(size);
-    if (int rc = posix_memalign(&p, page, len); rc != 0)
-      return mpi_error(comm, kFn, MPI_ERR_NO_MEM,
-                       "cannot allocate " + std::to_string(size) + " bytes (" + std::strerror(rc) + ")");
-    lz::rt::registration_cache().add_area(p, len);
-  }
+  int rc = 0;
+  if (p == nullptr && (p = lz::rt::registration_cache().allocate_area(static_cast<size_t>(size), &rc)) == nullptr)
+    return mpi_error(comm, kFn, MPI_ERR_NO_MEM,
+                     "cannot allocate " + std::to_string(size) + " bytes (" + std::strerror(rc) + ")");
   Window* w = nullptr;
   if (int e = make_window(kFn, comm, MPI_WIN_FLAVOR_ALLOCATE, p, size, disp_unit, info, &w)) {
-    if (seg == nullptr) {
-      lz::rt::registration_cache().remove_area(p);
-      std::free(p);
-    } else {
+    if (seg == nullptr)
+      lz::rt::registration_cache().free_area(p);
+    else
       seg->unlink();
-    }
     return e;
   }
   const int n = w->size();
@@ -351,10 +349,7 @@ int MPI_Win_free(MPI_Win* win) {
     if (int e = delete_one(kFn, w, w->attributes.end() - 1)) return e;
   void* mem = w->allocated;
   delete w;
-  if (mem != nullptr) {
-    lz::rt::registration_cache().remove_area(mem);
-    std::free(mem);
-  }
+  if (mem != nullptr) lz::rt::registration_cache().free_area(mem);
   *win = MPI_WIN_NULL;
   return MPI_SUCCESS;
 }

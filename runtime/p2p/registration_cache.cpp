@@ -1,6 +1,28 @@
 #include "registration_cache.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 namespace lz::rt {
+
+void* RegistrationCache::allocate_area(size_t bytes, int* error) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t len = bytes == 0 ? 1 : bytes;
+  void* p = nullptr;
+  if (int rc = posix_memalign(&p, page, len); rc != 0) {
+    *error = rc;
+    return nullptr;
+  }
+  add_area(p, len);
+  return p;
+}
+
+bool RegistrationCache::free_area(void* base) {
+  if (!remove_area(base)) return false;
+  std::free(base);
+  return true;
+}
 
 void RegistrationCache::add_area(const void* base, size_t len) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -37,7 +37,13 @@ class RegistrationCache {
     uint64_t hits = 0;           // sends served by a registration made before
   };
 
-  // MPI_Alloc_mem: [base, base+len) may be registered from now on.
+  // MPI_Alloc_mem and MPI_Win_allocate: `bytes` of page-aligned memory (an
+  // address of its own for 0) added as an area; null with the errno value
+  // in *error when there is no memory. free_area() takes it back (false:
+  // not an area's start).
+  void* allocate_area(size_t bytes, int* error);
+  bool free_area(void* base);
+  // [base, base+len) may be registered from now on.
   void add_area(const void* base, size_t len);
   // MPI_Free_mem: false when `base` is not an area's start; otherwise the
   // area's registrations are deregistered and the area forgotten.
