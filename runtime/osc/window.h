@@ -111,8 +111,8 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   void set_fence_barrier(char* rank0_header, size_t page);
   bool has_fence_barrier() const { return fence_slots_ != nullptr; }
   // The barrier of MPI_Win_fence on an all-direct window with a fence
-  // barrier: shared-memory counters, a spin, then sleep until a rank
-  // coming in sends a kWake. True when passed; false when a checkpoint made the
+  // barrier: shared-memory counters, a spin, then sleep until the last
+  // rank in sends a kWake. True when passed; false when a checkpoint made the
   // window reach its peers by messages while this rank waited and the
   // barrier had not passed: the caller then fences by messages, as the
   // ranks that had not arrived yet will.

@@ -89,13 +89,16 @@ bool lz_mpi_win_s::direct_barrier() {
   lz::osc::FenceSlot& mine = fence_slots_[rank()];
   const uint32_t n = ++barriers_;
   mine.entered.store(n, std::memory_order_seq_cst);
-  // Wake the ranks that sleep in this barrier: they look again (seq_cst
-  // against their flag-then-look, so none sleeps past the last one in).
-  wire::Op wake{};
-  wake.kind = wire::kWake;
-  for (int r = 0; r < size(); ++r)
-    if (r != rank() && fence_slots_[r].asleep.load(std::memory_order_seq_cst) != 0)
-      send_bytes(r, &wake, sizeof(wake), wire::kTagOp, nullptr, true).ignore();
+  // The last one in (or one of the last, seeing all entered) wakes the
+  // ranks asleep in this barrier. seq_cst against their flag-then-look: a
+  // rank that looked before this store and slept has its flag seen here.
+  if (all_entered(n)) {
+    wire::Op wake{};
+    wake.kind = wire::kWake;
+    for (int r = 0; r < size(); ++r)
+      if (r != rank() && fence_slots_[r].asleep.load(std::memory_order_seq_cst) != 0)
+        send_bytes(r, &wake, sizeof(wake), wire::kTagOp, nullptr, true).ignore();
+  }
   barrier_waiting_ = true;
   barrier_passed_ = false;
   // all_direct_ first: after a checkpoint dropped the mappings the slots are gone.
