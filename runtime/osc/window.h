@@ -148,9 +148,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   std::string access_error(int target) const;
   // The common case of access_error() being empty, inline: a lock, lock_all
   // or fence epoch is open.
-  bool may_access(int target) const {
-    return lock_all_ || fence_open_ || targets_[static_cast<size_t>(target)].lock != kUnlocked;
-  }
+  bool may_access(int target) const { return fence_open_ || locked(target); }
   bool in_fence_epoch() const { return fence_open_; }
   bool in_lock_epoch() const;
   bool in_pscw_access() const { return !access_group_.empty() || pscw_started_; }

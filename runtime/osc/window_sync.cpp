@@ -18,8 +18,7 @@ bool lz_mpi_win_s::in_lock_epoch() const {
 }
 
 std::string lz_mpi_win_s::access_error(int target) const {
-  const TargetState& t = targets_[static_cast<size_t>(target)];
-  if (lock_all_ || t.lock != kUnlocked || fence_open_) return "";
+  if (may_access(target)) return "";
   if (pscw_started_) {
     if (std::find(access_group_.begin(), access_group_.end(), target) != access_group_.end()) return "";
     return "rank " + std::to_string(target) + " is not in the group of this rank's MPI_Win_start";
