@@ -351,6 +351,7 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   int reply_tag_ = lz::osc::wire::kFirstReplyTag;
   bool fence_open_ = false;
   uint32_t fence_epoch_ = 0;
+  bool fence_closing_ = false;  // in fence_exchange(): the others' operations of the epoch still run here
   bool lock_all_ = false;
   bool lock_all_nocheck_ = false;
   std::vector<int> access_group_;

@@ -46,6 +46,7 @@ void lz_mpi_win_s::fence_exchange(const std::vector<int>& sent, int assert) {
   wire::Op op{};
   op.kind = wire::kFenceCount;
   op.epoch = fence_epoch_;
+  fence_closing_ = true;
   for (int r = 0; r < size(); ++r) {
     if (r == rank()) continue;
     op.bytes = static_cast<uint64_t>(sent[static_cast<size_t>(r)]);
@@ -62,6 +63,7 @@ void lz_mpi_win_s::fence_finish(int expected, int assert) {
   int& done = fence_done_[fence_epoch_ & 1];
   engine_.wait_until([&] { return done >= expected; });
   done -= expected;
+  fence_closing_ = false;
   ++fence_epoch_;
   fence_open(assert);
   std::atomic_thread_fence(std::memory_order_seq_cst);

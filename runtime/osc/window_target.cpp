@@ -83,7 +83,7 @@ const char* kind_name(uint8_t k) {
 
 void lz_mpi_win_s::take_incoming() {
   const uint32_t ctx = comm_->p2p_context();
-  while (lz::rt::Unexpected* u = engine_.take_unexpected(ctx, MPI_ANY_SOURCE, wire::kTagOp)) {
+  while (lz::rt::Unexpected* u = engine_.take_any(ctx, wire::kTagOp)) {
     const int o = u->src;
     Incoming in;
     in.msg.resize(std::max<size_t>(u->length, sizeof(wire::Op)));
@@ -134,6 +134,11 @@ bool lz_mpi_win_s::run_queue(int o) {
       // An operation of the next fence epoch waits until this rank's own
       // fence has ended the current one (its operations all executed).
       if ((op.flags & wire::kFlagFence) && op.epoch != fence_epoch_) break;
+      // A lock, passive or PSCW operation waits while this rank's fence
+      // still executes the epoch's operations: the origin left the fence
+      // first, but what the epoch wrote here must be there for it to read
+      // (a get under a lock right after the fence saw a put half landed).
+      if (!(op.flags & wire::kFlagFence) && fence_closing_) break;
       if (carries_data(op) && !(op.flags & wire::kFlagInline) && in.data_req == nullptr) {
         // The data is the origin's next kTagData message: straight into the
         // window when it lands there contiguously, else unpacked after.
