@@ -125,6 +125,11 @@ class Engine final : public transport::Host {
   // MPI_ANY_SOURCE under a message log, the match counts as a wildcard
   // receive (replayed after a restart like one).
   Unexpected* take_unexpected(uint32_t ctx, int src, int tag);
+  // Any source's message of (ctx, tag), with no wildcard decision logged:
+  // for a consumer that takes every such message and whose result does not
+  // depend on the order among sources (a window's agent). A logged decision
+  // would tie a snapshot to its rank count for nothing.
+  Unexpected* take_any(uint32_t ctx, int tag) { return queue(ctx)->find_unexpected(MPI_ANY_SOURCE, tag, true); }
   // Starts receive `r` on a message taken by take_unexpected (MPI_Mrecv),
   // which it consumes.
   void start_matched_recv(Request* r, Unexpected* u);

@@ -222,7 +222,13 @@ Status C3Module::load_line(const std::string& snapshot_dir, int rank, int nranks
   grow(mine.sent.size());  // the bridges' peers, when the line had any
   std::copy(mine.sent.begin(), mine.sent.end(), sent_total_.begin());
   std::fill(next_index_.begin(), next_index_.end(), 0);
-  for (auto& m : matched_) m.clear();
+  // Messages of the restored epoch and later were sent by ranks that
+  // restored first (their fence counts, a window's operations) and matched
+  // here before this rank restored: they stay counted, or this rank's next
+  // line would wait for them as late messages forever.
+  for (auto& m : matched_) {
+    for (size_t e = 0; e < m.size() && e < epoch_; ++e) m[e] = 0;
+  }
   for (const auto& [p, e, count] : mine.matched)
     if (p < matched_.size()) {
       // A sender runs at most a few lines ahead; an epoch far past this line's
@@ -231,7 +237,7 @@ Status C3Module::load_line(const std::string& snapshot_dir, int rank, int nranks
         return DataLoss("the line file of rank " + std::to_string(rank) + " counts messages of epoch " +
                         std::to_string(e) + ", far past its own epoch " + std::to_string(epoch_));
       if (e >= matched_[p].size()) matched_[p].resize(e + 1, 0);
-      matched_[p][e] = count;
+      matched_[p][e] += count;
     }
   early_.clear();
   for (const auto& x : mine.early)

@@ -316,6 +316,51 @@ TEST_P(CrcpConformance, MessageLogCarriesALineAcrossARestart) {
   EXPECT_NE(s3.message().find("rank"), std::string::npos) << s3.to_string();
 }
 
+// A restart on the same ranks where rank 0 restores first and sends at
+// once (a window's fence count): rank 1 matches that message before its
+// own restore. It still counts, or rank 1's next line waits for it forever
+// as a late message.
+TEST_P(CrcpConformance, MessageLogCountsAMessageMatchedBeforeItsRestore) {
+  if (!(module_->capabilities() & crcp::kCapMessageLog))
+    GTEST_SKIP() << "crcp/" << GetParam() << " lacks the capability `message-log` (no application-level protocol)";
+  lz::test::TempDir scratch;
+  const std::string dir = scratch.path();
+  std::unique_ptr<crcp::Module> r0 = std::move(module_), r1 = Another();
+  ASSERT_NE(r1, nullptr);
+  ASSERT_TRUE(r0->attach(0, 2).ok());
+  ASSERT_TRUE(r1->attach(1, 2).ok());
+  std::vector<crcp::LineProtocol*> lines = {r0->line_protocol(), r1->line_protocol()};
+  ASSERT_TRUE(lines[0] && lines[1]);
+  for (crcp::LineProtocol* l : lines) l->begin_line();
+  for (crcp::LineProtocol* l : lines) {
+    l->expect({0, 0});
+    ASSERT_TRUE(l->line_complete());
+  }
+  for (int r = 0; r < 2; ++r) {
+    const std::string rank_dir = dir + "/rank." + std::to_string(r);
+    ASSERT_EQ(mkdir(rank_dir.c_str(), 0700), 0);
+    ASSERT_TRUE(lines[static_cast<size_t>(r)]->save_line({rank_dir, "conformance", r, 1, 5}).ok());
+  }
+
+  std::unique_ptr<crcp::Module> n0 = Another(), n1 = Another();
+  ASSERT_TRUE(n0 && n1);
+  ASSERT_TRUE(n0->attach(0, 2).ok());
+  ASSERT_TRUE(n1->attach(1, 2).ok());
+  ASSERT_TRUE(n0->line_protocol()->load_line(dir, 0, 2, 2).ok());
+  uint64_t stamp = 0;
+  ASSERT_TRUE(n0->message_log()->stamp_send(1, &stamp));
+  n1->message_log()->on_match({0, 7, 0, 3, stamp});  // rank 1 has not restored yet
+  ASSERT_TRUE(n1->line_protocol()->load_line(dir, 1, 2, 2).ok());
+
+  const std::vector<uint64_t> sent0 = n0->line_protocol()->begin_line(), sent1 = n1->line_protocol()->begin_line();
+  EXPECT_EQ(sent0[1], 1u) << "rank 0 sent one message since its restore";
+  n1->line_protocol()->expect({sent0[1], 0});
+  n0->line_protocol()->expect({0, sent1[0]});
+  EXPECT_TRUE(n0->line_protocol()->line_complete());
+  EXPECT_TRUE(n1->line_protocol()->line_complete())
+      << "rank 1 waits for a message it matched before its restore, as if it were late";
+}
+
 // A rank moved to a new process at a safe point (cr=app migration): the
 // counters carry over, so its stamps go on where the old process stopped
 // and its peers' late/early bookkeeping stays right.

@@ -218,6 +218,10 @@ rma)
       fail "restart of the window job on $np ranks failed"
     grep -q "restarted at iteration 9 on $np ranks" "$T/np$np.out" || fail "4 -> $np: did not resume at iteration 9"
     same_as_ref "$T/np$np.out" "window job restarted 4 -> $np ranks"
+    # The restarted job checkpoints on: its lines complete (a line once
+    # waited for window messages matched before the rank's own restore).
+    grep -q "committed at safe point 60" "$T/np$np.out" ||
+      fail "4 -> $np: the restarted window job committed no snapshot at safe point 60: $(grep dropped "$T/np$np.out" | tail -1)"
   done
   "$LZ" run -np 4 "${MCA[@]}" --mca cr_app_every 10 --recover auto --timeout 300 "$RMA" 48 200 plain 20000 \
     > "$T/job.out" 2>&1 &
