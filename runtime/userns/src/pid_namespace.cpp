@@ -1,5 +1,6 @@
 #include "lazarus/userns/pid_namespace.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -43,6 +45,36 @@ void reopen_stdio_files() {
     dup3(again, fd, 0);
     close(again);
   }
+}
+
+// Process `pid`'s PID namespace, held open: a namespace's inode may be
+// given to a new one once the last reference is gone, and the names of
+// that one's ranks must not be taken for this one's. -1 if unknown.
+int hold_pid_namespace_of(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
+  return open(path.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
+// Shared-memory names made by processes of PID namespace `ns` carry its
+// inode as their third dot-separated field (lz-shm.<job>.<pidns>.<pid>...,
+// transport/shm's SegmentName). With the namespace's pid 1 gone every
+// process that could use them is gone too: a rank killed before its peers
+// had mapped its segment left the name, and no later job in that
+// namespace will sweep it.
+void remove_shm_names_of(uint64_t ns) {
+  const std::string field = "." + std::to_string(ns) + ".";
+  DIR* d = opendir("/dev/shm");
+  if (d == nullptr) return;
+  while (struct dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.rfind("lz-shm.", 0) != 0) continue;
+    const size_t job_end = name.find('.', 7);
+    if (job_end == std::string::npos || name.compare(job_end, field.size(), field) != 0) continue;
+    struct stat st {};
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != geteuid()) continue;
+    unlinkat(dirfd(d), e->d_name, 0);
+  }
+  closedir(d);
 }
 
 }  // namespace
@@ -113,6 +145,7 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     _exit(rc);
   }
   close(alive[0]);
+  const int ns_fd = hold_pid_namespace_of(child);  // pid_for_children has no target until a child exists
   // Out here we only wait and forward signals: no capability needed.
   if (own_userns) userns::keep_only({}, {}).ignore();
   int status = 0;
@@ -142,6 +175,9 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
   }
   sigprocmask(SIG_SETMASK, &old, nullptr);
   close(alive[1]);
+  struct stat ns_st {};
+  if (ns_fd >= 0 && fstat(ns_fd, &ns_st) == 0) remove_shm_names_of(static_cast<uint64_t>(ns_st.st_ino));
+  if (ns_fd >= 0) close(ns_fd);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

@@ -1,11 +1,14 @@
 // runtime/userns: each case runs in a forked child, which enters namespaces
 // of its own and reports through its exit status and a pipe; the test
 // process itself never changes namespace.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -148,6 +151,39 @@ TEST(PidNamespace, TheRegistryPidIsThePidSeenOutside) {
   int st = 0;
   waitpid(outer_launcher, &st, 0);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+// A rank killed before its peers mapped its segment leaves the name; once
+// the namespace has ended, run_in_pid_namespace() removes the names of its
+// processes, and only theirs.
+TEST(PidNamespace, ShmNamesOfItsProcessesAreRemovedWhenItEnds) {
+  if (geteuid() != 0 && !probe().ok()) GTEST_SKIP() << probe().message();
+  const std::string other = "/dev/shm/lz-shm.unittest.1.7.0.1.seg";  // namespace inode 1: none of ours
+  ChildResult r = in_child([&] {
+    std::string inside, err;
+    const int rc = run_in_pid_namespace(
+        [&] {
+          struct stat st {};
+          if (stat("/proc/self/ns/pid", &st) != 0) return 2;
+          const std::string ns = std::to_string(st.st_ino);
+          for (const std::string& f : {"/dev/shm/lz-shm.unittest." + ns + ".1.0.1.seg",
+                                       "/dev/shm/lz-shm.unittest." + ns + ".1.0.1.bell", other})
+            if (FILE* fp = std::fopen(f.c_str(), "w")) std::fclose(fp);
+          return 0;  // "killed": nothing unlinks them
+        },
+        &err);
+    if (rc != 0) return "run_in_pid_namespace: " + std::to_string(rc) + " " + err;
+    std::string left;
+    if (DIR* d = opendir("/dev/shm")) {
+      while (struct dirent* e = readdir(d))
+        if (std::string(e->d_name).rfind("lz-shm.unittest.", 0) == 0) left += std::string(e->d_name) + " ";
+      closedir(d);
+    }
+    return left;
+  });
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(r.text, "lz-shm.unittest.1.7.0.1.seg ") << "only the other namespace's name stays";
+  unlink(other.c_str());
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 // outlives the caller: when the caller dies (even by SIGKILL) the child gets
 // SIGKILL, and with pid 1 gone the kernel ends the whole namespace, so
 // killing the user's `mpirun` ends a job however many restarts it went
-// through.
+// through. When it has ended, the caller removes the /dev/shm names its
+// processes left (lz-shm.<job>.<pidns>.*: transport/shm's segments of a
+// rank killed before its peers had mapped them).
 //
 // A process can create one PID namespace for its children this way (a second
 // unshare(CLONE_NEWPID) fails): a launcher that recovers again does so from
