@@ -1,11 +1,13 @@
 #include "sealed_module.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +77,33 @@ lz::StatusOr<std::string> unseal(const std::string& sealed, const Key& key, cons
   return plain;
 }
 
+// Scratch directories of unsealed snapshots are named
+// lz-sealed.<pid namespace>.<pid>.XXXXXX. A rank killed while it held one
+// (another rank's failed restore stops the job) leaves plaintext behind:
+// the next open removes those of this namespace whose process is gone.
+std::string scratch_prefix(ino_t ns, pid_t pid) {
+  return "lz-sealed." + std::to_string(ns) + "." + std::to_string(pid) + ".";
+}
+
+ino_t pid_namespace() {
+  struct stat st {};
+  return ::stat("/proc/self/ns/pid", &st) == 0 ? st.st_ino : 0;
+}
+
+void remove_stale_scratch(const fs::path& tmp, ino_t ns) {
+  const std::string mine = "lz-sealed." + std::to_string(ns) + ".";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(tmp, ec)) {
+    const std::string name = e.path().filename().string();
+    if (ns == 0 || name.rfind(mine, 0) != 0) continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + mine.size()));
+    if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to know
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+    fs::remove_all(e.path(), ec);
+  }
+}
+
 }  // namespace
 
 class SealedModule::Opened {
@@ -114,7 +143,10 @@ lz::StatusOr<uint64_t> SealedModule::save_variables(const lz::cr::AppSave& save)
 }
 
 lz::StatusOr<std::unique_ptr<SealedModule::Opened>> SealedModule::open_snapshot(const std::string& snapshot_dir) const {
-  std::string tmpl = (fs::temp_directory_path() / "lz-sealed.XXXXXX").string();
+  const fs::path tmp = fs::temp_directory_path();
+  const ino_t ns = pid_namespace();
+  remove_stale_scratch(tmp, ns);
+  std::string tmpl = (tmp / (scratch_prefix(ns, ::getpid()) + "XXXXXX")).string();
   if (::mkdtemp(tmpl.data()) == nullptr) return lz::IoError("cannot make a scratch directory: " + std::string(std::strerror(errno)));
   auto opened = std::make_unique<Opened>(tmpl);
   std::error_code ec;

@@ -103,6 +103,10 @@ udsock | allring)
   ;;
 sealed)
   "$prefix/bin/mpicc" -O2 -Wall -o "$work/stencil" "$src/examples/stencil.c" > "$work/mpicc.out" 2>&1 || fail "mpicc"
+  # The ranks unseal into scratch directories under TMPDIR: none may stay
+  # (plaintext), not even one of a rank stopped by another's refused restore.
+  export TMPDIR="$work/tmp"
+  mkdir "$TMPDIR"
   head -c 32 /dev/urandom > "$work/seal.key" && chmod 600 "$work/seal.key"
   "$LZ" run -np 3 --mca transport shm,self --timeout 300 "$work/stencil" 64 300 > "$work/ref.out" 2>&1 || fail "reference run"
   ref=$(grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$work/ref.out" | tail -1)
@@ -138,6 +142,8 @@ sealed)
     fail "a restart from the sealed store under the right key failed"
   got=$(grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$work/restart.out" | tail -1)
   [ "$got" = "$ref" ] || fail "restarted result '$got', uninterrupted run '$ref'"
+  left=$(find "$TMPDIR" -maxdepth 1 -name 'lz-sealed.*')
+  [ -z "$left" ] || fail "unsealed scratch directories left behind: $left"
   ;;
 conformance_builtin)
   # The installed runner over built-in components of every framework, by name.
