@@ -1,5 +1,6 @@
 // Bootstrap::from_environment(): reads what the launcher handed the rank
-// (see bootstrap.h) and picks the singleton or the OOB implementation.
+// (see bootstrap.h) and picks the singleton, the OOB or the PMI-2
+// implementation.
 #include "bootstrap/bootstrap.h"
 
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstring>
 
 #include "bootstrap/oob_bootstrap.h"
+#include "bootstrap/pmi2_bootstrap.h"
 #include "bootstrap/singleton_bootstrap.h"
 #include "lazarus/log.h"
 
@@ -78,6 +80,17 @@ double connect_timeout() {
 
 StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   const char* addr = std::getenv("LZ_OOB_ADDR");
+  const char* pmi_fd = std::getenv("PMI_FD");
+  if ((addr == nullptr || *addr == '\0') && pmi_fd != nullptr && *pmi_fd != '\0') {
+    // Started by a PMI-2 process manager (srun --mpi=pmi2), not by lazarus run.
+    LZ_ASSIGN_OR_RETURN(long long fd, env_int("PMI_FD", true, -1, 0, INT_MAX));
+    LZ_ASSIGN_OR_RETURN(long long rank, env_int("PMI_RANK", true, 0, 0, INT_MAX));
+    const char* id = std::getenv("PMI_JOBID");
+    LZ_ASSIGN_OR_RETURN(auto b,
+                        Pmi2Bootstrap::connect(static_cast<int>(fd), static_cast<int>(rank), id != nullptr ? id : "0"));
+    unsetenv("PMI_FD");  // the socket is this process's, not its children's
+    return std::unique_ptr<Bootstrap>(std::move(b));
+  }
   if (addr == nullptr || *addr == '\0') return std::unique_ptr<Bootstrap>(new SingletonBootstrap());
 
   JobInfo job;
