@@ -1,5 +1,5 @@
 // Bootstrap::from_environment(): reads what the launcher handed the rank
-// (see bootstrap.h) and picks the singleton, the OOB or the PMI-2
+// (see bootstrap.h) and picks the singleton, the OOB, the PMIx or the PMI-2
 // implementation.
 #include "bootstrap/bootstrap.h"
 
@@ -13,6 +13,7 @@
 #include "bootstrap/oob_bootstrap.h"
 #include "bootstrap/pmi2_bootstrap.h"
 #include "bootstrap/singleton_bootstrap.h"
+#include "lazarus/companion_library.h"
 #include "lazarus/log.h"
 
 namespace lz::rt {
@@ -76,10 +77,30 @@ double connect_timeout() {
   return 60.0;
 }
 
+// Started by a PMIx server (srun --mpi=pmix, Open MPI's mpirun): the
+// PMIx bootstrap lives in its own library, linked with libpmix
+// (bootstrap/pmix/pmix_bootstrap.h).
+StatusOr<std::unique_ptr<Bootstrap>> pmix_bootstrap(const char* nspace) {
+  auto lib = CompanionLibrary::open("bootstrap", "liblazarus_pmix.so");
+  if (!lib.ok())
+    return Unavailable("this process was started by a PMIx server (PMIX_NAMESPACE=" + std::string(nspace) +
+                       "), but Lazarus' PMIx bootstrap cannot be loaded (" + lib.status().message() +
+                       "); build Lazarus with libpmix-dev installed, or start the program with srun --mpi=pmi2 "
+                       "or lazarus run");
+  Bootstrap* (*make)(Status*) = nullptr;
+  LZ_RETURN_IF_ERROR(lib->find("lz_pmix_bootstrap", &make));
+  Status error;
+  Bootstrap* b = make(&error);
+  if (b == nullptr) return error;
+  return std::unique_ptr<Bootstrap>(b);
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   const char* addr = std::getenv("LZ_OOB_ADDR");
+  const char* pmix_ns = std::getenv("PMIX_NAMESPACE");
+  if ((addr == nullptr || *addr == '\0') && pmix_ns != nullptr && *pmix_ns != '\0') return pmix_bootstrap(pmix_ns);
   const char* pmi_fd = std::getenv("PMI_FD");
   if ((addr == nullptr || *addr == '\0') && pmi_fd != nullptr && *pmi_fd != '\0') {
     // Started by a PMI-2 process manager (srun --mpi=pmi2), not by lazarus run.

@@ -13,6 +13,7 @@
 #             MPICH's MPIR_CVAR_* mapped or warned about; a misspelled
 #             Lazarus name still refused
 #   hydra_pmi2  Lazarus programs started by MPICH's own mpiexec (PMI-2)
+#   openmpi_pmix  ... and by Open MPI's own mpirun (PMIx)
 #   cr        an MPMD job checkpointed (--term) and restarted, recovered after
 #             kill -9, and a rank migrated: every rank keeps its program,
 #             arguments and appnum, and the result is an uninterrupted run's
@@ -298,6 +299,21 @@ hydra_pmi2)
   run hst timeout 120 mpiexec.mpich -n 3 "$TESTS/app/stencil" 48 200
   ref=$(grep -o 'sum=.*' "$T/href.out") got=$(grep -o 'sum=.*' "$T/hst.out")
   [ -n "$ref" ] && [ "$got" = "$ref" ] || fail "stencil under mpiexec.mpich: '$got', under lazarus run: '$ref'"
+  ;;
+openmpi_pmix)
+  # Started by Open MPI's own mpirun (its PMIx server): the ranks bootstrap
+  # through libpmix (runtime/bootstrap/pmix/pmix_bootstrap.h).
+  command -v mpirun.openmpi > /dev/null || { echo "SKIP: no mpirun.openmpi (Debian's openmpi-bin)"; exit 77; }
+  [ -e "$BIN/../lib/liblazarus_pmix.so" ] || { echo "SKIP: Lazarus was built without PMIx (libpmix-dev)"; exit 77; }
+  TESTS=$(dirname "$(dirname "$PROBE")")
+  OMPI=(mpirun.openmpi --oversubscribe)
+  [ "$(id -u)" = 0 ] && OMPI+=(--allow-run-as-root)
+  run oring timeout 120 "${OMPI[@]}" -np 4 "$TESTS/mpi/ring"
+  grep -q "ring: 4 ranks ok" "$T/oring.out" || fail "ring under Open MPI's mpirun did not report 4 ranks"
+  run oref "$LZ" run -np 3 --timeout 120 "$TESTS/app/stencil" 48 200
+  run ost timeout 120 "${OMPI[@]}" -np 3 "$TESTS/app/stencil" 48 200
+  ref=$(grep -o 'sum=.*' "$T/oref.out") got=$(grep -o 'sum=.*' "$T/ost.out")
+  [ -n "$ref" ] && [ "$got" = "$ref" ] || fail "stencil under Open MPI's mpirun: '$got', under lazarus run: '$ref'"
   ;;
 *) fail "unknown scenario" ;;
 esac

@@ -18,13 +18,14 @@
 #           ring np 4 over both, --map-by slot and node placements seen from
 #           the ranks' own addresses and from `lazarus ps`, a rank on the
 #           other node that exits 7 stops the job, named.
-#   direct  one node on loopback, no lazarus run: `srun --mpi=pmi2` starts
-#           the ranks themselves (bootstrap/pmi2_bootstrap.h): ring np 4
+#   direct  one node on loopback, no lazarus run: `srun --mpi=pmi2` and
+#           `--mpi=pmix` start the ranks themselves (bootstrap/pmi2_bootstrap.h,
+#           bootstrap/pmix/pmix_bootstrap.h): ring np 4
 #           (default selection, tcp,self) and np 8 oversubscribed, the
 #           stencil with the result of `lazarus run`; a rank killed by
 #           SIGKILL ends the step within seconds, the dead rank named.
 #   direct_hosts  three nodes (namespace hosts, one slurmd each):
-#           srun --mpi=pmi2 -N3 --ntasks-per-node=2 runs ring np 6 across
+#           srun --mpi=pmi2 (and pmix) -N3 --ntasks-per-node=2 runs ring np 6 across
 #           them (tcp between hosts, shm within); each rank knows its node's
 #           ranks and host name from PMI_process_mapping and the modex.
 # After every job no process of it is left (no helper, no rank, no srun).
@@ -185,37 +186,42 @@ case $CASE in
     [ $st = 77 ] && { echo "$out"; exit 77; }
     [ $st = 0 ] || fail "test_slurm up: $out"
     export SLURM_CONF=$D/slurm/slurm.conf
-    for t in default tcp,self; do
-      env=(); [ $t = default ] || env=(LZ_MCA_transport=$t)
-      out=$(env "${env[@]}" timeout 120 srun --mpi=pmi2 -n 4 "$B/tests/mpi/ring" 2>&1) || fail "srun ring ($t) failed: $out"
-      echo "$out" | grep -q "ring: 4 ranks ok" || fail "srun ring ($t) did not report 4 ranks: $out"
-      no_leftovers "srun ring $t"
-    done
-    out=$(timeout 200 srun --mpi=pmi2 -n 8 --overcommit "$B/tests/mpi/ring" 2>&1) || fail "srun ring np 8 failed: $out"
-    echo "$out" | grep -q "ring: 8 ranks ok" || fail "srun ring np 8 did not report 8 ranks: $out"
     ref=$("$B/bin/lazarus" run -np 4 --timeout 120 "$B/tests/app/stencil" 64 300 2>&1 | grep -o 'sum=.*')
-    got=$(timeout 120 srun --mpi=pmi2 -n 4 "$B/tests/app/stencil" 64 300 2>&1 | grep -o 'sum=.*')
-    [ -n "$ref" ] && [ "$got" = "$ref" ] || fail "stencil under srun: '$got', under lazarus run: '$ref'"
-    # A rank killed: the others see it (shm liveness), abort, and the step ends.
-    timeout 120 srun --mpi=pmi2 -n 4 "$B/tests/app/stencil" 64 100000 5000 >"$D/kill.out" 2>&1 &
-    job=$!
-    victim=""
-    for _ in $(seq 1 300); do
-      [ "$(pgrep -x -c stencil)" = 4 ] && victim=$(pgrep -x stencil | sort -n | sed -n 2p) && break
-      sleep 0.1
+    [ -n "$ref" ] || fail "the stencil's reference run printed no result"
+    summary=""
+    for mpi in pmi2 pmix; do
+      for t in default tcp,self; do
+        env=(); [ $t = default ] || env=(LZ_MCA_transport=$t)
+        out=$(env "${env[@]}" timeout 120 srun --mpi=$mpi -n 4 "$B/tests/mpi/ring" 2>&1) || fail "srun --mpi=$mpi ring ($t) failed: $out"
+        echo "$out" | grep -q "ring: 4 ranks ok" || fail "srun --mpi=$mpi ring ($t) did not report 4 ranks: $out"
+        no_leftovers "srun --mpi=$mpi ring $t"
+      done
+      out=$(timeout 200 srun --mpi=$mpi -n 8 --overcommit "$B/tests/mpi/ring" 2>&1) || fail "srun --mpi=$mpi ring np 8 failed: $out"
+      echo "$out" | grep -q "ring: 8 ranks ok" || fail "srun --mpi=$mpi ring np 8 did not report 8 ranks: $out"
+      got=$(timeout 120 srun --mpi=$mpi -n 4 "$B/tests/app/stencil" 64 300 2>&1 | grep -o 'sum=.*')
+      [ "$got" = "$ref" ] || fail "stencil under srun --mpi=$mpi: '$got', under lazarus run: '$ref'"
+      # A rank killed: the others see it (shm liveness), abort, and the step ends.
+      timeout 120 srun --mpi=$mpi -n 4 "$B/tests/app/stencil" 64 100000 5000 >"$D/kill.out" 2>&1 &
+      job=$!
+      victim=""
+      for _ in $(seq 1 300); do
+        [ "$(pgrep -x -c stencil)" = 4 ] && victim=$(pgrep -x stencil | sort -n | sed -n 2p) && break
+        sleep 0.1
+      done
+      [ -n "$victim" ] || { kill $job; fail "--mpi=$mpi: the 4 ranks did not start: $(cat "$D/kill.out")"; }
+      sleep 1
+      kill -9 "$victim"
+      t0=$(date +%s)
+      wait $job && fail "--mpi=$mpi: the step with a killed rank succeeded"
+      took=$(($(date +%s) - t0))
+      [ $took -le 20 ] || fail "--mpi=$mpi: the step took $took s to end after a rank was killed"
+      grep -q "peer process (world rank [0-9]) failed\|rank [0-9] (pid $victim) on this host exited without finalizing" "$D/kill.out" ||
+        fail "--mpi=$mpi: the killed rank is not named: $(cat "$D/kill.out")"
+      [ -z "$(pgrep -x stencil)" ] || fail "--mpi=$mpi: ranks left after the killed step: $(pgrep -a -x stencil)"
+      no_leftovers "--mpi=$mpi killed rank"
+      summary="$summary --mpi=$mpi: killed rank ended the step in $took s;"
     done
-    [ -n "$victim" ] || { kill $job; fail "the 4 ranks did not start: $(cat "$D/kill.out")"; }
-    sleep 1
-    kill -9 "$victim"
-    t0=$(date +%s)
-    wait $job && fail "the step with a killed rank succeeded"
-    took=$(($(date +%s) - t0))
-    [ $took -le 20 ] || fail "the step took $took s to end after a rank was killed"
-    grep -q "peer process (world rank [0-9]) failed\|rank [0-9] (pid $victim) on this host exited without finalizing" "$D/kill.out" ||
-      fail "the killed rank is not named: $(cat "$D/kill.out")"
-    [ -z "$(pgrep -x stencil)" ] || fail "ranks left after the killed step: $(pgrep -a -x stencil)"
-    no_leftovers "killed rank"
-    echo "slurm.direct: srun --mpi=pmi2 ring np 4 (default, tcp,self), np 8, stencil as under lazarus run; a killed rank ended the step in $took s"
+    echo "slurm.direct: srun --mpi=pmi2 and pmix: ring np 4 (default, tcp,self), np 8, stencil as under lazarus run;$summary"
     ;;
   direct_hosts)
     HD=$D/hosts
@@ -226,9 +232,7 @@ case $CASE in
     out=$("$S/test_slurm" up "$D/slurm" "$HD" 2>&1); st=$?
     [ $st = 77 ] && { echo "$out"; exit 77; }
     [ $st = 0 ] || fail "test_slurm up: $out"
-    sr() { "$S/test_hosts" exec "$HD" 0 env SLURM_CONF="$D/slurm/slurm.conf" timeout 200 srun --mpi=pmi2 "$@"; }
-    out=$(sr -N3 --ntasks-per-node=2 "$B/tests/mpi/ring" 2>&1) || fail "srun ring over 3 nodes failed: $out"
-    echo "$out" | grep -q "ring: 6 ranks ok" || fail "srun ring over 3 nodes did not report 6 ranks: $out"
+    sr() { "$S/test_hosts" exec "$HD" 0 env SLURM_CONF="$D/slurm/slurm.conf" timeout 200 srun --mpi=$mpi "$@"; }
     # What each rank learnt of the placement: its node's ranks (the
     # shared-memory communicator: how many, and the first).
     cat > "$D/where.c" <<'EOC'
@@ -248,13 +252,17 @@ int main(int argc, char** argv) {
 }
 EOC
     "$B/bin/mpicc" -o "$D/where" "$D/where.c" || fail "mpicc where.c"
-    out=$(sr -N3 --ntasks-per-node=2 "$D/where" 2>&1) || fail "where over 3 nodes failed: $out"
-    for r in 0 1 2 3 4 5; do
-      echo "$out" | grep -qx "rank $r: 2 on its node, first $((r / 2 * 2))" ||
-        fail "rank $r does not know it shares host ${H[$((r / 2))]} with rank $((r / 2 * 2 + 1 - r % 2)) only: $out"
+    for mpi in pmi2 pmix; do
+      out=$(sr -N3 --ntasks-per-node=2 "$B/tests/mpi/ring" 2>&1) || fail "srun --mpi=$mpi ring over 3 nodes failed: $out"
+      echo "$out" | grep -q "ring: 6 ranks ok" || fail "srun --mpi=$mpi ring over 3 nodes did not report 6 ranks: $out"
+      out=$(sr -N3 --ntasks-per-node=2 "$D/where" 2>&1) || fail "srun --mpi=$mpi where over 3 nodes failed: $out"
+      for r in 0 1 2 3 4 5; do
+        echo "$out" | grep -qx "rank $r: 2 on its node, first $((r / 2 * 2))" ||
+          fail "--mpi=$mpi: rank $r does not know it shares host ${H[$((r / 2))]} with rank $((r / 2 * 2 + 1 - r % 2)) only: $out"
+      done
+      no_leftovers "--mpi=$mpi over 3 nodes"
     done
-    no_leftovers "ring over 3 nodes"
-    echo "slurm.direct_hosts: srun --mpi=pmi2 ring np 6 over 3 Slurm nodes, 2 ranks each"
+    echo "slurm.direct_hosts: srun --mpi=pmi2 and pmix: ring np 6 over 3 Slurm nodes, 2 ranks each, each rank knowing its node's"
     ;;
   *) fail "unknown case" ;;
 esac
