@@ -1,5 +1,7 @@
 #include "info_command.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,6 +9,7 @@
 
 #include "common_options.h"
 #include "cr/runtime_params.h"
+#include "lazarus/companion_library.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/frameworks/crcp.h"
 #include "lazarus/frameworks/transport.h"
@@ -29,6 +32,19 @@ std::string caps_text(const std::string& fw, uint64_t caps) {
   if (fw == "cr") return cr::capability_names(caps);
   if (fw == "crcp") return crcp::capability_names(caps);
   return caps ? std::to_string(caps) : "none";
+}
+
+// How a rank joins its job: chosen by each rank from its environment
+// (runtime/bootstrap/bootstrap.cpp), not by a parameter.
+void print_bootstraps() {
+  const std::string pmix = lazarus_library_dir() + "/liblazarus_pmix.so";
+  const bool have_pmix = access(pmix.c_str(), R_OK) == 0;
+  std::printf("\nBootstrap (how a rank joins its job; each rank takes the first its environment names):\n");
+  std::printf("  oob        lazarus run / mpirun (LZ_OOB_ADDR): checkpoint/restart, spawn, migration\n");
+  std::printf("  pmix       a PMIx server (PMIX_NAMESPACE): srun --mpi=pmix, Open MPI's mpirun; %s\n",
+              have_pmix ? ("in " + pmix).c_str() : "not built (install libpmix-dev and rebuild)");
+  std::printf("  pmi2       a PMI-2 manager (PMI_FD): srun --mpi=pmi2, MPICH's mpiexec\n");
+  std::printf("  singleton  none of these: a job of one rank\n");
 }
 
 // Does parameter `p` belong to the --param filter?
@@ -186,6 +202,7 @@ int run_info(const InfoOptions& opt) {
         else
           std::printf("  selected: none (%s)\n", r.selection.message().c_str());
       }
+      print_bootstraps();
       std::printf("\n");
     }
     std::printf("Parameters (name = value [source]):\n");
