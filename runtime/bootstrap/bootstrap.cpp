@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -97,6 +98,30 @@ StatusOr<std::unique_ptr<Bootstrap>> pmix_bootstrap(const char* nspace) {
 
 }  // namespace
 
+void JobInfo::place_on_nodes() {
+  node_id = node_of_rank[static_cast<size_t>(rank)];
+  local_size = 0;
+  for (int r = 0; r < size; ++r) {
+    if (node_of_rank[static_cast<size_t>(r)] != node_id) continue;
+    if (r == rank) local_rank = local_size;
+    ++local_size;
+  }
+}
+
+void JobInfo::name_job(std::string_view prefix, std::string_view id) {
+  job_id = prefix;
+  for (char c : id.substr(0, 40)) job_id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
+  setenv("LZ_JOB_ID", job_id.c_str(), 0);
+}
+
+std::string host_name_from(const char* var) {
+  if (const char* h = std::getenv(var); h != nullptr && *h != '\0') return h;
+  char host[HOST_NAME_MAX + 1] = "localhost";
+  gethostname(host, sizeof host);
+  host[HOST_NAME_MAX] = '\0';
+  return host;
+}
+
 StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   const char* addr = std::getenv("LZ_OOB_ADDR");
   const char* pmix_ns = std::getenv("PMIX_NAMESPACE");
@@ -128,14 +153,7 @@ StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   job.local_size = static_cast<int>(lsize);
   job.local_rank = static_cast<int>(lrank);
   job.node_id = static_cast<uint64_t>(node);
-  if (const char* h = std::getenv("LZ_HOSTNAME"); h != nullptr && *h != '\0') {
-    job.hostname = h;
-  } else {
-    char host[HOST_NAME_MAX + 1] = "localhost";
-    gethostname(host, sizeof host);
-    host[HOST_NAME_MAX] = '\0';
-    job.hostname = host;
-  }
+  job.hostname = host_name_from("LZ_HOSTNAME");
   LZ_ASSIGN_OR_RETURN(std::string secret, read_secret());
   log::set_identity("lazarus[rank " + std::to_string(job.rank) + "]");
   // A process started to take over a rank that moved (cr=app migration).

@@ -53,7 +53,19 @@ struct JobInfo {
   uint64_t node_id = 0;  // equal for ranks on the same host
   std::vector<uint64_t> node_of_rank;        // size entries, known after from_environment()
   std::vector<std::string> hostname_of_rank;  // size entries
+
+  // node_id, local_rank and local_size from rank and node_of_rank (a
+  // process manager that gives only every rank's node: PMI-2, PMIx).
+  void place_on_nodes();
+  // job_id = `prefix` + the process manager's `id` with every character but
+  // letters and digits as '-' (it names files: shm segments), exported as
+  // LZ_JOB_ID, which those names read, unless that is already set.
+  void name_job(std::string_view prefix, std::string_view id);
 };
+
+// The host name in environment variable `var` (LZ_HOSTNAME from lazarus
+// run, SLURMD_NODENAME from srun) when set, else the kernel's.
+std::string host_name_from(const char* var);
 
 // A message from the launcher that is not an answer to a call of this rank
 // (type: oob::MsgType, e.g. kCheckpointRequest; payload: its encoding).

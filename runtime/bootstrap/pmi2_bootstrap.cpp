@@ -4,9 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -48,31 +46,14 @@ StatusOr<std::unique_ptr<Pmi2Bootstrap>> Pmi2Bootstrap::connect(int fd, int rank
   job.size = std::atoi(init["size"].c_str());
   if (job.size < 1 || job.rank < 0 || job.rank >= job.size)
     return DataLoss("PMI-2 fullinit gave rank " + init["rank"] + " of size " + init["size"]);
-  // Job ids name files (shm segments): letters, digits, '-' and '_' only.
-  job.job_id = "pmi2-";
-  for (char c : pmi_jobid) job.job_id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
-  setenv("LZ_JOB_ID", job.job_id.c_str(), 0);
+  job.name_job("pmi2-", pmi_jobid);
 
   LZ_ASSIGN_OR_RETURN(auto attr, b->call("info-getjobattr", {{"key", "PMI_process_mapping"}}));
   if (attr["found"] != "TRUE") return DataLoss("PMI-2: the process manager has no PMI_process_mapping");
   LZ_ASSIGN_OR_RETURN(std::vector<int> nodes, pmi2::node_of_rank(attr["value"], job.size));
   job.node_of_rank.assign(nodes.begin(), nodes.end());
-  job.node_id = job.node_of_rank[static_cast<size_t>(job.rank)];
-  job.local_size = 0;
-  for (int r = 0; r < job.size; ++r) {
-    if (nodes[static_cast<size_t>(r)] != nodes[static_cast<size_t>(job.rank)]) continue;
-    if (r == job.rank) job.local_rank = job.local_size;
-    ++job.local_size;
-  }
-  // Slurm's name of the node (slurmd -N), else the kernel's host name.
-  if (const char* node = std::getenv("SLURMD_NODENAME"); node != nullptr && *node != '\0') {
-    job.hostname = node;
-  } else {
-    char host[HOST_NAME_MAX + 1] = "localhost";
-    gethostname(host, sizeof host);
-    host[HOST_NAME_MAX] = '\0';
-    job.hostname = host;
-  }
+  job.place_on_nodes();
+  job.hostname = host_name_from("SLURMD_NODENAME");  // Slurm's name of the node (slurmd -N)
 
   // Start-up fence: host names, and the secret rank 0 draws.
   LZ_RETURN_IF_ERROR(b->put("lz.host", job.hostname));

@@ -10,11 +10,8 @@
 namespace lz::rt {
 
 SingletonBootstrap::SingletonBootstrap() {
-  char host[HOST_NAME_MAX + 1] = "localhost";
-  gethostname(host, sizeof host);
-  host[HOST_NAME_MAX] = '\0';
   job_.job_id = "singleton." + std::to_string(getpid());
-  job_.hostname = host;
+  job_.hostname = host_name_from("LZ_HOSTNAME");
   job_.node_of_rank = {0};
   job_.hostname_of_rank = {job_.hostname};
   // Transports of a singleton still authenticate (to themselves): give it a

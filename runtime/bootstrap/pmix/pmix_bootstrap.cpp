@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -54,10 +53,7 @@ StatusOr<std::unique_ptr<PmixBootstrap>> PmixBootstrap::init() {
   release(size);
   if (job.size < 1 || job.rank < 0 || job.rank >= job.size)
     return DataLoss("PMIx: rank " + std::to_string(job.rank) + " of a job of size " + std::to_string(job.size));
-  job.job_id = "pmix-";
-  for (const char* c = b->me_.nspace; *c != '\0' && job.job_id.size() < 40; ++c)
-    job.job_id.push_back(std::isalnum(static_cast<unsigned char>(*c)) ? *c : '-');
-  setenv("LZ_JOB_ID", job.job_id.c_str(), 0);
+  job.name_job("pmix-", b->me_.nspace);
 
   // Every rank's host, and node ids in the order hosts first appear.
   std::map<std::string, uint64_t> node_of_host;
@@ -72,13 +68,7 @@ StatusOr<std::unique_ptr<PmixBootstrap>> PmixBootstrap::init() {
     job.hostname_of_rank.push_back(std::move(host));
   }
   job.hostname = job.hostname_of_rank[static_cast<size_t>(job.rank)];
-  job.node_id = job.node_of_rank[static_cast<size_t>(job.rank)];
-  job.local_size = 0;
-  for (int r = 0; r < job.size; ++r) {
-    if (job.node_of_rank[static_cast<size_t>(r)] != job.node_id) continue;
-    if (r == job.rank) job.local_rank = job.local_size;
-    ++job.local_size;
-  }
+  job.place_on_nodes();
 
   if (job.rank == 0) LZ_RETURN_IF_ERROR(b->put("lz.secret", auth::new_secret()));
   LZ_RETURN_IF_ERROR(b->fence());

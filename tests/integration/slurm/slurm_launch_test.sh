@@ -49,12 +49,28 @@ no_leftovers() {
   [ -z "$left" ] || fail "processes left after the job ($1): $left"
 }
 
+# cluster_up [N]: a Slurm cluster (scripts/test_slurm) on N namespace hosts
+# (scripts/test_hosts; H: their names, A: their addresses), or on this host
+# without N. Exits 77 with the reason where either cannot run.
+cluster_up() {
+  local out st
+  if [ -n "${1:-}" ]; then
+    HD=$D/hosts
+    out=$("$S/test_hosts" up "$HD" "$1" 2>&1); st=$?
+    [ $st = 77 ] && { echo "$out"; exit 77; }
+    [ $st = 0 ] || fail "test_hosts up: $out"
+    mapfile -t H < <(awk '{ print $1 }' "$HD/hosts")
+    mapfile -t A < <(awk '{ print $2 }' "$HD/hosts")
+  fi
+  out=$("$S/test_slurm" up "$D/slurm" ${HD:+"$HD"} 2>&1); st=$?
+  [ $st = 77 ] && { echo "$out"; exit 77; }
+  [ $st = 0 ] || fail "test_slurm up: $out"
+  export SLURM_CONF=$D/slurm/slurm.conf
+}
+
 case $CASE in
   single)
-    out=$("$S/test_slurm" up "$D/slurm" 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_slurm up: $out"
-    export SLURM_CONF=$D/slurm/slurm.conf
+    cluster_up
     # In an allocation of 4 tasks on one node.
     al() { timeout 200 salloc -Q -N1 -n4 "$@"; }
     for t in default tcp,self; do
@@ -89,10 +105,7 @@ case $CASE in
   restart)
     [ "$(id -u)" = 0 ] || { echo "SKIP: CRIU needs root"; exit 77; }
     "$B/bin/lazarus" info --mca cr criu >/dev/null 2>&1 || { echo "SKIP: cr/criu is unavailable here"; exit 77; }
-    out=$("$S/test_slurm" up "$D/slurm" 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_slurm up: $out"
-    export SLURM_CONF=$D/slurm/slurm.conf
+    cluster_up
     al() { timeout 200 salloc -Q -N1 -n4 "$@"; }
     LZ=$B/bin/lazarus
     "$LZ" run -np 4 --timeout 120 "$B/tests/cr/cr_iter" 300 >"$D/ref.out" 2>&1 || fail "reference run failed"
@@ -138,15 +151,7 @@ case $CASE in
     echo "slurm.restart: checkpointed under salloc, restored through srun's helpers: $got as uninterrupted"
     ;;
   hosts)
-    HD=$D/hosts
-    out=$("$S/test_hosts" up "$HD" 2 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_hosts up: $out"
-    mapfile -t H < <(awk '{ print $1 }' "$HD/hosts")
-    mapfile -t A < <(awk '{ print $2 }' "$HD/hosts")
-    out=$("$S/test_slurm" up "$D/slurm" "$HD" 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_slurm up: $out"
+    cluster_up 2
     # Everything Slurm runs from node 0, where slurmctld is reachable.
     al() { "$S/test_hosts" exec "$HD" 0 env SLURM_CONF="$D/slurm/slurm.conf" timeout 200 salloc -Q -N2 --ntasks-per-node=2 "$@"; }
     out=$(al "$B/bin/mpirun" --timeout 120 "$B/tests/mpi/ring" 2>&1) || fail "ring over 2 nodes failed: $out"
@@ -182,10 +187,7 @@ case $CASE in
     echo "slurm.hosts: ring over 2 Slurm nodes; --map-by slot/node placements by address and in lazarus ps; rank 3's exit 7 on ${H[1]} named"
     ;;
   direct)
-    out=$("$S/test_slurm" up "$D/slurm" 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_slurm up: $out"
-    export SLURM_CONF=$D/slurm/slurm.conf
+    cluster_up
     ref=$("$B/bin/lazarus" run -np 4 --timeout 120 "$B/tests/app/stencil" 64 300 2>&1 | grep -o 'sum=.*')
     [ -n "$ref" ] || fail "the stencil's reference run printed no result"
     summary=""
@@ -224,14 +226,7 @@ case $CASE in
     echo "slurm.direct: srun --mpi=pmi2 and pmix: ring np 4 (default, tcp,self), np 8, stencil as under lazarus run;$summary"
     ;;
   direct_hosts)
-    HD=$D/hosts
-    out=$("$S/test_hosts" up "$HD" 3 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_hosts up: $out"
-    mapfile -t H < <(awk '{ print $1 }' "$HD/hosts")
-    out=$("$S/test_slurm" up "$D/slurm" "$HD" 2>&1); st=$?
-    [ $st = 77 ] && { echo "$out"; exit 77; }
-    [ $st = 0 ] || fail "test_slurm up: $out"
+    cluster_up 3
     sr() { "$S/test_hosts" exec "$HD" 0 env SLURM_CONF="$D/slurm/slurm.conf" timeout 200 srun --mpi=$mpi "$@"; }
     # What each rank learnt of the placement: its node's ranks (the
     # shared-memory communicator: how many, and the first).
