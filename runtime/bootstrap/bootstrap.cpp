@@ -125,19 +125,34 @@ std::string host_name_from(const char* var) {
 StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   const char* addr = std::getenv("LZ_OOB_ADDR");
   const char* pmix_ns = std::getenv("PMIX_NAMESPACE");
-  if ((addr == nullptr || *addr == '\0') && pmix_ns != nullptr && *pmix_ns != '\0') return pmix_bootstrap(pmix_ns);
   const char* pmi_fd = std::getenv("PMI_FD");
-  if ((addr == nullptr || *addr == '\0') && pmi_fd != nullptr && *pmi_fd != '\0') {
-    // Started by a PMI-2 process manager (srun --mpi=pmi2), not by lazarus run.
+  auto set = [](const char* v) { return v != nullptr && *v != '\0'; };
+  // The parameter `bootstrap` (oob/oob_params.cpp): the environment is all a
+  // rank has this early, so it is read from there.
+  std::string how = set(std::getenv("LZ_MCA_bootstrap")) ? std::getenv("LZ_MCA_bootstrap") : "auto";
+  if (how == "auto") how = set(addr) ? "oob" : set(pmix_ns) ? "pmix" : set(pmi_fd) ? "pmi2" : "singleton";
+  if (how == "singleton") return std::unique_ptr<Bootstrap>(new SingletonBootstrap());
+  if (how == "pmix") {
+    if (!set(pmix_ns))
+      return InvalidArgument("bootstrap=pmix, but PMIX_NAMESPACE is not set (no PMIx server started this process)");
+    return pmix_bootstrap(pmix_ns);
+  }
+  if (how == "pmi2") {
+    // Started by a PMI-2 process manager (srun --mpi=pmi2, MPICH's mpiexec).
+    if (!set(pmi_fd))
+      return InvalidArgument("bootstrap=pmi2, but PMI_FD is not set (no PMI-2 manager started this process)");
     LZ_ASSIGN_OR_RETURN(long long fd, env_int("PMI_FD", true, -1, 0, INT_MAX));
     LZ_ASSIGN_OR_RETURN(long long rank, env_int("PMI_RANK", true, 0, 0, INT_MAX));
     const char* id = std::getenv("PMI_JOBID");
     LZ_ASSIGN_OR_RETURN(auto b,
-                        Pmi2Bootstrap::connect(static_cast<int>(fd), static_cast<int>(rank), id != nullptr ? id : "0"));
+                        Pmi2Bootstrap::connect(static_cast<int>(fd), static_cast<int>(rank), set(id) ? id : "0"));
     unsetenv("PMI_FD");  // the socket is this process's, not its children's
     return std::unique_ptr<Bootstrap>(std::move(b));
   }
-  if (addr == nullptr || *addr == '\0') return std::unique_ptr<Bootstrap>(new SingletonBootstrap());
+  if (how != "oob")
+    return InvalidArgument("bootstrap='" + how + "' is not one of auto, oob, pmix, pmi2, singleton (LZ_MCA_bootstrap)");
+  if (!set(addr))
+    return InvalidArgument("bootstrap=oob, but LZ_OOB_ADDR is not set (start the program with lazarus run)");
 
   JobInfo job;
   const char* id = std::getenv("LZ_JOB_ID");

@@ -26,6 +26,12 @@ constexpr ParamSpec kParams[] = {
      "remote host), slurm (one srun starts a helper on every host of the job, this one included; the hosts "
      "default to the allocation's), local (this host only: other hosts are refused)",
      3, "auto|ssh|slurm|local"},
+    {kParamBootstrap, ParamType::kEnum, "auto",
+     "How a rank joins its job: auto (the first its environment names: lazarus run's LZ_OOB_ADDR, a PMIx "
+     "server's PMIX_NAMESPACE, a PMI-2 manager's PMI_FD, else a singleton), oob (lazarus run only), pmix, pmi2, "
+     "singleton (a job of one rank whatever started it). Read by each rank from its environment "
+     "(LZ_MCA_bootstrap, e.g. beside srun)",
+     3, "auto|oob|pmix|pmi2|singleton"},
     {kParamLaunchSrun, ParamType::kString, "srun",
      "Command that starts the helpers inside a Slurm allocation (launcher=slurm), split into words, then given "
      "the node and task options and the helper's command (e.g. 'srun --partition=p', as Open MPI's plm_slurm_args)",

@@ -25,6 +25,7 @@ inline constexpr const char* kParamLaunchAgentTimeout = "launch_agent_timeout";
 inline constexpr const char* kParamHelperKeepalive = "launch_helper_keepalive";
 inline constexpr const char* kParamHelperPidNamespace = "launch_helper_pid_namespace";
 inline constexpr const char* kParamLauncher = "launcher";
+inline constexpr const char* kParamBootstrap = "bootstrap";
 inline constexpr const char* kParamLaunchSrun = "launch_srun";
 inline constexpr const char* kParamLaunchPrefix = "launch_prefix";
 

@@ -299,6 +299,15 @@ hydra_pmi2)
   run hst timeout 120 mpiexec.mpich -n 3 "$TESTS/app/stencil" 48 200
   ref=$(grep -o 'sum=.*' "$T/href.out") got=$(grep -o 'sum=.*' "$T/hst.out")
   [ -n "$ref" ] && [ "$got" = "$ref" ] || fail "stencil under mpiexec.mpich: '$got', under lazarus run: '$ref'"
+  # The parameter `bootstrap`: singleton ranks whatever started them; a bad
+  # value and a missing manager are refused, named.
+  LZ_MCA_bootstrap=singleton run hsingle timeout 120 mpiexec.mpich -n 2 "$TESTS/mpi/ring"
+  [ "$(grep -c "ring: 1 ranks ok" "$T/hsingle.out")" = 2 ] || fail "bootstrap=singleton did not make two jobs of one rank"
+  LZ_MCA_bootstrap=bogus "$TESTS/mpi/ring" > "$T/bogus.out" 2>&1 && fail "bootstrap=bogus was taken"
+  grep -q "bootstrap='bogus' is not one of auto, oob, pmix, pmi2, singleton" "$T/bogus.out" ||
+    fail "bootstrap=bogus: $(tail -2 "$T/bogus.out")"
+  LZ_MCA_bootstrap=pmi2 "$TESTS/mpi/ring" > "$T/nopmi.out" 2>&1 && fail "bootstrap=pmi2 without a manager was taken"
+  grep -q "bootstrap=pmi2, but PMI_FD is not set" "$T/nopmi.out" || fail "bootstrap=pmi2 alone: $(tail -2 "$T/nopmi.out")"
   ;;
 openmpi_pmix)
   # Started by Open MPI's own mpirun (its PMIx server): the ranks bootstrap
