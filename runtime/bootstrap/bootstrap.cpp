@@ -129,7 +129,8 @@ StatusOr<std::unique_ptr<Bootstrap>> Bootstrap::from_environment() {
   auto set = [](const char* v) { return v != nullptr && *v != '\0'; };
   // The parameter `bootstrap` (oob/oob_params.cpp): the environment is all a
   // rank has this early, so it is read from there.
-  std::string how = set(std::getenv("LZ_MCA_bootstrap")) ? std::getenv("LZ_MCA_bootstrap") : "auto";
+  const char* chosen = std::getenv("LZ_MCA_bootstrap");
+  std::string how = set(chosen) ? chosen : "auto";
   if (how == "auto") how = set(addr) ? "oob" : set(pmix_ns) ? "pmix" : set(pmi_fd) ? "pmi2" : "singleton";
   if (how == "singleton") return std::unique_ptr<Bootstrap>(new SingletonBootstrap());
   if (how == "pmix") {

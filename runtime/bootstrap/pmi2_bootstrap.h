@@ -10,9 +10,9 @@
 // Modex entries are KVS entries keyed "<rank>/<key>" (the KVS is one space
 // for the whole job), values hex-encoded in chunks the server accepts.
 //
-// There is no launcher behind it: no control messages (a checkpoint
-// request comes through `lazarus checkpoint`'s own channel, not here), no
-// MPI_Comm_spawn, no reconnect after a core-image restart.
+// There is no launcher behind it: no control messages, so no
+// checkpoint/restart (`lazarus checkpoint` finds jobs through lazarus
+// run's launcher), no MPI_Comm_spawn, no reconnect.
 #pragma once
 
 #include <map>

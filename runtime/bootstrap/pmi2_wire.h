@@ -30,8 +30,9 @@ std::string command(std::string_view name, const std::vector<std::pair<std::stri
 StatusOr<std::map<std::string, std::string>> parse(std::string_view body);
 
 // PMI_process_mapping, "(vector,(start,nodes,ranks per node),...)": the
-// node index of each of `size` ranks, placed in block order. kInvalidArgument
-// naming the text when it is not that form or covers not exactly `size`.
+// node index of each of `size` ranks, placed in block order; a mapping of
+// fewer ranks repeats (srun -m cyclic). kInvalidArgument naming the text
+// when it is not that form or maps more than `size` ranks.
 StatusOr<std::vector<int>> node_of_rank(std::string_view mapping, int size);
 
 // Hex, since values travel as text without ';'.

@@ -35,11 +35,13 @@ std::string caps_text(const std::string& fw, uint64_t caps) {
 }
 
 // How a rank joins its job: chosen by each rank from its environment
-// (runtime/bootstrap/bootstrap.cpp), not by a parameter.
+// (runtime/bootstrap/bootstrap.cpp), or named by the parameter bootstrap.
 void print_bootstraps() {
   const std::string pmix = lazarus_library_dir() + "/liblazarus_pmix.so";
   const bool have_pmix = access(pmix.c_str(), R_OK) == 0;
-  std::printf("\nBootstrap (how a rank joins its job; each rank takes the first its environment names):\n");
+  std::printf(
+      "\nBootstrap (how a rank joins its job; each rank takes the first its environment names, "
+      "or the one parameter bootstrap names):\n");
   std::printf("  oob        lazarus run / mpirun (LZ_OOB_ADDR): checkpoint/restart, spawn, migration\n");
   std::printf("  pmix       a PMIx server (PMIX_NAMESPACE): srun --mpi=pmix, Open MPI's mpirun; %s\n",
               have_pmix ? ("in " + pmix).c_str() : "not built (install libpmix-dev and rebuild)");

@@ -8,6 +8,9 @@
 // any later rank prove the creator is gone and remove what a crashed job left
 // behind (sweep_stale). <generation> counts re-creations in one process (a
 // checkpoint releases segments; continue/restart creates new ones).
+// runtime/userns's run_in_pid_namespace() reads the same form in
+// /dev/shm ("lz-shm.", then <pidns> after the job) to remove a finished
+// namespace's names: change the two together.
 #pragma once
 
 #include <sys/types.h>

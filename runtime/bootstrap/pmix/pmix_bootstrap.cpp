@@ -168,9 +168,8 @@ StatusOr<std::string> PmixBootstrap::get(int rank, std::string_view key) const {
       return NotFound("modex: rank " + std::to_string(rank) + " published no '" + k + "'");
     return v.status();
   }
-  std::string out;
-  if ((*v)->type == PMIX_BYTE_OBJECT) out.assign((*v)->data.bo.bytes, (*v)->data.bo.size);
   const bool bytes = (*v)->type == PMIX_BYTE_OBJECT;
+  std::string out = bytes ? std::string((*v)->data.bo.bytes, (*v)->data.bo.size) : std::string();
   release(*v);
   if (!bytes) return DataLoss("PMIx: rank " + std::to_string(rank) + "'s '" + k + "' is not bytes");
   return out;
