@@ -22,6 +22,7 @@ struct lz_mpi_errhandler_s {
   int kind;
   MPI_Comm_errhandler_function* fn = nullptr;  // kUser
   MPI_Win_errhandler_function* win_fn = nullptr;  // kUser of MPI_Win_create_errhandler (fn null)
+  MPI_File_errhandler_function* file_fn = nullptr;  // kUser of MPI_File_create_errhandler (fn null)
 };
 
 namespace lz::rt {

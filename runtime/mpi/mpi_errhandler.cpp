@@ -61,6 +61,34 @@ const char* error_text(int code) {
     case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
     case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: passed window has the wrong flavor for the called function";
+    case MPI_ERR_FILE:
+      return "MPI_ERR_FILE: invalid file handle";
+    case MPI_ERR_NOT_SAME:
+      return "MPI_ERR_NOT_SAME: collective argument not identical on all processes";
+    case MPI_ERR_AMODE:
+      return "MPI_ERR_AMODE: invalid access mode";
+    case MPI_ERR_UNSUPPORTED_OPERATION:
+      return "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation";
+    case MPI_ERR_NO_SUCH_FILE:
+      return "MPI_ERR_NO_SUCH_FILE: file does not exist";
+    case MPI_ERR_FILE_EXISTS:
+      return "MPI_ERR_FILE_EXISTS: file exists";
+    case MPI_ERR_BAD_FILE:
+      return "MPI_ERR_BAD_FILE: invalid file name";
+    case MPI_ERR_ACCESS:
+      return "MPI_ERR_ACCESS: permission denied";
+    case MPI_ERR_NO_SPACE:
+      return "MPI_ERR_NO_SPACE: not enough space";
+    case MPI_ERR_QUOTA:
+      return "MPI_ERR_QUOTA: quota exceeded";
+    case MPI_ERR_READ_ONLY:
+      return "MPI_ERR_READ_ONLY: read-only file or file system";
+    case MPI_ERR_FILE_IN_USE:
+      return "MPI_ERR_FILE_IN_USE: file in use by some process";
+    case MPI_ERR_CONVERSION:
+      return "MPI_ERR_CONVERSION: a data representation's conversion function failed";
+    case MPI_ERR_IO:
+      return "MPI_ERR_IO: I/O error";
     case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory (tool interface)";
     case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
     case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";

@@ -279,6 +279,10 @@ void Engine::wait_readable(int fd) {
 Status Engine::finalize() {
   live_ = false;
   if (boot_ != nullptr) boot_->set_reply_wait(nullptr);
+  if (wake_fd_ >= 0) {
+    close(wake_fd_);
+    wake_fd_ = -1;
+  }
   if (interrupt_fd_ >= 0) {
     close(interrupt_fd_);
     interrupt_fd_ = -1;

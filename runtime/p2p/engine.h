@@ -291,6 +291,11 @@ class Engine final : public transport::Host {
   Status enable_interrupts();
   // Any thread: raises interrupt_requested and wakes a sleeping wait.
   void request_interrupt();
+  // Requests that complete outside the engine (MPI-IO's, completed by its
+  // I/O thread, io/io_queue.h): enable_thread_wakes() once, then any
+  // thread's wake() ends a wait's sleep in poll() so that it looks again.
+  Status enable_thread_wakes();
+  void wake();
   // The CR thread (entry lock held): one progress turn, and when it found
   // nothing, a sleep of at most `timeout_ms` in poll() on the transports'
   // wait fds and `extra_fd` (-1: none). Never calls the interrupt handler.
@@ -560,6 +565,7 @@ class Engine final : public transport::Host {
   std::vector<std::string> module_names_;           // parallel to modules_
   std::vector<bool> cr_released_;                   // parallel to modules_: on_checkpoint() done
   int interrupt_fd_ = -1;                           // eventfd rung by request_interrupt()
+  int wake_fd_ = -1;                                // eventfd rung by wake()
   unsigned idle_turn_ = 0;
   bool any_without_fd_ = false;  // an active non-self transport has no wait fd
   bool control_dead_ = false;

@@ -34,6 +34,20 @@ void Engine::request_interrupt() {
   }
 }
 
+Status Engine::enable_thread_wakes() {
+  if (wake_fd_ >= 0) return Status::Ok();
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return ErrnoError("eventfd for waking waits", errno);
+  return Status::Ok();
+}
+
+void Engine::wake() {
+  if (wake_fd_ < 0) return;
+  uint64_t one = 1;
+  ssize_t n = write(wake_fd_, &one, sizeof one);
+  (void)n;  // EAGAIN: already rung
+}
+
 int Engine::progress_wait(int timeout_ms, int extra_fd) {
   int n = progress();
   if (n > 0 || self_dirty_) return n;

@@ -128,6 +128,8 @@ bool Engine::sleep_turn() {
     if (fd >= 0 && nfds < kMaxWaitFds) fds[nfds++] = {fd, POLLIN, 0};
   };
   add(interrupt_fd_);
+  const nfds_t wake_index = nfds;
+  add(wake_fd_);
   if (__builtin_expect(gate_ != nullptr, 0)) add(gate_->wake_fd());
   // With CR on, the CR thread polls the control fd; polling it here too would
   // turn this wait into a spin while a control message waits to be read.
@@ -140,6 +142,12 @@ bool Engine::sleep_turn() {
   if (__builtin_expect(gate_ != nullptr, 0)) gate_->reacquire_after_poll();
   if (rc > 0 && control && control_index < nfds && (fds[control_index].revents & (POLLHUP | POLLERR | POLLNVAL)))
     control_dead_ = true;  // the launcher is gone; do not spin on the dead fd
+  if (rc > 0 && wake_fd_ >= 0 && (fds[wake_index].revents & POLLIN)) {
+    uint64_t v;
+    ssize_t n = read(wake_fd_, &v, sizeof v);  // non-blocking: clears the wake-up
+    (void)n;
+    return true;  // a request completed outside the engine: the caller looks
+  }
   return progress() > 0;
 }
 

@@ -36,6 +36,7 @@ LAYER_OF = [
     ("runtime/p2p", "core"),
     ("runtime/cr", "core"),
     ("runtime/osc", "core"),
+    ("runtime/io", "core"),
     ("runtime/mpi", "mpi"),
     ("runtime/blcr", "blcr"),
     ("runtime/launcher", "tools"),

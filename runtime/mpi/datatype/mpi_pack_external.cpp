@@ -19,6 +19,7 @@
 
 #include "lazarus/datatype/datatype.h"
 #include "mpi.h"
+#include "mpi/datatype/datarep.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 
@@ -208,18 +209,25 @@ int check_buffer(const char* fn, const char* datarep, int count, MPI_Datatype dt
   return MPI_SUCCESS;
 }
 
-struct Datarep {
-  MPI_Datarep_conversion_function* read;
-  MPI_Datarep_conversion_function* write;
-  MPI_Datarep_extent_function* extent;
-  void* extra_state;
-};
-std::map<std::string, Datarep>& datareps() {
-  static std::map<std::string, Datarep> m;
+std::map<std::string, lz::rt::datarep::Registered>& datareps() {
+  static std::map<std::string, lz::rt::datarep::Registered> m;
   return m;
 }
 
 }  // namespace
+
+namespace lz::rt::datarep {
+
+const Registered* find(const std::string& name) {
+  auto it = datareps().find(name);
+  return it == datareps().end() ? nullptr : &it->second;
+}
+size_t external32_size(const Datatype& dt) { return external_size(dt); }
+void external32_convert(const Datatype& dt, int count, const unsigned char* in, unsigned char* out, bool to) {
+  convert(dt, count, in, out, to);
+}
+
+}  // namespace lz::rt::datarep
 
 extern "C" {
 
@@ -275,7 +283,8 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
   const std::string name(datarep);
   if (name == "native" || name == "internal" || name == "external32" || datareps().count(name))
     return mpi_error(MPI_COMM_NULL, kFn, MPI_ERR_DUP_DATAREP, "data representation '" + name + "' is defined already");
-  datareps()[name] = Datarep{read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state};
+  datareps()[name] =
+      lz::rt::datarep::Registered{read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state};
   return MPI_SUCCESS;
 }
 

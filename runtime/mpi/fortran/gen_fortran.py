@@ -37,6 +37,7 @@ HANDLES = {
     'Info': ('MPI_Info', 'MPI_Info_f2c', 'MPI_Info_c2f', 'kInfo', 'MPI_INFO_NULL'),
     'Message': ('MPI_Message', 'MPI_Message_f2c', 'MPI_Message_c2f', 'kMessage', 'MPI_MESSAGE_NULL'),
     'Win': ('MPI_Win', 'MPI_Win_f2c', 'MPI_Win_c2f', 'kWin', 'MPI_WIN_NULL'),
+    'File': ('MPI_File', 'MPI_File_f2c', 'MPI_File_c2f', 'kFile', 'MPI_FILE_NULL'),
 }
 
 # Constants only Fortran has.

@@ -28,7 +28,19 @@
 
 namespace lz::fortran {
 
-enum class Kind : uint8_t { kComm, kGroup, kDatatype, kOp, kRequest, kErrhandler, kInfo, kMessage, kWin, kNumKinds };
+enum class Kind : uint8_t {
+  kComm,
+  kGroup,
+  kDatatype,
+  kOp,
+  kRequest,
+  kErrhandler,
+  kInfo,
+  kMessage,
+  kWin,
+  kFile,
+  kNumKinds
+};
 
 class HandleTable {
  public:

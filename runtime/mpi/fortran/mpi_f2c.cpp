@@ -23,6 +23,7 @@ LZ_F2C(Errhandler, MPI_Errhandler, Kind::kErrhandler)
 LZ_F2C(Info, MPI_Info, Kind::kInfo)
 LZ_F2C(Message, MPI_Message, Kind::kMessage)
 LZ_F2C(Win, MPI_Win, Kind::kWin)
+LZ_F2C(File, MPI_File, Kind::kFile)
 #undef LZ_F2C
 
 // The Fortran status is the C one's bytes (fortran_args.h asserts the size):

@@ -29,6 +29,7 @@ typedef struct lz_mpi_errhandler_s *MPI_Errhandler;
 typedef struct lz_mpi_message_s *MPI_Message;
 typedef struct lz_mpi_info_s *MPI_Info;
 typedef struct lz_mpi_win_s *MPI_Win;
+typedef struct lz_mpi_file_s* MPI_File;
 typedef ptrdiff_t MPI_Aint;
 /* 64-bit counts and offsets are long long, which C89 and C++98 lack:
  * programs built with -std=c89 (or c++98) -pedantic -Werror, as benchmark
@@ -269,6 +270,21 @@ extern struct lz_op_s lz_mpi_op_max, lz_mpi_op_min, lz_mpi_op_sum, lz_mpi_op_pro
 #define MPI_ERR_RMA_ATTACH 42
 #define MPI_ERR_RMA_SHARED 43
 #define MPI_ERR_RMA_FLAVOR 44
+/* MPI-IO's error classes (MPI-3.1 section 13.7). */
+#define MPI_ERR_FILE 45
+#define MPI_ERR_NOT_SAME 46
+#define MPI_ERR_AMODE 47
+#define MPI_ERR_UNSUPPORTED_OPERATION 48
+#define MPI_ERR_NO_SUCH_FILE 49
+#define MPI_ERR_FILE_EXISTS 50
+#define MPI_ERR_BAD_FILE 51
+#define MPI_ERR_ACCESS 52
+#define MPI_ERR_NO_SPACE 53
+#define MPI_ERR_QUOTA 54
+#define MPI_ERR_READ_ONLY 55
+#define MPI_ERR_FILE_IN_USE 56
+#define MPI_ERR_CONVERSION 57
+#define MPI_ERR_IO 58
 /* The tool interface's error classes (MPI_T_*: returned, never raised). */
 #define MPI_T_ERR_MEMORY 60
 #define MPI_T_ERR_NOT_INITIALIZED 61
@@ -1266,6 +1282,95 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
 MPI_Win MPI_Win_f2c(MPI_Fint win);
 MPI_Fint MPI_Win_c2f(MPI_Win win);
 
+/* ---- I/O (MPI-3.1 chapter 13; runtime/io, runtime/mpi/io) ------------------ */
+#define MPI_FILE_NULL ((MPI_File)0)
+/* Access modes (bit flags). */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278LL)
+typedef void(MPI_File_errhandler_function)(MPI_File* file, int* error_code, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+
+int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh);
+int MPI_File_close(MPI_File* fh);
+int MPI_File_delete(const char* filename, MPI_Info info);
+int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+int MPI_File_get_size(MPI_File fh, MPI_Offset* size);
+int MPI_File_get_group(MPI_File fh, MPI_Group* group);
+int MPI_File_get_amode(MPI_File fh, int* amode);
+int MPI_File_set_info(MPI_File fh, MPI_Info info);
+int MPI_File_get_info(MPI_File fh, MPI_Info* info_used);
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+                      MPI_Info info);
+int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep);
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                         MPI_Status* status);
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                      MPI_Status* status);
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status);
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Request* request);
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request);
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Request* request);
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Request* request);
+int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+int MPI_File_get_position(MPI_File fh, MPI_Offset* offset);
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp);
+int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset);
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype);
+int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype);
+int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status);
+int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status);
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent);
+int MPI_File_set_atomicity(MPI_File fh, int flag);
+int MPI_File_get_atomicity(MPI_File fh, int* flag);
+int MPI_File_sync(MPI_File fh);
+int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler);
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
+int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+MPI_File MPI_File_f2c(MPI_Fint file);
+MPI_Fint MPI_File_c2f(MPI_File file);
+
 /* ---- the profiling interface: PMPI_ prototypes (runtime/mpi/gen_pmpi.py --update; do not edit) ---- */
 int PMPI_Init(int *argc, char ***argv);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -2024,6 +2129,75 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
 MPI_Win PMPI_Win_f2c(MPI_Fint win);
 MPI_Fint PMPI_Win_c2f(MPI_Win win);
+int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh);
+int PMPI_File_close(MPI_File* fh);
+int PMPI_File_delete(const char* filename, MPI_Info info);
+int PMPI_File_set_size(MPI_File fh, MPI_Offset size);
+int PMPI_File_preallocate(MPI_File fh, MPI_Offset size);
+int PMPI_File_get_size(MPI_File fh, MPI_Offset* size);
+int PMPI_File_get_group(MPI_File fh, MPI_Group* group);
+int PMPI_File_get_amode(MPI_File fh, int* amode);
+int PMPI_File_set_info(MPI_File fh, MPI_Info info);
+int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used);
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+                       MPI_Info info);
+int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep);
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status);
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                       MPI_Status* status);
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status);
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request);
+int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                        MPI_Request* request);
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                           MPI_Request* request);
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                            MPI_Request* request);
+int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset);
+int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp);
+int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset);
+int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status);
+int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status);
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent);
+int PMPI_File_set_atomicity(MPI_File fh, int flag);
+int PMPI_File_get_atomicity(MPI_File fh, int* flag);
+int PMPI_File_sync(MPI_File fh);
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler);
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+MPI_File PMPI_File_f2c(MPI_Fint file);
+MPI_Fint PMPI_File_c2f(MPI_File file);
 /* ---- end of the PMPI_ prototypes ---- */
 
 #ifdef __cplusplus

@@ -1,0 +1,131 @@
+// The MPI_File object (MPI-3.1 chapter 13) and what every MPI_File_* call
+// of the binding shares: argument checks, the file's error handler, and one
+// data access (a view position, a buffer) carried out by runtime/io.
+//
+//   if (int e = check_file(kFn, fh)) return e;
+//   Transfer t{fh, /*write=*/true, fh->pointer * fh->etype_size(), buf, count, datatype};
+//   if (int e = prepare(kFn, &t)) return e;
+//   return finish(kFn, t, run(t), status);   // status, pointer, errors
+//
+// Lifetime: MPI_File_open makes the object, MPI_File_close frees it after
+// its non-blocking operations are done. The descriptor is opened with
+// O_CLOEXEC and belongs to the rank (a core image holds it; the checkpoint
+// records and rolls the file back like any file the program wrote:
+// runtime/procfiles). The shared file pointer is an MPI_Offset in a window
+// of the file's communicator at rank 0 (shared_pointer.h), so it is in
+// rank 0's image and moves with it, and nothing hides in a file beside
+// the data as ROMIO's does.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/file_access.h"
+#include "io/file_view.h"
+#include "mpi.h"
+
+struct lz_mpi_file_s {
+  static constexpr uint32_t kMagic = 0x46494c45;  // "FILE"
+  uint32_t magic = kMagic;
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the one it was opened on
+  std::string path;               // as the program named it
+  int amode = 0;
+  int fd = -1;
+  std::vector<std::pair<std::string, std::string>> info;  // the hints given (open, set_view, set_info)
+  lz::io::FileView view;
+  std::string datarep = "native";
+  int64_t pointer = 0;  // the individual file pointer, in etypes of the view
+  bool atomic = false;
+  lz::io::AccessOptions access;  // sieving (hints) and atomic mode
+  MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
+  MPI_Win shared = MPI_WIN_NULL;  // the shared file pointer (rank 0: one MPI_Offset)
+  // A split collective begun (MPI_File_*_begin) and not yet ended.
+  bool split_active = false;
+  const void* split_buf = nullptr;
+  MPI_Status split_status{};
+  int split_error = MPI_SUCCESS;
+
+  lz_mpi_file_s();
+  bool valid() const { return magic == kMagic; }
+  size_t etype_size() const { return view.etype_size(); }
+  bool writable() const { return (amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0; }
+  bool readable() const { return (amode & MPI_MODE_WRONLY) == 0; }
+  // The hint `key`'s value, or `dflt`.
+  std::string hint(const std::string& key, const std::string& dflt = "") const;
+};
+
+namespace lz::rt::io {
+
+// Applies `fh`'s error handler (the default file handler, MPI_ERRORS_RETURN
+// unless MPI_File_set_errhandler(MPI_FILE_NULL) changed it, when `fh` is
+// MPI_FILE_NULL); returns the class when it returns.
+int file_error(MPI_File fh, const char* function, int mpi_error_class, const std::string& message);
+// The error handler that files opened from now on get.
+MPI_Errhandler default_file_errhandler();
+void set_default_file_errhandler(MPI_Errhandler h);
+// The MPI error class of a failed system call's errno.
+int class_of_errno(int err);
+
+// MPI_ERR_FILE unless `fh` is an open file.
+int check_file(const char* fn, MPI_File fh);
+// check_file, then that the file may be read (`write` false) or written.
+int check_access(const char* fn, MPI_File fh, bool write);
+
+// One data access: `count` elements of `dt` at `buf`, at stream byte `start` of the view.
+struct Transfer {
+  MPI_File fh;
+  bool write;
+  uint64_t start;  // byte of the view's data stream
+  void* buf;
+  int count;
+  MPI_Datatype dt;
+  // Filled by prepare()/run():
+  uint64_t bytes = 0;  // the request's packed native bytes
+  uint64_t done = 0;   // bytes moved (fewer at the end of the file)
+  int error = MPI_SUCCESS;
+  std::string error_text;
+};
+// Checks the buffer's arguments against the view (count, committed type, a
+// whole number of etypes, the representation's sizes); sets t->bytes.
+int prepare(const char* fn, Transfer* t);
+// Moves the data (packing and converting as the view's representation
+// needs); fills done/error. Calls no MPI function: the I/O thread runs it.
+void run(Transfer* t);
+// The status of a completed transfer (count: `done` bytes).
+void fill_status(const Transfer& t, MPI_Status* st);
+// The file's error handler for a failed transfer, or MPI_SUCCESS.
+int finish(const char* fn, const Transfer& t, MPI_Status* st);
+
+// The view position of an explicit offset (in etypes), as a stream byte.
+inline uint64_t stream_byte(MPI_File fh, MPI_Offset etypes) { return static_cast<uint64_t>(etypes) * fh->etype_size(); }
+
+}  // namespace lz::rt::io
+
+namespace lz::rt::io {
+
+// The blocking accesses every data-access call reduces to. Explicit offset
+// (in etypes of the view):
+int access_at(const char* fn, MPI_File fh, bool write, MPI_Offset offset, const void* buf, int count, MPI_Datatype dt,
+              MPI_Status* st);
+// At the individual pointer, which moves past what was accessed:
+int access_individual(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
+                      MPI_Status* st);
+// At the shared pointer, which moves past what was asked (atomically):
+int access_shared(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt, MPI_Status* st);
+// Collective, in rank order at the shared pointer (MPI_File_*_ordered):
+int access_ordered(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
+                   MPI_Status* st);
+
+}  // namespace lz::rt::io
+
+namespace lz::rt::io {
+
+// Collective access (MPI_File_*_all): at explicit `offset` (in etypes), or
+// at the individual pointer when `at_pointer` (offset ignored). Every rank
+// of the file's communicator calls it (collective.cpp: two-phase I/O).
+int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Offset offset, const void* buf, int count,
+               MPI_Datatype dt, MPI_Status* st);
+
+}  // namespace lz::rt::io

@@ -1,0 +1,232 @@
+// MPI binding: file views and file pointers (MPI-3.1 sections 13.3, 13.4.3
+// to 13.4.4 positioning, 13.5.1): MPI_File_set_view / _get_view,
+// MPI_File_get_type_extent, MPI_File_seek / _get_position / _get_byte_offset
+// and their shared-pointer twins. The view's mapping is io/file_view.h.
+#include <sys/stat.h>
+
+#include <cstring>
+#include <string>
+
+#include "io/io_queue.h"
+#include "mpi.h"
+#include "mpi/datatype/datarep.h"
+#include "mpi/entry.h"
+#include "mpi/errors.h"
+#include "mpi/info.h"
+#include "mpi/io/file.h"
+#include "mpi/io/hints.h"
+#include "mpi/io/shared_pointer.h"
+
+using lz::rt::io::check_file;
+using lz::rt::io::file_error;
+
+namespace {
+
+bool known_datarep(const std::string& d) {
+  return d == "native" || d == "internal" || d == "external32" || lz::rt::datarep::find(d) != nullptr;
+}
+
+// A registered representation keeps the stream's native layout only when
+// its file extent of each basic type of `dt` is the native one.
+std::string registered_problem(const std::string& name, const lz_datatype_s& dt) {
+  const lz::rt::datarep::Registered* reg = lz::rt::datarep::find(name);
+  if (reg == nullptr) return "";
+  for (const lz_datatype_s::Run& r : dt.signature()) {
+    const lz_datatype_s& basic = lz::dt::internal_type(r.type);
+    MPI_Aint ext = 0;
+    // The extent function is asked about the program's own predefined
+    // type objects; internal_type() is equal in every property.
+    if (reg->extent(const_cast<lz_datatype_s*>(&basic), &ext, reg->extra_state) != MPI_SUCCESS) continue;
+    if (static_cast<size_t>(ext) != basic.size())
+      return "representation \"" + name + "\" gives " + basic.name() + " " + std::to_string(ext) +
+             " bytes in the file against " + std::to_string(basic.size()) +
+             " in memory; Lazarus' file views convert only representations that keep each type's size";
+  }
+  return "";
+}
+
+MPI_Offset file_size(MPI_File fh) {
+  struct stat st {};
+  return fstat(fh->fd, &st) == 0 ? static_cast<MPI_Offset>(st.st_size) : 0;
+}
+
+// The new pointer of MPI_File_seek(offset, whence) from `current` (a valid whence).
+MPI_Offset seek_target(MPI_File fh, MPI_Offset current, MPI_Offset offset, int whence) {
+  switch (whence) {
+    case MPI_SEEK_SET:
+      return offset;
+    case MPI_SEEK_CUR:
+      return current + offset;
+    case MPI_SEEK_END:
+      return static_cast<MPI_Offset>(fh->view.stream_before(static_cast<uint64_t>(file_size(fh))) / fh->etype_size()) +
+             offset;
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep,
+                      MPI_Info info) {
+  static constexpr const char* kFn = "MPI_File_set_view";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (etype == MPI_DATATYPE_NULL || filetype == MPI_DATATYPE_NULL)
+    return file_error(fh, kFn, MPI_ERR_TYPE, "invalid etype or filetype (MPI_DATATYPE_NULL)");
+  if (!etype->is_committed() || !filetype->is_committed())
+    return file_error(fh, kFn, MPI_ERR_TYPE, "the etype and the filetype must be committed");
+  if (datarep == nullptr || !known_datarep(datarep))
+    return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP,
+                      std::string("unknown data representation '") + (datarep ? datarep : "(null)") +
+                          "': use \"native\", \"internal\", \"external32\" or one of MPI_Register_datarep");
+  if (info != MPI_INFO_NULL && (info == nullptr || !info->valid()))
+    return file_error(fh, kFn, MPI_ERR_INFO, "invalid info object");
+  const std::string why = lz::io::FileView::invalid_filetype(*etype, *filetype);
+  if (!why.empty()) return file_error(fh, kFn, MPI_ERR_TYPE, why);
+  for (const lz_datatype_s* t : {etype, filetype}) {
+    const std::string p = registered_problem(datarep, *t);
+    if (!p.empty()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, p);
+  }
+  if (disp == MPI_DISPLACEMENT_CURRENT) {
+    if (!(fh->amode & MPI_MODE_SEQUENTIAL))
+      return file_error(fh, kFn, MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened MPI_MODE_SEQUENTIAL");
+    MPI_Offset at = 0;
+    if (int e = lz::rt::io::shared_pointer_fetch_add(fh, 0, &at))
+      return file_error(fh, kFn, e, "reading the shared pointer");
+    disp = static_cast<MPI_Offset>(fh->view.file_offset(static_cast<uint64_t>(at) * fh->etype_size()));
+  } else if (disp < 0) {
+    return file_error(fh, kFn, MPI_ERR_ARG, "negative displacement " + std::to_string(disp));
+  }
+  lz::io::IoQueue::instance().drain();
+  // Collective: nobody uses the old shared pointer once it is reset.
+  PMPI_Barrier(fh->comm);
+  fh->view = lz::io::FileView(disp, etype, filetype);
+  fh->datarep = datarep;
+  fh->pointer = 0;
+  if (info != MPI_INFO_NULL) lz::rt::io::merge_hints(fh, info->entries);
+  int rank = 0;
+  PMPI_Comm_rank(fh->comm, &rank);
+  if (rank == 0) lz::rt::io::shared_pointer_set(fh, 0);
+  PMPI_Barrier(fh->comm);
+  return MPI_SUCCESS;
+}
+
+int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) {
+  static constexpr const char* kFn = "MPI_File_get_view";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (disp == nullptr || etype == nullptr || filetype == nullptr || datarep == nullptr)
+    return file_error(fh, kFn, MPI_ERR_ARG, "an output argument is NULL");
+  *disp = fh->view.disp();
+  // A derived type comes back as a new type the program frees.
+  auto give = [](const lz_datatype_s* t) -> MPI_Datatype {
+    if (t->is_predefined()) return const_cast<lz_datatype_s*>(t);
+    auto d = lz_datatype_s::dup(*t);
+    if (!d.ok()) return MPI_DATATYPE_NULL;
+    (*d)->commit();
+    return *d;
+  };
+  *etype = give(fh->view.etype());
+  *filetype = give(fh->view.filetype());
+  std::strncpy(datarep, fh->datarep.c_str(), MPI_MAX_DATAREP_STRING);
+  return MPI_SUCCESS;
+}
+
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
+  static constexpr const char* kFn = "MPI_File_get_type_extent";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (datatype == MPI_DATATYPE_NULL) return file_error(fh, kFn, MPI_ERR_TYPE, "invalid datatype");
+  if (extent == nullptr) return file_error(fh, kFn, MPI_ERR_ARG, "extent is NULL");
+  if (fh->datarep == "external32") {
+    // The type's size in external32 replaces its native size; its holes stay.
+    *extent = datatype->extent() + static_cast<MPI_Aint>(lz::rt::datarep::external32_size(*datatype)) -
+              static_cast<MPI_Aint>(datatype->size());
+    return MPI_SUCCESS;
+  }
+  if (const lz::rt::datarep::Registered* reg = lz::rt::datarep::find(fh->datarep);
+      reg != nullptr && datatype->is_predefined()) {
+    if (int rc = reg->extent(datatype, extent, reg->extra_state))
+      return file_error(fh, kFn, rc, "the representation's extent function returned " + std::to_string(rc));
+    return MPI_SUCCESS;
+  }
+  *extent = datatype->extent();
+  return MPI_SUCCESS;
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+  static constexpr const char* kFn = "MPI_File_seek";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (fh->amode & MPI_MODE_SEQUENTIAL)
+    return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_OPERATION,
+                      "a file opened MPI_MODE_SEQUENTIAL has no individual pointer");
+  if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
+    return file_error(fh, kFn, MPI_ERR_ARG, "invalid whence " + std::to_string(whence));
+  const MPI_Offset to = seek_target(fh, fh->pointer, offset, whence);
+  if (to < 0)
+    return file_error(fh, kFn, MPI_ERR_ARG, "the pointer would be negative (" + std::to_string(to) + " etypes)");
+  fh->pointer = to;
+  return MPI_SUCCESS;
+}
+
+int MPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
+  static constexpr const char* kFn = "MPI_File_get_position";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (offset == nullptr) return file_error(fh, kFn, MPI_ERR_ARG, "offset is NULL");
+  *offset = fh->pointer;
+  return MPI_SUCCESS;
+}
+
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) {
+  static constexpr const char* kFn = "MPI_File_get_byte_offset";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (offset < 0) return file_error(fh, kFn, MPI_ERR_ARG, "negative offset " + std::to_string(offset));
+  if (disp == nullptr) return file_error(fh, kFn, MPI_ERR_ARG, "disp is NULL");
+  *disp = static_cast<MPI_Offset>(fh->view.file_offset(lz::rt::io::stream_byte(fh, offset)));
+  return MPI_SUCCESS;
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
+  static constexpr const char* kFn = "MPI_File_seek_shared";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
+    return file_error(fh, kFn, MPI_ERR_ARG, "invalid whence " + std::to_string(whence));
+  MPI_Offset args[4] = {offset, -offset, whence, -static_cast<MPI_Offset>(whence)}, agreed[4];
+  PMPI_Allreduce(args, agreed, 4, MPI_OFFSET, MPI_MAX, fh->comm);
+  if (agreed[0] != -agreed[1] || agreed[2] != -agreed[3])
+    return file_error(fh, kFn, MPI_ERR_NOT_SAME, "the ranks gave different offsets or whence");
+  int rank = 0, bad = 0;
+  PMPI_Comm_rank(fh->comm, &rank);
+  MPI_Offset to = 0;
+  if (rank == 0) {
+    MPI_Offset current = 0;
+    lz::rt::io::shared_pointer_fetch_add(fh, 0, &current);
+    to = seek_target(fh, current, offset, whence);
+    if (to < 0)
+      bad = 1;
+    else
+      lz::rt::io::shared_pointer_set(fh, to);
+  }
+  PMPI_Bcast(&bad, 1, MPI_INT, 0, fh->comm);  // also orders the set before every later access
+  if (bad) return file_error(fh, kFn, MPI_ERR_ARG, "the shared pointer would be negative");
+  return MPI_SUCCESS;
+}
+
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
+  static constexpr const char* kFn = "MPI_File_get_position_shared";
+  LZ_MPI_ENTRY(kFn);
+  if (int e = check_file(kFn, fh)) return e;
+  if (offset == nullptr) return file_error(fh, kFn, MPI_ERR_ARG, "offset is NULL");
+  if (int e = lz::rt::io::shared_pointer_fetch_add(fh, 0, offset))
+    return file_error(fh, kFn, e, "reading the shared pointer failed");
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

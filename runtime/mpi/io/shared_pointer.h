@@ -1,0 +1,24 @@
+// The shared file pointer of an MPI_File (MPI-3.1 section 13.4.4): one
+// MPI_Offset, in etypes of the view, held in a window of the file's
+// communicator at its rank 0 and moved by MPI_Fetch_and_op, so that any
+// rank takes its part of the file without the others calling MPI (the
+// window's progress serves it). No hidden file beside the data, as ROMIO
+// keeps: the pointer is process memory that every checkpoint back end
+// saves with rank 0 and restores with it, on any host.
+#pragma once
+
+#include "mpi.h"
+
+namespace lz::rt::io {
+
+// Collective over the file's communicator: the window, pointer 0.
+int shared_pointer_create(MPI_File fh);
+// Collective: frees it.
+void shared_pointer_free(MPI_File fh);
+// Adds `etypes` and returns the value before (atomically among the ranks).
+int shared_pointer_fetch_add(MPI_File fh, MPI_Offset etypes, MPI_Offset* before);
+// Sets it (the caller makes the ranks agree and orders the call: a barrier
+// before and after).
+int shared_pointer_set(MPI_File fh, MPI_Offset etypes);
+
+}  // namespace lz::rt::io
