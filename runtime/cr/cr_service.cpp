@@ -19,6 +19,7 @@
 #include "cr/entry_lock.h"
 #include "cr/image_hooks.h"
 #include "cr/own_files.h"
+#include "io/io_queue.h"
 #include "lazarus/log.h"
 #include "oob/messages.h"
 #include "oob/restart_info.h"
@@ -323,6 +324,10 @@ void CrService::checkpoint(uint64_t seq, uint32_t flags, const std::string& dir)
     else
       eng.progress_wait(10);
   }
+  // MPI-IO's non-blocking operations end before the image: a write under
+  // way would otherwise land after the snapshot recorded the file's size.
+  // None starts meanwhile (starting one is an MPI call, held off).
+  if (s.ok()) lz::io::IoQueue::instance().drain();
   // A shared-memory window is memory other processes write: each rank's
   // program stops at an MPI call before the rank reports its drain done, so
   // that no process writes it once every rank has (osc/checkpoint.h).

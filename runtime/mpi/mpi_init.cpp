@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
 #include <memory>
 
-#include "cr/runtime_params.h"
 #include "cr/app_service.h"
 #include "cr/cr_service.h"
+#include "cr/runtime_params.h"
+#include "io/io_queue.h"
 #include "lazarus/log.h"
 #include "mpi.h"
 #include "mpi/attributes.h"
@@ -117,6 +117,7 @@ int MPI_Finalize(void) {
   // checkpoint can start once the finalize barrier may block this thread.
   if (lz::rt::AppService* app = lz::rt::app_service()) app->finish_before_finalize();
   if (g_cr_service) g_cr_service->stop_for_finalize();
+  lz::io::IoQueue::instance().stop();  // no I/O thread wakes an engine that is gone
   g_mpi_state.store(static_cast<int>(MpiState::kFinalizing));
   lz::Status s = lz::rt::runtime().finalize();
   if (!s.ok()) std::fprintf(stderr, "MPI_Finalize: rank %d: %s\n", lz::rt::runtime().rank(), s.message().c_str());
