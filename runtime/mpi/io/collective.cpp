@@ -1,12 +1,332 @@
-// Collective data access (MPI_File_read_all, _write_at_all ...).
+// Collective data access (MPI_File_read_all, _write_at_all ...): two-phase
+// I/O with collective buffering, as ROMIO does it (Thakur, Gropp, Lusk,
+// "Data sieving and collective I/O in ROMIO", 1999).
+//
+// The ranks' file ranges are spread over a few aggregators (one per host
+// by default, cb_nodes to choose), each owning one contiguous file domain.
+// In rounds of cb_buffer_size bytes per domain, every rank sends each
+// aggregator the pieces of its access that fall in the aggregator's window
+// (an all-to-all of piece lists and data); the aggregator writes its window
+// with one pwrite (or reads it with one pread and sends the pieces back).
+// Many small interleaved accesses become a few large contiguous ones.
+//
+// Used when the ranks' accesses interleave (romio_cb_read / romio_cb_write
+// "automatic", the default) or always ("enable"); otherwise, and with
+// "disable", each rank accesses its own ranges (access_at's path), which is
+// best for ranks writing disjoint contiguous blocks.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "io/file_access.h"
+#include "mpi/errors.h"
 #include "mpi/io/file.h"
 
 namespace lz::rt::io {
 
+namespace {
+
+using lz::io::Segment;
+
+// One rank's access as every rank sees it after the exchange.
+struct Extent {
+  uint64_t lo, hi;  // file bytes [lo, hi); lo > hi: no data
+};
+
+// The aggregators: the first rank of each host, then more round-robin over
+// the hosts when cb_nodes asks for more (at most one per rank).
+const std::vector<int>& aggregators(MPI_File fh) {
+  if (!fh->aggregators.empty()) return fh->aggregators;
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(fh->comm, &rank);
+  PMPI_Comm_size(fh->comm, &size);
+  MPI_Comm local;
+  PMPI_Comm_split_type(fh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+  int local_rank = 0;
+  PMPI_Comm_rank(local, &local_rank);
+  PMPI_Comm_free(&local);
+  std::vector<int> local_ranks(static_cast<size_t>(size));
+  PMPI_Allgather(&local_rank, 1, MPI_INT, local_ranks.data(), 1, MPI_INT, fh->comm);
+  int hosts = 0;
+  for (int r : local_ranks) hosts += r == 0;
+  int want = std::atoi(fh->hint("cb_nodes", "0").c_str());
+  if (want <= 0) want = hosts;
+  want = std::min(want, size);
+  // Ranks by their place on their host: all firsts, then all seconds ...
+  for (int level = 0; static_cast<int>(fh->aggregators.size()) < want; ++level)
+    for (int r = 0; r < size && static_cast<int>(fh->aggregators.size()) < want; ++r)
+      if (local_ranks[static_cast<size_t>(r)] == level) fh->aggregators.push_back(r);
+  std::sort(fh->aggregators.begin(), fh->aggregators.end());
+  return fh->aggregators;
+}
+
+// The pieces of `segs` inside [wlo, whi), with their packed positions.
+void pieces_in(const std::vector<Segment>& segs, const std::vector<uint64_t>& pos, uint64_t wlo, uint64_t whi,
+               std::vector<Segment>* out, std::vector<uint64_t>* out_pos) {
+  auto it = std::upper_bound(segs.begin(), segs.end(), wlo,
+                             [](uint64_t v, const Segment& s) { return v < s.offset + s.length; });
+  for (size_t i = static_cast<size_t>(it - segs.begin()); i < segs.size() && segs[i].offset < whi; ++i) {
+    const uint64_t a = std::max(segs[i].offset, wlo), b = std::min(segs[i].offset + segs[i].length, whi);
+    if (a >= b) continue;
+    out->push_back({a, b - a});
+    out_pos->push_back(pos[i] + (a - segs[i].offset));
+  }
+}
+
+// The runs the pieces cover, merged, in file order.
+std::vector<Segment> covered_runs(std::vector<Segment> pieces) {
+  std::sort(pieces.begin(), pieces.end(), [](const Segment& a, const Segment& b) { return a.offset < b.offset; });
+  std::vector<Segment> runs;
+  for (const Segment& p : pieces) {
+    if (!runs.empty() && p.offset <= runs.back().offset + runs.back().length) {
+      runs.back().length = std::max(runs.back().offset + runs.back().length, p.offset + p.length) - runs.back().offset;
+    } else {
+      runs.push_back(p);
+    }
+  }
+  return runs;
+}
+
+// Displacements of counts.
+std::vector<int> displs_of(const std::vector<int>& counts) {
+  std::vector<int> d(counts.size());
+  int at = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    d[i] = at;
+    at += counts[i];
+  }
+  return d;
+}
+
+// An aggregator's window buffer goes to the file: one pwrite when the
+// pieces cover it without holes; a read-modify-write of the span when the
+// holes are small (the holes are nobody's data in this call); else a pwrite
+// per covered run.
+Status write_window(MPI_File fh, const std::vector<Segment>& pieces, const std::vector<char*>& sources,
+                    std::vector<char>& buf, int* err) {
+  if (pieces.empty()) return Status::Ok();
+  const std::vector<Segment> runs = covered_runs(pieces);
+  const uint64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().length;
+  uint64_t covered = 0;
+  for (const Segment& r : runs) covered += r.length;
+  lz::io::AccessOptions o = fh->access;
+  o.sieve_writes = false;
+  std::vector<Segment> out;
+  buf.resize(hi - lo);
+  if (runs.size() > 1 && hi - lo <= 2 * covered) {
+    lz::io::RangeLock lock(fh->fd, lo, hi - lo, true);  // the holes are read and written back
+    std::vector<Segment> span{{lo, hi - lo}};
+    auto got = lz::io::read_segments(fh->fd, span, buf.data(), o, err);
+    if (!got.ok()) return got.status();
+    if (*got < hi - lo) std::memset(buf.data() + *got, 0, hi - lo - *got);
+    for (size_t k = 0; k < pieces.size(); ++k)
+      std::memcpy(buf.data() + (pieces[k].offset - lo), sources[k], pieces[k].length);
+    auto n = lz::io::write_segments(fh->fd, span, buf.data(), o, err);
+    return n.ok() ? Status::Ok() : n.status();
+  }
+  for (size_t k = 0; k < pieces.size(); ++k)
+    std::memcpy(buf.data() + (pieces[k].offset - lo), sources[k], pieces[k].length);
+  for (const Segment& r : runs) {
+    std::vector<Segment> one{r};
+    auto n = lz::io::write_segments(fh->fd, one, buf.data() + (r.offset - lo), o, err);
+    if (!n.ok()) return n.status();
+  }
+  return Status::Ok();
+}
+
+// An aggregator reads what its window's pieces ask for into buf (indexed
+// from the first piece's run); bytes past the end of the file read as zeros.
+Status read_window(MPI_File fh, const std::vector<Segment>& pieces, std::vector<char>& buf, uint64_t* lo_out,
+                   int* err) {
+  if (pieces.empty()) return Status::Ok();
+  const std::vector<Segment> runs = covered_runs(pieces);
+  const uint64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().length;
+  *lo_out = lo;
+  buf.assign(hi - lo, 0);
+  lz::io::AccessOptions o = fh->access;
+  uint64_t covered = 0;
+  for (const Segment& r : runs) covered += r.length;
+  // One read of the span when its holes are small, else one per run.
+  std::vector<Segment> reads = (hi - lo <= 2 * covered) ? std::vector<Segment>{{lo, hi - lo}} : runs;
+  for (const Segment& r : reads) {
+    std::vector<Segment> one{r};
+    auto got = lz::io::read_segments(fh->fd, one, buf.data() + (r.offset - lo), o, err);
+    if (!got.ok()) return got.status();
+  }
+  return Status::Ok();
+}
+
+// The bytes of an access that lie before the end of the file, in stream
+// order (the count of a collective read near the end).
+uint64_t bytes_before_eof(MPI_File fh, const std::vector<Segment>& segs) {
+  struct stat st {};
+  if (fstat(fh->fd, &st) != 0) return 0;
+  const uint64_t eof = static_cast<uint64_t>(st.st_size);
+  uint64_t n = 0;
+  for (const Segment& s : segs) {
+    if (s.offset + s.length <= eof) {
+      n += s.length;
+      continue;
+    }
+    if (s.offset < eof) n += eof - s.offset;
+    break;
+  }
+  return n;
+}
+
+}  // namespace
+
 int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Offset offset, const void* buf, int count,
                MPI_Datatype dt, MPI_Status* st) {
-  return at_pointer ? access_individual(fn, fh, write, buf, count, dt, st)
-                    : access_at(fn, fh, write, offset, buf, count, dt, st);
+  if (int e = check_file(fn, fh)) return e;
+  int bad = check_access(fn, fh, write);
+  if (!bad && (fh->amode & MPI_MODE_SEQUENTIAL))
+    bad = file_error(fh, fn, MPI_ERR_UNSUPPORTED_OPERATION,
+                     "a file opened MPI_MODE_SEQUENTIAL has no individual pointer and no explicit offsets");
+  if (!bad && offset < 0) bad = file_error(fh, fn, MPI_ERR_ARG, "negative offset " + std::to_string(offset));
+  Transfer t{fh, write, stream_byte(fh, at_pointer ? fh->pointer : offset), const_cast<void*>(buf), count, dt};
+  if (!bad) bad = prepare(fn, &t);
+
+  const std::string mode = fh->hint(write ? "romio_cb_write" : "romio_cb_read", "automatic");
+  if (mode == "disable") {  // no exchange at all: each rank on its own
+    if (bad) return bad;
+    run(&t);
+    if (at_pointer) fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
+    return finish(fn, t, st);
+  }
+
+  std::vector<Segment> segs;
+  if (!bad) fh->view.map(t.start, t.bytes, &segs);
+  int size = 1, rank = 0;
+  PMPI_Comm_size(fh->comm, &size);
+  PMPI_Comm_rank(fh->comm, &rank);
+  Extent mine{segs.empty() ? UINT64_MAX : segs.front().offset,
+              segs.empty() ? 0 : segs.back().offset + segs.back().length};
+  std::vector<Extent> all(static_cast<size_t>(size));
+  PMPI_Allgather(&mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, fh->comm);
+  uint64_t glo = UINT64_MAX, ghi = 0;
+  std::vector<Extent> sorted;
+  for (const Extent& e : all)
+    if (e.lo < e.hi) {
+      glo = std::min(glo, e.lo);
+      ghi = std::max(ghi, e.hi);
+      sorted.push_back(e);
+    }
+  std::sort(sorted.begin(), sorted.end(), [](const Extent& a, const Extent& b) { return a.lo < b.lo; });
+  bool interleaved = false;
+  for (size_t i = 1; i < sorted.size(); ++i) interleaved = interleaved || sorted[i].lo < sorted[i - 1].hi;
+  if (glo >= ghi || (mode != "enable" && !interleaved)) {
+    if (bad) return bad;
+    run(&t);
+    if (at_pointer) fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
+    return finish(fn, t, st);
+  }
+
+  // ---- two-phase ----------------------------------------------------------------
+  const std::vector<int>& aggr = aggregators(fh);
+  const uint64_t naggr = aggr.size();
+  uint64_t unit = static_cast<uint64_t>(std::max(0LL, std::atoll(fh->hint("striping_unit", "0").c_str())));
+  uint64_t domain = (ghi - glo + naggr - 1) / naggr;
+  if (unit > 0) domain = (domain + unit - 1) / unit * unit;
+  uint64_t cb = static_cast<uint64_t>(std::max(0LL, std::atoll(fh->hint("cb_buffer_size", "16777216").c_str())));
+  if (cb == 0) cb = 16ull << 20;
+  const uint64_t rounds = (domain + cb - 1) / cb;
+  int my_aggr = -1;
+  for (size_t a = 0; a < aggr.size(); ++a)
+    if (aggr[a] == rank) my_aggr = static_cast<int>(a);
+
+  FileBytes fb;
+  char* data = nullptr;
+  if (!bad) {
+    data = write ? fb.for_write(&t) : fb.for_read(&t);
+    if (data == nullptr) segs.clear();  // a failed conversion: take part with nothing
+  }
+  std::vector<uint64_t> pos(segs.size());
+  for (size_t i = 0, at = 0; i < segs.size(); at += segs[i].length, ++i) pos[i] = at;
+
+  int err_class = MPI_SUCCESS;
+  std::string err_text;
+  std::vector<char> window;
+  for (uint64_t k = 0; k < rounds; ++k) {
+    // What this rank has for each aggregator's window of this round.
+    std::vector<Segment> pieces;
+    std::vector<uint64_t> piece_pos;
+    std::vector<int> send_pieces(static_cast<size_t>(size), 0), send_bytes(static_cast<size_t>(size), 0);
+    for (uint64_t a = 0; a < naggr; ++a) {
+      const uint64_t dlo = glo + a * domain, dhi = std::min(ghi, dlo + domain);
+      const uint64_t wlo = dlo + k * cb, whi = std::min(dhi, wlo + cb);
+      if (wlo >= whi) continue;
+      const size_t before = pieces.size();
+      pieces_in(segs, pos, wlo, whi, &pieces, &piece_pos);
+      const size_t dest = static_cast<size_t>(aggr[a]);
+      send_pieces[dest] = static_cast<int>((pieces.size() - before) * sizeof(Segment));
+      for (size_t p = before; p < pieces.size(); ++p) send_bytes[dest] += static_cast<int>(pieces[p].length);
+    }
+    // Piece lists to the aggregators (counts first).
+    std::vector<int> recv_pieces(static_cast<size_t>(size)), recv_bytes(static_cast<size_t>(size));
+    PMPI_Alltoall(send_pieces.data(), 1, MPI_INT, recv_pieces.data(), 1, MPI_INT, fh->comm);
+    PMPI_Alltoall(send_bytes.data(), 1, MPI_INT, recv_bytes.data(), 1, MPI_INT, fh->comm);
+    const std::vector<int> sp_d = displs_of(send_pieces), rp_d = displs_of(recv_pieces);
+    std::vector<Segment> theirs(static_cast<size_t>(rp_d.back() + recv_pieces.back()) / sizeof(Segment));
+    PMPI_Alltoallv(pieces.data(), send_pieces.data(), sp_d.data(), MPI_BYTE, theirs.data(), recv_pieces.data(),
+                   rp_d.data(), MPI_BYTE, fh->comm);
+    const std::vector<int> sb_d = displs_of(send_bytes), rb_d = displs_of(recv_bytes);
+    std::vector<char> recv_data(static_cast<size_t>(rb_d.back() + recv_bytes.back()));
+    int err = 0;
+    if (write) {
+      std::vector<char> send_data(static_cast<size_t>(sb_d.back() + send_bytes.back()));
+      for (size_t p = 0, at = 0; p < pieces.size(); at += pieces[p].length, ++p)
+        std::memcpy(send_data.data() + at, data + piece_pos[p], pieces[p].length);
+      PMPI_Alltoallv(send_data.data(), send_bytes.data(), sb_d.data(), MPI_BYTE, recv_data.data(), recv_bytes.data(),
+                     rb_d.data(), MPI_BYTE, fh->comm);
+      if (my_aggr >= 0 && !theirs.empty()) {
+        std::vector<char*> sources(theirs.size());
+        for (size_t p = 0, at = 0; p < theirs.size(); at += theirs[p].length, ++p) sources[p] = recv_data.data() + at;
+        Status s = write_window(fh, theirs, sources, window, &err);
+        if (!s.ok() && err_class == MPI_SUCCESS) {
+          err_class = class_of_errno(err);
+          err_text = s.message();
+        }
+      }
+    } else {
+      // The aggregator reads its window and sends each rank its pieces' bytes.
+      if (my_aggr >= 0 && !theirs.empty()) {
+        uint64_t lo = 0;
+        Status s = read_window(fh, theirs, window, &lo, &err);
+        if (!s.ok() && err_class == MPI_SUCCESS) {
+          err_class = class_of_errno(err);
+          err_text = s.message();
+        }
+        if (s.ok())
+          for (size_t p = 0, at = 0; p < theirs.size(); at += theirs[p].length, ++p)
+            std::memcpy(recv_data.data() + at, window.data() + (theirs[p].offset - lo), theirs[p].length);
+      }
+      std::vector<char> back(static_cast<size_t>(sb_d.back() + send_bytes.back()));
+      PMPI_Alltoallv(recv_data.data(), recv_bytes.data(), rb_d.data(), MPI_BYTE, back.data(), send_bytes.data(),
+                     sb_d.data(), MPI_BYTE, fh->comm);
+      for (size_t p = 0, at = 0; p < pieces.size(); at += pieces[p].length, ++p)
+        std::memcpy(data + piece_pos[p], back.data() + at, pieces[p].length);
+    }
+  }
+  // Every rank learns whether an aggregator failed.
+  int worst = 0;
+  PMPI_Allreduce(&err_class, &worst, 1, MPI_INT, MPI_MAX, fh->comm);
+  if (bad) return bad;
+  if (t.error == MPI_SUCCESS && worst != MPI_SUCCESS) {
+    t.error = worst;
+    t.error_text = err_class != MPI_SUCCESS ? err_text : "an aggregator of the collective access failed";
+  }
+  if (t.error == MPI_SUCCESS) {
+    if (write)
+      t.done = t.bytes;
+    else
+      fb.deliver(&t, bytes_before_eof(fh, segs));
+  }
+  if (at_pointer) fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
+  return finish(fn, t, st);
 }
 
 }  // namespace lz::rt::io

@@ -120,72 +120,99 @@ int prepare(const char* fn, Transfer* t) {
   return MPI_SUCCESS;
 }
 
-void run(Transfer* t) {
-  MPI_File fh = t->fh;
-  if (t->bytes == 0) return;
-  const lz::dt::Datatype& dt = *t->dt;
-  std::vector<lz::io::Segment> segs;
-  fh->view.map(t->start, t->bytes, &segs);
+namespace {
 
-  const bool native = fh->datarep == "native" || fh->datarep == "internal";
-  const lz::rt::datarep::Registered* reg =
-      native || fh->datarep == "external32" ? nullptr : lz::rt::datarep::find(fh->datarep);
-  // The file's bytes: the user's own when they are contiguous and native.
+bool is_native(MPI_File fh) { return fh->datarep == "native" || fh->datarep == "internal"; }
+
+const lz::rt::datarep::Registered* registered(MPI_File fh) {
+  return is_native(fh) || fh->datarep == "external32" ? nullptr : lz::rt::datarep::find(fh->datarep);
+}
+
+}  // namespace
+
+char* FileBytes::for_write(Transfer* t) {
+  MPI_File fh = t->fh;
+  const lz::dt::Datatype& dt = *t->dt;
   char* direct = static_cast<char*>(t->buf) + dt.true_lb();
-  std::unique_ptr<char[]> tmp;
-  char* filebytes = direct;
-  if (!native || !dt.is_contiguous()) {
-    tmp.reset(new char[t->bytes]);
-    filebytes = tmp.get();
-  }
-  auto fail = [t](int cls, const std::string& text) {
-    t->error = cls;
-    t->error_text = text;
-  };
-  if (t->write) {
-    if (filebytes != direct) {
-      if (reg != nullptr && reg->write != nullptr) {
-        if (int rc = reg->write(t->buf, t->dt, t->count, filebytes, 0, reg->extra_state))
-          return fail(MPI_ERR_CONVERSION,
-                      "the write conversion of \"" + fh->datarep + "\" returned " + std::to_string(rc));
-      } else if (fh->datarep == "external32") {
-        std::unique_ptr<char[]> packed(new char[t->bytes]);
-        dt.pack(t->buf, t->count, packed.get());
-        lz::rt::datarep::external32_convert(dt, t->count, reinterpret_cast<unsigned char*>(packed.get()),
-                                            reinterpret_cast<unsigned char*>(filebytes), true);
-      } else {
-        dt.pack(t->buf, t->count, filebytes);
-      }
+  if (is_native(fh) && dt.is_contiguous()) return direct;
+  tmp_.reset(new char[t->bytes]);
+  if (const lz::rt::datarep::Registered* reg = registered(fh); reg != nullptr && reg->write != nullptr) {
+    if (int rc = reg->write(t->buf, t->dt, t->count, tmp_.get(), 0, reg->extra_state)) {
+      t->error = MPI_ERR_CONVERSION;
+      t->error_text = "the write conversion of \"" + fh->datarep + "\" returned " + std::to_string(rc);
+      return nullptr;
     }
-    int err = 0;
-    auto n = lz::io::write_segments(fh->fd, segs, filebytes, fh->access, &err);
-    if (!n.ok()) return fail(class_of_errno(err), n.status().message());
-    t->done = *n;
-    return;
+  } else if (fh->datarep == "external32") {
+    std::unique_ptr<char[]> packed(new char[t->bytes]);
+    dt.pack(t->buf, t->count, packed.get());
+    lz::rt::datarep::external32_convert(dt, t->count, reinterpret_cast<unsigned char*>(packed.get()),
+                                        reinterpret_cast<unsigned char*>(tmp_.get()), true);
+  } else {
+    dt.pack(t->buf, t->count, tmp_.get());
   }
-  int err = 0;
-  auto n = lz::io::read_segments(fh->fd, segs, filebytes, fh->access, &err);
-  if (!n.ok()) return fail(class_of_errno(err), n.status().message());
+  return tmp_.get();
+}
+
+char* FileBytes::for_read(Transfer* t) {
+  const lz::dt::Datatype& dt = *t->dt;
+  if (is_native(t->fh) && dt.is_contiguous()) return static_cast<char*>(t->buf) + dt.true_lb();
+  tmp_.reset(new char[t->bytes]);
+  return tmp_.get();
+}
+
+void FileBytes::deliver(Transfer* t, uint64_t got) {
+  MPI_File fh = t->fh;
+  const lz::dt::Datatype& dt = *t->dt;
   // Whole etypes only: a partial one at the end of the file is not data.
-  t->done = *n - *n % fh->etype_size();
-  if (filebytes == direct) return;
-  // Only whole elements are converted by a representation's function; the
-  // rest of a partial element is unpacked natively.
-  if (reg != nullptr && reg->read != nullptr) {
-    const int whole = static_cast<int>(dt.size() ? t->done / dt.size() : 0);
-    if (int rc = reg->read(t->buf, t->dt, whole, filebytes, 0, reg->extra_state))
-      return fail(MPI_ERR_CONVERSION, "the read conversion of \"" + fh->datarep + "\" returned " + std::to_string(rc));
+  t->done = got - got % fh->etype_size();
+  if (!tmp_) return;  // read in place
+  // A representation converts whole elements; the rest of a partial
+  // element is unpacked natively.
+  const int whole = static_cast<int>(dt.size() ? t->done / dt.size() : 0);
+  if (const lz::rt::datarep::Registered* reg = registered(fh); reg != nullptr && reg->read != nullptr) {
+    if (int rc = reg->read(t->buf, t->dt, whole, tmp_.get(), 0, reg->extra_state)) {
+      t->error = MPI_ERR_CONVERSION;
+      t->error_text = "the read conversion of \"" + fh->datarep + "\" returned " + std::to_string(rc);
+    }
     return;
   }
   if (fh->datarep == "external32") {
     std::unique_ptr<char[]> native_bytes(new char[t->bytes]);
-    const int whole = static_cast<int>(dt.size() ? t->done / dt.size() : 0);
-    lz::rt::datarep::external32_convert(dt, whole, reinterpret_cast<unsigned char*>(filebytes),
+    lz::rt::datarep::external32_convert(dt, whole, reinterpret_cast<unsigned char*>(tmp_.get()),
                                         reinterpret_cast<unsigned char*>(native_bytes.get()), false);
     dt.unpack(native_bytes.get(), static_cast<size_t>(whole) * dt.size(), t->count, t->buf);
     return;
   }
-  dt.unpack(filebytes, t->done, t->count, t->buf);
+  dt.unpack(tmp_.get(), t->done, t->count, t->buf);
+}
+
+void run(Transfer* t) {
+  MPI_File fh = t->fh;
+  if (t->bytes == 0) return;
+  std::vector<lz::io::Segment> segs;
+  fh->view.map(t->start, t->bytes, &segs);
+  FileBytes fb;
+  int err = 0;
+  if (t->write) {
+    char* bytes = fb.for_write(t);
+    if (bytes == nullptr) return;
+    auto n = lz::io::write_segments(fh->fd, segs, bytes, fh->access, &err);
+    if (!n.ok()) {
+      t->error = class_of_errno(err);
+      t->error_text = n.status().message();
+      return;
+    }
+    t->done = *n;
+    return;
+  }
+  char* bytes = fb.for_read(t);
+  auto n = lz::io::read_segments(fh->fd, segs, bytes, fh->access, &err);
+  if (!n.ok()) {
+    t->error = class_of_errno(err);
+    t->error_text = n.status().message();
+    return;
+  }
+  fb.deliver(t, *n);
 }
 
 void fill_status(const Transfer& t, MPI_Status* st) {

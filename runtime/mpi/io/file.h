@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,7 @@ struct lz_mpi_file_s {
   lz::io::AccessOptions access;  // sieving (hints) and atomic mode
   MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
   MPI_Win shared = MPI_WIN_NULL;  // the shared file pointer (rank 0: one MPI_Offset)
+  std::vector<int> aggregators;   // collective buffering's ranks (collective.cpp), set at the first use
   // A split collective begun (MPI_File_*_begin) and not yet ended.
   bool split_active = false;
   const void* split_buf = nullptr;
@@ -93,6 +95,22 @@ int prepare(const char* fn, Transfer* t);
 // Moves the data (packing and converting as the view's representation
 // needs); fills done/error. Calls no MPI function: the I/O thread runs it.
 void run(Transfer* t);
+// The bytes of a transfer as the file holds them (its representation):
+// the user's buffer itself when it is contiguous and native, else a
+// temporary, packed and converted. run() and the collective algorithm use it.
+class FileBytes {
+ public:
+  // A write's bytes, converted; nullptr (t->error set) when a conversion failed.
+  char* for_write(Transfer* t);
+  // Where a read's t->bytes bytes go.
+  char* for_read(Transfer* t);
+  // After a read of `got` bytes into for_read(): unpacks and converts them
+  // into the user's buffer, sets t->done.
+  void deliver(Transfer* t, uint64_t got);
+
+ private:
+  std::unique_ptr<char[]> tmp_;
+};
 // The status of a completed transfer (count: `done` bytes).
 void fill_status(const Transfer& t, MPI_Status* st);
 // The file's error handler for a failed transfer, or MPI_SUCCESS.
