@@ -4,8 +4,10 @@
 // and their shared-pointer twins. The view's mapping is io/file_view.h.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "io/io_queue.h"
 #include "mpi.h"
@@ -26,21 +28,32 @@ bool known_datarep(const std::string& d) {
   return d == "native" || d == "internal" || d == "external32" || lz::rt::datarep::find(d) != nullptr;
 }
 
+// The predefined types a type is built from (the program's own objects,
+// which a representation's extent function knows).
+void leaves(const lz_datatype_s& t, std::vector<const lz_datatype_s*>* out) {
+  if (t.is_predefined()) {
+    if (std::find(out->begin(), out->end(), &t) == out->end()) out->push_back(&t);
+    return;
+  }
+  for (const lz_datatype_s* c : t.contents().types) leaves(*c, out);
+}
+
 // A registered representation keeps the stream's native layout only when
-// its file extent of each basic type of `dt` is the native one.
+// its file extent of each predefined type `dt` is built from is the native
+// size; a representation that changes sizes is refused, named.
 std::string registered_problem(const std::string& name, const lz_datatype_s& dt) {
   const lz::rt::datarep::Registered* reg = lz::rt::datarep::find(name);
   if (reg == nullptr) return "";
-  for (const lz_datatype_s::Run& r : dt.signature()) {
-    const lz_datatype_s& basic = lz::dt::internal_type(r.type);
+  std::vector<const lz_datatype_s*> basics;
+  leaves(dt, &basics);
+  for (const lz_datatype_s* basic : basics) {
     MPI_Aint ext = 0;
-    // The extent function is asked about the program's own predefined
-    // type objects; internal_type() is equal in every property.
-    if (reg->extent(const_cast<lz_datatype_s*>(&basic), &ext, reg->extra_state) != MPI_SUCCESS) continue;
-    if (static_cast<size_t>(ext) != basic.size())
-      return "representation \"" + name + "\" gives " + basic.name() + " " + std::to_string(ext) +
-             " bytes in the file against " + std::to_string(basic.size()) +
-             " in memory; Lazarus' file views convert only representations that keep each type's size";
+    if (int rc = reg->extent(const_cast<lz_datatype_s*>(basic), &ext, reg->extra_state))
+      return "the extent function of \"" + name + "\" returned " + std::to_string(rc) + " for " + basic->name();
+    if (static_cast<size_t>(ext) != basic->size())
+      return "representation \"" + name + "\" gives " + basic->name() + " " + std::to_string(ext) +
+             " bytes in the file against " + std::to_string(basic->size()) +
+             " in memory: Lazarus' file views take registered representations that keep each type's size";
   }
   return "";
 }
