@@ -17,7 +17,7 @@ MPI_Comm_spawn and _spawn_multiple have entry points of their own (SPAWN_IFACES)
 import sys
 
 # Handle kinds whose TYPE(MPI_<Kind>) the module defines (the table's kinds).
-F08_TYPES = ['Comm', 'Datatype', 'Errhandler', 'Group', 'Info', 'Message', 'Op', 'Request', 'Win']
+F08_TYPES = ['Comm', 'Datatype', 'Errhandler', 'File', 'Group', 'Info', 'Message', 'Op', 'Request', 'Win']
 
 # Arguments whose mpi_f08 type is not the `mpi` one's (MPI-3.1 A.3).
 # baseptr: the memory MPI allocated, for C_F_POINTER.
