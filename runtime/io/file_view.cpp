@@ -105,24 +105,42 @@ uint64_t FileView::stream_before(uint64_t offset) const {
   return n;
 }
 
-std::string FileView::invalid_filetype(const Datatype& etype, const Datatype& filetype) {
+namespace {
+
+// Why a type's blocks cannot lay out a view, or "".
+std::string layout_problem(const char* which, const Datatype& t, bool overlap_allowed) {
+  ptrdiff_t start = 0, end = 0;
+  for (const Datatype::Block& b : t.blocks()) {
+    if (b.offset < 0)
+      return std::string("the ") + which + " " + t.name() + " has a negative displacement (" +
+             std::to_string(b.offset) + ")";
+    if (b.offset < start)
+      return std::string("the ") + which + "'s displacements decrease (" + std::to_string(b.offset) + " after " +
+             std::to_string(start) + "): they must be monotonically non-decreasing";
+    if (b.offset < end && !overlap_allowed)
+      return std::string("the ") + which + " " + t.name() + " covers bytes " + std::to_string(b.offset) + " to " +
+             std::to_string(end) + " twice, which only a file opened MPI_MODE_RDONLY may";
+    start = b.offset;
+    end = std::max(end, b.offset + static_cast<ptrdiff_t>(b.length));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string FileView::invalid_filetype(const Datatype& etype, const Datatype& filetype, bool overlap_allowed,
+                                       bool* layout) {
+  *layout = false;
   if (etype.size() == 0) return "the etype " + etype.name() + " has size 0";
   if (filetype.size() == 0) return "the filetype " + filetype.name() + " has size 0";
   if (filetype.size() % etype.size() != 0)
     return "the filetype's size (" + std::to_string(filetype.size()) + " bytes) is not a multiple of the etype's (" +
            std::to_string(etype.size()) + ")";
   if (filetype.extent() <= 0) return "the filetype's extent is not positive";
-  ptrdiff_t last = 0;
-  for (const Datatype::Block& b : filetype.blocks()) {
-    if (b.offset < 0) return "the filetype has a negative displacement (" + std::to_string(b.offset) + ")";
-    if (b.offset < last)
-      return "the filetype's displacements decrease (" + std::to_string(b.offset) + " after " + std::to_string(last) +
-             "): a filetype must be monotonically non-decreasing";
-    last = b.offset + static_cast<ptrdiff_t>(b.length);
-  }
-  if (last > filetype.lb() + filetype.extent())
-    return "the filetype's data reaches past its extent: tiles would overlap";
-  return "";
+  *layout = true;
+  std::string why = layout_problem("etype", etype, overlap_allowed);
+  if (why.empty()) why = layout_problem("filetype", filetype, overlap_allowed);
+  return why;
 }
 
 }  // namespace lz::io

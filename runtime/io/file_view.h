@@ -54,9 +54,13 @@ class FileView {
   uint64_t stream_before(uint64_t offset) const;
 
   // "" when `filetype` may serve as a filetype over `etype` (MPI-3.1
-  // 13.3: non-negative, non-decreasing displacements, a size that is a
-  // multiple of the etype's); otherwise why not.
-  static std::string invalid_filetype(const lz::dt::Datatype& etype, const lz::dt::Datatype& filetype);
+  // 13.3: a size that is a multiple of the etype's; in both, displacements
+  // non-negative and monotonically non-decreasing, and, for a file that is
+  // written, no byte twice); otherwise why not. `layout` tells the caller
+  // whether the problem is the types' layout (ROMIO's MPI_ERR_IO) or their
+  // sizes (MPI_ERR_TYPE).
+  static std::string invalid_filetype(const lz::dt::Datatype& etype, const lz::dt::Datatype& filetype,
+                                      bool overlap_allowed, bool* layout);
 
  private:
   void index();

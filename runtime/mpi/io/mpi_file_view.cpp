@@ -97,8 +97,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
                           "': use \"native\", \"internal\", \"external32\" or one of MPI_Register_datarep");
   if (info != MPI_INFO_NULL && (info == nullptr || !info->valid()))
     return file_error(fh, kFn, MPI_ERR_INFO, "invalid info object");
-  const std::string why = lz::io::FileView::invalid_filetype(*etype, *filetype);
-  if (!why.empty()) return file_error(fh, kFn, MPI_ERR_TYPE, why);
+  bool layout = false;
+  const std::string why = lz::io::FileView::invalid_filetype(*etype, *filetype, !fh->writable(), &layout);
+  if (!why.empty()) return file_error(fh, kFn, layout ? MPI_ERR_IO : MPI_ERR_TYPE, why);
   for (const lz_datatype_s* t : {etype, filetype}) {
     const std::string p = registered_problem(datarep, *t);
     if (!p.empty()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, p);

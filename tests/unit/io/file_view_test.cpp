@@ -85,14 +85,24 @@ TEST(FileView, ACopyHoldsItsOwnReferences) {
 }
 
 TEST(FileView, FiletypesThatCannotTileAreRefusedWithTheReason) {
+  bool layout = false;
   Owned three_bytes(Datatype::contiguous(3, *byte_t()));
-  EXPECT_NE(FileView::invalid_filetype(*int_t(), *three_bytes.t).find("not a multiple of the etype"),
+  EXPECT_NE(FileView::invalid_filetype(*int_t(), *three_bytes.t, false, &layout).find("not a multiple of the etype"),
             std::string::npos);
-  const int lens[2] = {1, 1}, displs[2] = {4, 0};
-  Owned backwards(Datatype::indexed(2, lens, displs, *int_t()));
-  EXPECT_NE(FileView::invalid_filetype(*int_t(), *backwards.t).find("decrease"), std::string::npos);
+  EXPECT_FALSE(layout);
+  const int lens[2] = {1, 1}, backwards_displs[2] = {4, 0}, negative_displs[2] = {-2, 2};
+  Owned backwards(Datatype::indexed(2, lens, backwards_displs, *int_t()));
+  EXPECT_NE(FileView::invalid_filetype(*int_t(), *backwards.t, false, &layout).find("decrease"), std::string::npos);
+  EXPECT_TRUE(layout);
+  Owned negative(Datatype::indexed(2, lens, negative_displs, *int_t()));
+  EXPECT_NE(FileView::invalid_filetype(*negative.t, *negative.t, false, &layout).find("the etype"), std::string::npos);
+  // Overlapping blocks: only for a file that is only read.
+  const int overlap_lens[2] = {3, 1}, overlap_displs[2] = {0, 1};
+  Owned overlap(Datatype::indexed(2, overlap_lens, overlap_displs, *int_t()));
+  EXPECT_NE(FileView::invalid_filetype(*int_t(), *overlap.t, false, &layout).find("twice"), std::string::npos);
+  EXPECT_EQ(FileView::invalid_filetype(*int_t(), *overlap.t, true, &layout), "");
   Owned vec(Datatype::vector(2, 1, 3, *int_t()));
-  EXPECT_EQ(FileView::invalid_filetype(*int_t(), *vec.t), "");
+  EXPECT_EQ(FileView::invalid_filetype(*int_t(), *vec.t, false, &layout), "");
 }
 
 }  // namespace
