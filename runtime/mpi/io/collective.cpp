@@ -24,6 +24,7 @@
 #include "io/file_access.h"
 #include "mpi/errors.h"
 #include "mpi/io/file.h"
+#include "mpi/io/hints.h"
 
 namespace lz::rt::io {
 
@@ -52,7 +53,7 @@ const std::vector<int>& aggregators(MPI_File fh) {
   PMPI_Allgather(&local_rank, 1, MPI_INT, local_ranks.data(), 1, MPI_INT, fh->comm);
   int hosts = 0;
   for (int r : local_ranks) hosts += r == 0;
-  int want = std::atoi(fh->hint("cb_nodes", "0").c_str());
+  int want = std::atoi(hint_in_use(fh, "cb_nodes").c_str());
   if (want <= 0) want = hosts;
   want = std::min(want, size);
   // Ranks by their place on their host: all firsts, then all seconds ...
@@ -190,7 +191,7 @@ int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Off
   Transfer t{fh, write, stream_byte(fh, at_pointer ? fh->pointer : offset), const_cast<void*>(buf), count, dt};
   if (!bad) bad = prepare(fn, &t);
 
-  const std::string mode = fh->hint(write ? "romio_cb_write" : "romio_cb_read", "automatic");
+  const std::string mode = hint_in_use(fh, write ? "romio_cb_write" : "romio_cb_read");
   if (mode == "disable") {  // no exchange at all: each rank on its own
     if (bad) return bad;
     run(&t);
@@ -228,11 +229,11 @@ int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Off
   // ---- two-phase ----------------------------------------------------------------
   const std::vector<int>& aggr = aggregators(fh);
   const uint64_t naggr = aggr.size();
-  uint64_t unit = static_cast<uint64_t>(std::max(0LL, std::atoll(fh->hint("striping_unit", "0").c_str())));
+  uint64_t unit = static_cast<uint64_t>(std::max(0LL, std::atoll(hint_in_use(fh, "striping_unit").c_str())));
   uint64_t domain = (ghi - glo + naggr - 1) / naggr;
   if (unit > 0) domain = (domain + unit - 1) / unit * unit;
-  uint64_t cb = static_cast<uint64_t>(std::max(0LL, std::atoll(fh->hint("cb_buffer_size", "16777216").c_str())));
-  if (cb == 0) cb = 16ull << 20;
+  uint64_t cb = static_cast<uint64_t>(std::max(0LL, std::atoll(hint_in_use(fh, "cb_buffer_size").c_str())));
+  if (cb == 0) cb = 4ull << 20;  // a bad value: the default
   const uint64_t rounds = (domain + cb - 1) / cb;
   int my_aggr = -1;
   for (size_t a = 0; a < aggr.size(); ++a)

@@ -25,5 +25,8 @@ void apply_hints(MPI_File fh);
 void merge_hints(MPI_File fh, const Hints& more);
 // The hints in use: the given ones and the defaults of the acted-on ones.
 Hints hints_in_use(MPI_File fh);
+// One acted-on hint's value in use: the program's, else the default ("" for
+// cb_nodes before the first collective access: one per host).
+std::string hint_in_use(MPI_File fh, const std::string& key);
 
 }  // namespace lz::rt::io
