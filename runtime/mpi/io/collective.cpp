@@ -102,62 +102,68 @@ std::vector<int> displs_of(const std::vector<int>& counts) {
   return d;
 }
 
-// An aggregator's window buffer goes to the file: one pwrite when the
-// pieces cover it without holes; a read-modify-write of the span when the
-// holes are small (the holes are nobody's data in this call); else a pwrite
-// per covered run.
-Status write_window(MPI_File fh, const std::vector<Segment>& pieces, const std::vector<char*>& sources,
-                    std::vector<char>& buf, int* err) {
-  if (pieces.empty()) return Status::Ok();
-  const std::vector<Segment> runs = covered_runs(pieces);
-  const uint64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().length;
-  uint64_t covered = 0;
-  for (const Segment& r : runs) covered += r.length;
-  lz::io::AccessOptions o = fh->access;
-  o.sieve_writes = false;
-  std::vector<Segment> out;
-  buf.resize(hi - lo);
-  if (runs.size() > 1 && hi - lo <= 2 * covered) {
-    lz::io::RangeLock lock(fh->fd, lo, hi - lo, true);  // the holes are read and written back
-    std::vector<Segment> span{{lo, hi - lo}};
-    auto got = lz::io::read_segments(fh->fd, span, buf.data(), o, err);
-    if (!got.ok()) return got.status();
-    if (*got < hi - lo) std::memset(buf.data() + *got, 0, hi - lo - *got);
-    for (size_t k = 0; k < pieces.size(); ++k)
-      std::memcpy(buf.data() + (pieces[k].offset - lo), sources[k], pieces[k].length);
-    auto n = lz::io::write_segments(fh->fd, span, buf.data(), o, err);
-    return n.ok() ? Status::Ok() : n.status();
-  }
-  for (size_t k = 0; k < pieces.size(); ++k)
-    std::memcpy(buf.data() + (pieces[k].offset - lo), sources[k], pieces[k].length);
-  for (const Segment& r : runs) {
-    std::vector<Segment> one{r};
-    auto n = lz::io::write_segments(fh->fd, one, buf.data() + (r.offset - lo), o, err);
-    if (!n.ok()) return n.status();
-  }
-  return Status::Ok();
-}
+// An aggregator's part of one round: the pieces the ranks sent it, and a
+// buffer holding file bytes [lo, hi) into which the exchange lands them (a
+// write) or from which it sends them (a read). The file is touched with one
+// system call over the span when the holes between the pieces are small
+// (a write then reads the span first: the holes are nobody's data in this
+// call and must stay as they are), else with one per covered run.
+struct Window {
+  std::vector<Segment> runs;
+  uint64_t lo = 0, hi = 0;
+  bool whole_span = false;
+  std::vector<char> buf;
 
-// An aggregator reads what its window's pieces ask for into buf (indexed
-// from the first piece's run); bytes past the end of the file read as zeros.
-Status read_window(MPI_File fh, const std::vector<Segment>& pieces, std::vector<char>& buf, uint64_t* lo_out,
-                   int* err) {
-  if (pieces.empty()) return Status::Ok();
-  const std::vector<Segment> runs = covered_runs(pieces);
-  const uint64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().length;
-  *lo_out = lo;
-  buf.assign(hi - lo, 0);
-  lz::io::AccessOptions o = fh->access;
-  uint64_t covered = 0;
-  for (const Segment& r : runs) covered += r.length;
-  // One read of the span when its holes are small, else one per run.
-  std::vector<Segment> reads = (hi - lo <= 2 * covered) ? std::vector<Segment>{{lo, hi - lo}} : runs;
-  for (const Segment& r : reads) {
-    std::vector<Segment> one{r};
-    auto got = lz::io::read_segments(fh->fd, one, buf.data() + (r.offset - lo), o, err);
-    if (!got.ok()) return got.status();
+  void plan(const std::vector<Segment>& pieces) {
+    runs = covered_runs(pieces);
+    if (runs.empty()) return;
+    lo = runs.front().offset;
+    hi = runs.back().offset + runs.back().length;
+    uint64_t covered = 0;
+    for (const Segment& r : runs) covered += r.length;
+    whole_span = runs.size() == 1 || hi - lo <= 2 * covered;
+    buf.resize(hi - lo);
   }
-  return Status::Ok();
+  // What the file system calls cover.
+  std::vector<Segment> ranges() const {
+    return whole_span && !runs.empty() ? std::vector<Segment>{{lo, hi - lo}} : runs;
+  }
+  // Reads the ranges (a read's data; a write's holes, before the exchange).
+  Status read(MPI_File fh, int* err) {
+    for (const Segment& r : ranges()) {
+      std::vector<Segment> one{r};
+      auto got = lz::io::read_segments(fh->fd, one, buf.data() + (r.offset - lo), fh->access, err);
+      if (!got.ok()) return got.status();
+      if (*got < r.length) std::memset(buf.data() + (r.offset - lo) + *got, 0, r.length - *got);
+    }
+    return Status::Ok();
+  }
+  Status write(MPI_File fh, int* err) {
+    lz::io::AccessOptions o = fh->access;
+    o.sieve_writes = false;
+    for (const Segment& r : ranges()) {
+      std::vector<Segment> one{r};
+      auto n = lz::io::write_segments(fh->fd, one, buf.data() + (r.offset - lo), o, err);
+      if (!n.ok()) return n.status();
+    }
+    return Status::Ok();
+  }
+};
+
+// An hindexed type of bytes over the pieces from one rank, placed in a
+// window buffer that starts at file offset `lo` (MPI_DATATYPE_NULL: none).
+MPI_Datatype pieces_type(const Segment* pieces, size_t n, uint64_t lo) {
+  if (n == 0) return MPI_DATATYPE_NULL;
+  std::vector<int> lens(n);
+  std::vector<MPI_Aint> displs(n);
+  for (size_t i = 0; i < n; ++i) {
+    lens[i] = static_cast<int>(pieces[i].length);
+    displs[i] = static_cast<MPI_Aint>(pieces[i].offset - lo);
+  }
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  PMPI_Type_create_hindexed(static_cast<int>(n), lens.data(), displs.data(), MPI_BYTE, &t);
+  PMPI_Type_commit(&t);
+  return t;
 }
 
 // The bytes of an access that lie before the end of the file, in stream
@@ -235,9 +241,6 @@ int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Off
   uint64_t cb = static_cast<uint64_t>(std::max(0LL, std::atoll(hint_in_use(fh, "cb_buffer_size").c_str())));
   if (cb == 0) cb = 4ull << 20;  // a bad value: the default
   const uint64_t rounds = (domain + cb - 1) / cb;
-  int my_aggr = -1;
-  for (size_t a = 0; a < aggr.size(); ++a)
-    if (aggr[a] == rank) my_aggr = static_cast<int>(a);
 
   FileBytes fb;
   char* data = nullptr;
@@ -250,67 +253,74 @@ int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Off
 
   int err_class = MPI_SUCCESS;
   std::string err_text;
-  std::vector<char> window;
+  auto failed = [&](const Status& st, int err) {
+    if (st.ok() || err_class != MPI_SUCCESS) return;
+    err_class = class_of_errno(err);
+    err_text = st.message();
+  };
+  Window window;
   for (uint64_t k = 0; k < rounds; ++k) {
-    // What this rank has for each aggregator's window of this round.
+    // What this rank has for each aggregator's window of this round: since
+    // a view maps the stream to the file in order, it is one run of the
+    // packed data, sent from (or received into) `data` as it is.
     std::vector<Segment> pieces;
     std::vector<uint64_t> piece_pos;
-    std::vector<int> send_pieces(static_cast<size_t>(size), 0), send_bytes(static_cast<size_t>(size), 0);
+    std::vector<int> counts(2 * static_cast<size_t>(size), 0);  // per rank: piece-list bytes, data bytes
+    std::vector<int> data_at(static_cast<size_t>(size), 0), data_bytes(static_cast<size_t>(size), 0);
     for (uint64_t a = 0; a < naggr; ++a) {
       const uint64_t dlo = glo + a * domain, dhi = std::min(ghi, dlo + domain);
       const uint64_t wlo = dlo + k * cb, whi = std::min(dhi, wlo + cb);
       if (wlo >= whi) continue;
       const size_t before = pieces.size();
       pieces_in(segs, pos, wlo, whi, &pieces, &piece_pos);
+      if (pieces.size() == before) continue;
       const size_t dest = static_cast<size_t>(aggr[a]);
-      send_pieces[dest] = static_cast<int>((pieces.size() - before) * sizeof(Segment));
-      for (size_t p = before; p < pieces.size(); ++p) send_bytes[dest] += static_cast<int>(pieces[p].length);
+      counts[2 * dest] = static_cast<int>((pieces.size() - before) * sizeof(Segment));
+      data_at[dest] = static_cast<int>(piece_pos[before]);
+      for (size_t p = before; p < pieces.size(); ++p) data_bytes[dest] += static_cast<int>(pieces[p].length);
+      counts[2 * dest + 1] = data_bytes[dest];
     }
-    // Piece lists to the aggregators (counts first).
-    std::vector<int> recv_pieces(static_cast<size_t>(size)), recv_bytes(static_cast<size_t>(size));
-    PMPI_Alltoall(send_pieces.data(), 1, MPI_INT, recv_pieces.data(), 1, MPI_INT, fh->comm);
-    PMPI_Alltoall(send_bytes.data(), 1, MPI_INT, recv_bytes.data(), 1, MPI_INT, fh->comm);
-    const std::vector<int> sp_d = displs_of(send_pieces), rp_d = displs_of(recv_pieces);
-    std::vector<Segment> theirs(static_cast<size_t>(rp_d.back() + recv_pieces.back()) / sizeof(Segment));
-    PMPI_Alltoallv(pieces.data(), send_pieces.data(), sp_d.data(), MPI_BYTE, theirs.data(), recv_pieces.data(),
-                   rp_d.data(), MPI_BYTE, fh->comm);
-    const std::vector<int> sb_d = displs_of(send_bytes), rb_d = displs_of(recv_bytes);
-    std::vector<char> recv_data(static_cast<size_t>(rb_d.back() + recv_bytes.back()));
+    std::vector<int> recv_counts(2 * static_cast<size_t>(size));
+    PMPI_Alltoall(counts.data(), 2, MPI_INT, recv_counts.data(), 2, MPI_INT, fh->comm);
+    std::vector<int> send_list(static_cast<size_t>(size)), recv_list(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+      send_list[static_cast<size_t>(r)] = counts[2 * static_cast<size_t>(r)];
+      recv_list[static_cast<size_t>(r)] = recv_counts[2 * static_cast<size_t>(r)];
+    }
+    const std::vector<int> sl_d = displs_of(send_list), rl_d = displs_of(recv_list);
+    std::vector<Segment> theirs(static_cast<size_t>(rl_d.back() + recv_list.back()) / sizeof(Segment));
+    PMPI_Alltoallv(pieces.data(), send_list.data(), sl_d.data(), MPI_BYTE, theirs.data(), recv_list.data(), rl_d.data(),
+                   MPI_BYTE, fh->comm);
+
+    // The aggregator's window and, per rank, the type placing its pieces there.
+    window.plan(theirs);
+    std::vector<MPI_Datatype> placed(static_cast<size_t>(size), MPI_BYTE);
+    std::vector<int> placed_count(static_cast<size_t>(size), 0), zero(static_cast<size_t>(size), 0);
+    for (int r = 0, at = 0; r < size; ++r) {
+      const size_t n = static_cast<size_t>(recv_list[static_cast<size_t>(r)]) / sizeof(Segment);
+      if (n > 0) {
+        placed[static_cast<size_t>(r)] = pieces_type(theirs.data() + at, n, window.lo);
+        placed_count[static_cast<size_t>(r)] = 1;
+      }
+      at += static_cast<int>(n);
+    }
+    std::vector<MPI_Datatype> bytes(static_cast<size_t>(size), MPI_BYTE);
     int err = 0;
     if (write) {
-      std::vector<char> send_data(static_cast<size_t>(sb_d.back() + send_bytes.back()));
-      for (size_t p = 0, at = 0; p < pieces.size(); at += pieces[p].length, ++p)
-        std::memcpy(send_data.data() + at, data + piece_pos[p], pieces[p].length);
-      PMPI_Alltoallv(send_data.data(), send_bytes.data(), sb_d.data(), MPI_BYTE, recv_data.data(), recv_bytes.data(),
-                     rb_d.data(), MPI_BYTE, fh->comm);
-      if (my_aggr >= 0 && !theirs.empty()) {
-        std::vector<char*> sources(theirs.size());
-        for (size_t p = 0, at = 0; p < theirs.size(); at += theirs[p].length, ++p) sources[p] = recv_data.data() + at;
-        Status s = write_window(fh, theirs, sources, window, &err);
-        if (!s.ok() && err_class == MPI_SUCCESS) {
-          err_class = class_of_errno(err);
-          err_text = s.message();
-        }
-      }
+      // The holes are read, and written back, under a lock every sieving writer takes.
+      const bool holes = !theirs.empty() && window.whole_span && window.runs.size() > 1;
+      lz::io::RangeLock lock(holes ? fh->fd : -1, window.lo, window.hi - window.lo, true);
+      if (holes) failed(window.read(fh, &err), err);
+      PMPI_Alltoallw(data, data_bytes.data(), data_at.data(), bytes.data(), window.buf.data(), placed_count.data(),
+                     zero.data(), placed.data(), fh->comm);
+      if (!theirs.empty()) failed(window.write(fh, &err), err);
     } else {
-      // The aggregator reads its window and sends each rank its pieces' bytes.
-      if (my_aggr >= 0 && !theirs.empty()) {
-        uint64_t lo = 0;
-        Status s = read_window(fh, theirs, window, &lo, &err);
-        if (!s.ok() && err_class == MPI_SUCCESS) {
-          err_class = class_of_errno(err);
-          err_text = s.message();
-        }
-        if (s.ok())
-          for (size_t p = 0, at = 0; p < theirs.size(); at += theirs[p].length, ++p)
-            std::memcpy(recv_data.data() + at, window.data() + (theirs[p].offset - lo), theirs[p].length);
-      }
-      std::vector<char> back(static_cast<size_t>(sb_d.back() + send_bytes.back()));
-      PMPI_Alltoallv(recv_data.data(), recv_bytes.data(), rb_d.data(), MPI_BYTE, back.data(), send_bytes.data(),
-                     sb_d.data(), MPI_BYTE, fh->comm);
-      for (size_t p = 0, at = 0; p < pieces.size(); at += pieces[p].length, ++p)
-        std::memcpy(data + piece_pos[p], back.data() + at, pieces[p].length);
+      if (!theirs.empty()) failed(window.read(fh, &err), err);
+      PMPI_Alltoallw(window.buf.data(), placed_count.data(), zero.data(), placed.data(), data, data_bytes.data(),
+                     data_at.data(), bytes.data(), fh->comm);
     }
+    for (MPI_Datatype& t : placed)
+      if (t != MPI_BYTE) PMPI_Type_free(&t);
   }
   // Every rank learns whether an aggregator failed.
   int worst = 0;
