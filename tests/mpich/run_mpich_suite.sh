@@ -20,7 +20,7 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 TOPDIR="mpich-${MPICH_VERSION}/test/mpi"
 
 DEFAULT_DIRS="attr coll comm datatype errhan group info init mpi_t pt2pt spawn topo"
-KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 f08 cxx rma"
+KNOWN_DIRS="$DEFAULT_DIRS threads f77 f90 f08 cxx rma io"
 
 WORK="$ROOT/build/mpich-tests"
 DIRS="$DEFAULT_DIRS"
@@ -59,7 +59,7 @@ Options:
                                mpicc.mpich, mpirun.mpich), both (= lazarus
                                openmpi, the default) or all (the three)
   --dirs "a b c"               test directories (default: "$DEFAULT_DIRS";
-                               also accepted: threads f77 f90 f08 cxx rma)
+                               also accepted: threads f77 f90 f08 cxx rma io)
   --ompi-osc NAME              Open MPI's one-sided component in the rma
                                directory, as --mca osc NAME (default: ucx;
                                "default" lets Open MPI choose)
@@ -269,6 +269,11 @@ configure_mpi() {
         [[ " $DIRS " == *" rma "* ]] \
             && log "$mpi: warning: $CC_W does not link MPI_Win_create/_free/_create_keyval/_free_keyval/_get_attr/_set_attr: configured with --disable-rma, the rma tests will fail to build"
     fi
+    # The io directory is configured in (MPICH's configure calls it romio)
+    # when the MPI links MPI-IO.
+    if ! probe 'MPI_File f; MPI_File_open(MPI_COMM_WORLD, "x", MPI_MODE_RDONLY, MPI_INFO_NULL, &f); MPI_File_close(&f)'; then
+        extra+=(--disable-romio)
+    fi
     if ! probe 'MPI_Comm c; MPI_Comm_spawn("x", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c, MPI_ERRCODES_IGNORE)'; then
         extra+=(--disable-spawn)
     fi
@@ -277,7 +282,7 @@ configure_mpi() {
         CC="$CC_W" CXX="$CXX_W" FC="$FC_W" F77="$FC_W"
         FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch
         --with-pm=none --disable-ft-tests --disable-perftest --disable-checkfaults
-        --disable-checkpointing --disable-large-tests --disable-romio --disable-part
+        --disable-checkpointing --disable-large-tests --disable-part
         --disable-dependency-tracking "${extra[@]}"
     )
     [[ $STRICT -eq 1 ]] && args+=(--enable-strictmpi)
