@@ -10,6 +10,7 @@
 
 #include "cr/app_handover.h"
 #include "cr/own_files.h"
+#include "io/io_queue.h"
 #include "lazarus/log.h"
 #include "lazarus/snapshot_layout.h"
 #include "oob/messages.h"
@@ -204,7 +205,10 @@ Status AppService::take_line(uint64_t safe_point) {
   }
   cr::AppSave save{dir_, rt_.bootstrap().job().job_id, seq_, safe_point, rt_.rank(), rt_.size(), &vars_.all()};
   // The program's files as they are at this safe point, for the restart
-  // that re-runs it from here.
+  // that re-runs it from here: with the MPI-IO writes it started before
+  // the safe point landed (it may wait for them only after it; none starts
+  // meanwhile, the program being here).
+  lz::io::IoQueue::instance().drain();
   Status files = record_own_files(rt_.registry().params(), dir_);
   auto bytes = files.ok() ? rt_.cr_module().save_variables(save) : StatusOr<uint64_t>(files);
   if (!bytes.ok()) {

@@ -1,0 +1,263 @@
+#!/bin/bash
+# MPI files (MPI_File_*) held open across checkpoints: the files cr_mpiio.c
+# writes every iteration (ind.out at the individual pointer of an
+# interleaving view, shared.out by MPI_File_write_ordered at the shared
+# pointer, coll.out by MPI_File_write_at_all and read back, nb.out by an
+# MPI_File_iwrite_at still in flight between iterations, and a plain log.<r>)
+# are compared byte for byte with a reference run's after each scenario, and
+# the sizes a snapshot recorded are whole records of the iterations the
+# ranks were in (exactly those of the safe point under cr=app: a
+# non-blocking write started before it is in the file and in the size):
+#   restart   checkpoint, the job goes on, --term, restart from the first
+#             snapshot (every file grew since: rolled back); snapshot show
+#             lists the MPI files
+#   recover   kill -9 of rank 1 under --recover auto after a checkpoint
+#   migrate   a checkpoint the job continues from, then rank 1 and rank 0
+#             migrated (to this host): nothing rolled back
+#   app       cr=app every 40 safe points, kill -9 of rank 1 under --recover
+#             auto after snapshot 2: the program reopens its files, sets the
+#             views again and seeks both pointers itself
+# Usage: cr_mpiio_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
+# Every job is bounded with --timeout; nothing measures wall-clock time.
+set -u
+SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
+LZ=$BIN/lazarus
+NP=2
+ITERS=300
+T=$(mktemp -d /tmp/lz-crmpiio.XXXXXX)
+TAG=$(basename "$T")
+cleanup() {
+  for p in $(jobs -p); do kill -9 "$p" 2> /dev/null; done
+  rm -rf "$T"
+}
+trap cleanup EXIT
+CR=criu
+[ "$SCEN" = app ] && CR=app
+MCA=(--mca transport "$TRANSPORT" --mca cr $CR --mca snapshot_root "$T/store")
+MPI_FILES="ind.out shared.out coll.out nb.out"
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() {
+  echo "FAIL: $*"
+  for f in "$T"/*/out "$T"/*/err "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
+  exit 1
+}
+
+if [ $CR = criu ]; then
+  info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
+fi
+
+result_of() { grep -o 'result [0-9]*' "$1" | tail -1; }
+job_id_of_pid() { "$LZ" ps | awk -v p="$1" '$2 == p { print $1 }'; }
+job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
+rank_pid() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }' | sed -n "$(($2 + 1))p"; }
+store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
+
+. "$(dirname "$0")/../../support/reference_run.sh"
+# The uninterrupted run, without the pauses (CR_ITER_RELEASE names a file
+# that exists): the files do not depend on them.
+reference() {
+  reference_run "$T/ref" "cr_mpiio.np$NP.it$ITERS.${TRANSPORT//,/_}" "$PROG" \
+    "$LZ" run -np $NP --mca transport "$TRANSPORT" --mca cr none --timeout 300 -x CR_ITER_RELEASE=/ \
+    "$PROG" $ITERS "${TAG}r" || fail "reference run failed"
+  [ -n "$(result_of "$T/ref/out")" ] || fail "reference run printed no result"
+}
+# The job's 20 ms pauses (cr_pace.h) keep it alive for the checkpoints;
+# release_job ends them once nothing more needs it alive, so the rest of
+# the run and every restart go at full speed.
+release_job() { touch "$T/release"; }
+# Starts the job in $T/$1 (extra args after it) -> $JOB_PID, $JOB_ID
+start_job() {
+  local dir=$T/$1
+  shift
+  mkdir -p "$dir"
+  rm -f "$T/release"
+  (cd "$dir" && exec "$LZ" run -np $NP "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$@" \
+    "$PROG" $ITERS "$TAG" < /dev/null > out 2> err) &
+  JOB_PID=$!
+  local i
+  for i in $(seq 1 200); do
+    JOB_ID=$(job_id_of_pid $JOB_PID)
+    [ -n "$JOB_ID" ] && return 0
+    kill -0 $JOB_PID 2> /dev/null || fail "job exited before it appeared in lazarus ps"
+    sleep 0.1
+  done
+  fail "job did not appear in lazarus ps"
+}
+# Waits until rank 0's log in $1 has at least $2 lines.
+wait_lines() {
+  local i
+  for i in $(seq 1 3000); do
+    [ "$(wc -l 2> /dev/null < "$1/log.0" || echo 0)" -ge "$2" ] && return 0
+    sleep 0.01
+  done
+  fail "$1/log.0 did not reach $2 lines"
+}
+checkpoint() {  # extra args -> the snapshot's path in $SNAP
+  "$LZ" checkpoint "$JOB_ID" --wait "$@" > "$T/ck.out" 2>&1 || fail "checkpoint $* failed: $(cat "$T/ck.out")"
+  SNAP=$(grep -o 'committed: [^ ]*' "$T/ck.out" | cut -d' ' -f2)
+  [ -d "$SNAP" ] || fail "no committed snapshot: $(cat "$T/ck.out")"
+}
+# Every file of the reference run, byte for byte, in $1; and the result in $2.
+same_files() {
+  local r f
+  for f in $MPI_FILES; do
+    cmp "$T/ref/$f" "$1/$f" > /dev/null 2>&1 || fail "$1/$f differs from an uninterrupted run's: $(cmp "$T/ref/$f" "$1/$f" 2>&1)"
+  done
+  for r in $(seq 0 $((NP - 1))); do
+    cmp "$T/ref/log.$r" "$1/log.$r" > /dev/null 2>&1 ||
+      fail "$1/log.$r differs from an uninterrupted run's: $(cmp "$T/ref/log.$r" "$1/log.$r" 2>&1)"
+  done
+  [ "$(result_of "$2")" = "$(result_of "$T/ref/out")" ] ||
+    fail "result '$(result_of "$2")' != reference '$(result_of "$T/ref/out")'"
+}
+# The size snapshot $1 recorded for file $2 -> $SIZE. Under cr=criu every
+# rank that held it open recorded the same (none wrote once another's image
+# was taken); under cr=app each rank records at its own safe point, one
+# while another still writes the iteration before, and a restart rolls the
+# file back to the largest ($3 = app).
+recorded_size() {
+  SIZE=$(grep -o "$2: written; truncate to [0-9]* bytes" "$T/show.$(basename "$1").out" | awk '{ print $(NF - 1) }' |
+    sort -n -u)
+  if [ "${3:-}" = app ]; then
+    SIZE=$(echo "$SIZE" | tail -1)
+  else
+    [ "$(echo "$SIZE" | wc -l)" -le 1 ] || fail "the ranks recorded $2 at different sizes in $1: $(echo $SIZE)"
+  fi
+}
+# How many whole lines of the reference's file $1 make $2 bytes ("" when
+# $2 bytes end inside a line).
+lines_in() {
+  awk -v want="$2" 'BEGIN { if (want == 0) { print 0; exit } }
+    { n += length($0) + 1; if (n == want) { print NR; exit } if (n > want) exit }' "$T/ref/$1"
+}
+# What snapshot $1 of the job in directory $2 recorded of each file is whole
+# records, as many as the iterations the ranks were in allow. Rank 0's log
+# has k lines: it was in iteration k, and the MPI_Allreduce of each
+# iteration kept the others between iterations k - 1 and k + 1 (before its
+# MPI_Allreduce), so each MPI file ends between rank 0's record of
+# iteration k - 1 and the last rank's of iteration k, each other log has
+# k - 1 to k + 1 lines. At a cr=app safe point ($3 = exact) every rank is
+# at the top of iteration k: every file holds exactly k iterations, and an
+# MPI_File_iwrite_at started before it (nb.out's, waited for after it) is
+# in the file and in the recorded size.
+consistent_sizes() {
+  local snap=$1 dir=$2 exact=0 show f k n m lo hi
+  [ "${3:-}" = exact ] && exact=1
+  show=$T/show.$(basename "$snap").out
+  "$LZ" snapshot show "$snap" > "$show" 2>&1 || fail "snapshot show $snap failed: $(cat "$show")"
+  for f in $MPI_FILES $(seq -f 'log.%g' 0 $((NP - 1))); do
+    grep -q "$dir/$f: written; truncate to [0-9]* bytes" "$show" || fail "snapshot show lacks $dir/$f: $(cat "$show")"
+  done
+  recorded_size "$snap" "$dir/log.0"
+  n=$SIZE k=$(lines_in log.0 "$SIZE")
+  [ -n "$k" ] && [ "$k" -gt 0 ] && [ "$k" -lt $ITERS ] || fail "log.0 recorded at $n bytes in $snap: not whole lines of a run"
+  for f in $(seq -f 'log.%g' 1 $((NP - 1))); do
+    recorded_size "$snap" "$dir/$f"
+    n=$SIZE m=$(lines_in "$f" "$SIZE")
+    [ -n "$m" ] && [ "$m" -ge $((exact ? k : k - 1)) ] && [ "$m" -le $((exact ? k : k + 1)) ] ||
+      fail "$f recorded at $n bytes (${m:-not whole} lines) in $snap, where log.0 has $k lines"
+  done
+  lo=$((exact ? k * NP : (k - 1) * NP + 1)) hi=$((exact ? k * NP : (k + 1) * NP))
+  # A rank's record: 4 ints in ind.out, 8 doubles in coll.out, 32 bytes in
+  # nb.out, a line in shared.out (cr_mpiio.c).
+  for f in ind.out:16 coll.out:64 nb.out:32 shared.out:line; do
+    recorded_size "$snap" "$dir/${f%%:*}" $CR
+    n=$SIZE
+    if [ "${f#*:}" = line ]; then
+      m=$(lines_in "${f%%:*}" "$n")
+    else
+      m=$((n / ${f#*:}))
+      [ $((n % ${f#*:})) = 0 ] || m=
+    fi
+    [ -n "$m" ] && [ "$m" -ge $lo ] && [ "$m" -le $hi ] ||
+      fail "${f%%:*} recorded at $n bytes (${m:-not whole} records) in $snap, not $lo to $hi (log.0 has $k lines)"
+  done
+}
+# kill -9 of rank $1 of the job, which must then recover and end well.
+kill_rank_and_wait() {
+  local victim
+  victim=$(rank_pid "$JOB_ID" "$1")
+  [ -n "$victim" ] || fail "cannot find rank $1's pid"
+  kill -9 "$victim"
+  release_job
+  wait $JOB_PID || fail "recovered job failed (status $?)"
+}
+
+case "$SCEN" in
+restart)
+  reference
+  start_job job
+  wait_lines "$T/job" 60
+  checkpoint
+  SNAP1=$SNAP
+  wait_lines "$T/job" 150
+  checkpoint --term
+  wait $JOB_PID || fail "job stopped by --term exited $?"
+  [ -n "$(result_of "$T/job/out")" ] && fail "the job finished before the --term checkpoint"
+  consistent_sizes "$SNAP1" "$T/job"
+  release_job
+  # Restarted from another directory: each rank's working directory is its own.
+  (cd / && "$LZ" restart "$SNAP1" --timeout 300 > "$T/rs.out" 2> "$T/rs.err") || fail "restart failed"
+  for f in $MPI_FILES $(seq -f 'log.%g' 0 $((NP - 1))); do
+    grep -q "$T/job/$f: truncated to its size at the checkpoint" "$T/rs.err" ||
+      fail "the restart does not say it truncated $f: $(cat "$T/rs.err")"
+  done
+  same_files "$T/job" "$T/rs.out"
+  ;;
+recover)
+  reference
+  start_job job --recover auto
+  wait_lines "$T/job" 60
+  checkpoint
+  consistent_sizes "$SNAP" "$T/job"
+  wait_lines "$T/job" 150
+  kill_rank_and_wait 1
+  grep -q "restarting from snapshot 1" "$T/job/err" || fail "no recovery from snapshot 1: $(tail -5 "$T/job/err")"
+  for f in $MPI_FILES log.1; do
+    grep -q "$T/job/$f: truncated to its size at the checkpoint" "$T/job/err" || fail "$f was not rolled back"
+  done
+  same_files "$T/job" "$T/job/out"
+  ;;
+migrate)
+  reference
+  start_job job
+  wait_lines "$T/job" 50
+  checkpoint
+  consistent_sizes "$SNAP" "$T/job"
+  "$LZ" migrate "$JOB_ID" --rank 1 --to "$(hostname)" > "$T/mig1.out" 2>&1 || fail "migrate rank 1: $(cat "$T/mig1.out")"
+  wait_lines "$T/job" 150
+  "$LZ" migrate "$JOB_ID" --rank 0 --to "$(hostname)" > "$T/mig0.out" 2>&1 || fail "migrate rank 0: $(cat "$T/mig0.out")"
+  release_job
+  wait $JOB_PID || fail "job failed after the migrations (status $?)"
+  grep -q "truncated" "$T/job/err" && fail "a migration rolled a file back: $(grep truncated "$T/job/err")"
+  same_files "$T/job" "$T/job/out"
+  ;;
+app)
+  reference
+  start_job job --mca cr_app_every 40 --recover auto
+  for i in $(seq 1 400); do grep -q "snapshot 2 committed" "$T/job/err" && break; sleep 0.05; done
+  grep -q "snapshot 2 committed" "$T/job/err" || fail "no second snapshot"
+  # Snapshot 2 holds the files at its safe point, the previous iteration's
+  # MPI_File_iwrite_at (not yet waited for) included.
+  SNAP2=$(grep -o 'snapshot 2 committed at safe point [0-9]*: [^ ]*' "$T/job/err" | awk '{ print $NF }')
+  consistent_sizes "$SNAP2" "$T/job" exact
+  wait_lines "$T/job" 100
+  kill_rank_and_wait 1
+  grep -q "restarting from snapshot" "$T/job/err" || fail "no recovery: $(tail -5 "$T/job/err")"
+  for f in $MPI_FILES log.1; do
+    grep -q "rank [0-9]*: $T/job/$f: truncated to its size at the checkpoint" "$T/job/err" ||
+      fail "$f was not rolled back before the program ran again"
+  done
+  # So do the snapshots the restarted job took (at full speed: no pause
+  # lets the I/O thread finish a write before the next safe point).
+  for s in "$(store_dir)"*/; do
+    [ -d "$s" ] && consistent_sizes "${s%/}" "$T/job" exact
+  done
+  same_files "$T/job" "$T/job/out"
+  ;;
+*)
+  fail "unknown scenario '$SCEN'"
+  ;;
+esac
+echo "PASS: $SCEN over $TRANSPORT"
