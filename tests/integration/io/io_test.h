@@ -15,18 +15,6 @@
 
 #include "../mpi/lz_test.h"
 
-/* CHECK for an MPI call that must succeed: names the call and its code. */
-#define CHECK_MPI(call)                                                 \
-  do {                                                                  \
-    int rc_ = (call);                                                   \
-    if (rc_ != MPI_SUCCESS) {                                           \
-      char s_[MPI_MAX_ERROR_STRING];                                    \
-      int l_ = 0;                                                       \
-      MPI_Error_string(rc_, s_, &l_);                                   \
-      CHECK(rc_ == MPI_SUCCESS, "%s returned %d (%s)", #call, rc_, s_); \
-    }                                                                   \
-  } while (0)
-
 /* An MPI call that must fail with error class cls. */
 #define CHECK_MPI_ERR(call, cls)                                                                      \
   do {                                                                                                \

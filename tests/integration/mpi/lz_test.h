@@ -20,6 +20,18 @@
     }                                                                     \
   } while (0)
 
+/* CHECK for an MPI call that must succeed: names the call and its code. */
+#define CHECK_MPI(call)                                                 \
+  do {                                                                  \
+    int rc_ = (call);                                                   \
+    if (rc_ != MPI_SUCCESS) {                                           \
+      char s_[MPI_MAX_ERROR_STRING];                                    \
+      int l_ = 0;                                                       \
+      MPI_Error_string(rc_, s_, &l_);                                   \
+      CHECK(rc_ == MPI_SUCCESS, "%s returned %d (%s)", #call, rc_, s_); \
+    }                                                                   \
+  } while (0)
+
 /* Deterministic byte of message (src, seq) at offset i. */
 static inline unsigned char lz_pattern(int src, int seq, long i) {
   return (unsigned char)((src * 131 + seq * 31 + i * 7 + (i >> 8)) & 0xff);

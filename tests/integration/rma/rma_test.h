@@ -6,18 +6,6 @@
 #define RMA_TEST_H
 #include "../mpi/lz_test.h"
 
-/* CHECK for an MPI call that must succeed: names the call and its code. */
-#define CHECK_MPI(call)                                                 \
-  do {                                                                  \
-    int rc_ = (call);                                                   \
-    if (rc_ != MPI_SUCCESS) {                                           \
-      char s_[MPI_MAX_ERROR_STRING];                                    \
-      int l_ = 0;                                                       \
-      MPI_Error_string(rc_, s_, &l_);                                   \
-      CHECK(rc_ == MPI_SUCCESS, "%s returned %d (%s)", #call, rc_, s_); \
-    }                                                                   \
-  } while (0)
-
 /* A window's size in bytes rounded up to 64. MPICH 4.0.2's MPI_Win_allocate
  * misplaces RMA accesses at a rank whose size is not a multiple of 16 (the
  * returned base and the MPI_WIN_BASE attribute differ); win_flavors checks
