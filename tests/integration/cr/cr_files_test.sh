@@ -41,22 +41,12 @@ seq 1 1000 > "$INPUT"
 [ "$SCEN" = app ] && INPUT=/dev/null
 FILES="log status data map shm omp child"
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() {
-  echo "FAIL: $*"
-  for f in "$T"/*/out "$T"/*/err "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
-  exit 1
-}
+. "$(dirname "$0")/cr_job.sh"
+JOB_STDIN=$INPUT
 
 if [ $CR = criu ]; then
   info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
 fi
-
-result_of() { grep -o 'result [0-9]*' "$1" | tail -1; }
-job_id_of_pid() { "$LZ" ps | awk -v p="$1" '$2 == p { print $1 }'; }
-job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
-rank_pid() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }' | sed -n "$(($2 + 1))p"; }
-store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
 
 . "$(dirname "$0")/../../support/reference_run.sh"
 reference() {
@@ -64,36 +54,6 @@ reference() {
     sh -c 'exec "$@" < "$0"' "$INPUT" "$LZ" run -np $NP --mca transport "$TRANSPORT" --mca cr none --timeout 300 \
     "$PROG" $ITERS "${TAG}r" || fail "reference run failed"
   [ -n "$(result_of "$T/ref/out")" ] || fail "reference run printed no result"
-}
-# Starts the job in $T/$1 (extra args after it) -> $JOB_PID, $JOB_ID
-start_job() {
-  local dir=$T/$1
-  shift
-  mkdir -p "$dir"
-  (cd "$dir" && exec "$LZ" run -np $NP "${MCA[@]}" --timeout 300 "$@" "$PROG" $ITERS "$TAG" < "$INPUT" > out 2> err) &
-  JOB_PID=$!
-  local i
-  for i in $(seq 1 200); do
-    JOB_ID=$(job_id_of_pid $JOB_PID)
-    [ -n "$JOB_ID" ] && return 0
-    kill -0 $JOB_PID 2> /dev/null || fail "job exited before it appeared in lazarus ps"
-    sleep 0.1
-  done
-  fail "job did not appear in lazarus ps"
-}
-# Waits until rank 0's log in $1 has at least $2 lines.
-wait_lines() {
-  local i
-  for i in $(seq 1 3000); do
-    [ "$(wc -l < "$1/log.0" 2> /dev/null || echo 0)" -ge "$2" ] && return 0
-    sleep 0.01
-  done
-  fail "$1/log.0 did not reach $2 lines"
-}
-checkpoint() {  # extra args -> the snapshot's path in $SNAP
-  "$LZ" checkpoint "$JOB_ID" --wait "$@" > "$T/ck.out" 2>&1 || fail "checkpoint $* failed: $(cat "$T/ck.out")"
-  SNAP=$(grep -o 'committed: [^ ]*' "$T/ck.out" | cut -d' ' -f2)
-  [ -d "$SNAP" ] || fail "no committed snapshot: $(cat "$T/ck.out")"
 }
 # Every file of the reference run, byte for byte, in $1; and the result in $2.
 same_files() {
@@ -106,14 +66,6 @@ same_files() {
   done
   [ "$(result_of "$2")" = "$(result_of "$T/ref/out")" ] ||
     fail "result '$(result_of "$2")' != reference '$(result_of "$T/ref/out")'"
-}
-# kill -9 of rank $1 of the job, which must then recover and end well.
-kill_rank_and_wait() {
-  local victim
-  victim=$(rank_pid "$JOB_ID" "$1")
-  [ -n "$victim" ] || fail "cannot find rank $1's pid"
-  kill -9 "$victim"
-  wait $JOB_PID || fail "recovered job failed (status $?)"
 }
 # Runs until rank 0's log has 60 lines, checkpoints (snapshot 1, the job
 # goes on), runs until 150 lines, stops it with a second checkpoint.

@@ -36,22 +36,13 @@ CR=criu
 MCA=(--mca transport "$TRANSPORT" --mca cr $CR --mca snapshot_root "$T/store")
 MPI_FILES="ind.out shared.out coll.out nb.out"
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() {
-  echo "FAIL: $*"
-  for f in "$T"/*/out "$T"/*/err "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
-  exit 1
-}
+. "$(dirname "$0")/cr_job.sh"
+JOB_ENV=(-x CR_ITER_RELEASE="$T/release")
+BEFORE_WAIT=release_job
 
 if [ $CR = criu ]; then
   info=$("$LZ" info --mca cr criu 2>&1) || skip "cr/criu is unavailable here: $(echo "$info" | grep -i 'criu' | head -2 | tr '\n' ' ')"
 fi
-
-result_of() { grep -o 'result [0-9]*' "$1" | tail -1; }
-job_id_of_pid() { "$LZ" ps | awk -v p="$1" '$2 == p { print $1 }'; }
-job_file() { ls "${XDG_RUNTIME_DIR:-/nonexistent}/lazarus/jobs/$1.json" /tmp/lazarus-$(id -u)/jobs/$1.json 2>/dev/null | head -1; }
-rank_pid() { grep -o '"pid": [0-9]*' "$(job_file "$1")" | awk '{ print $2 }' | sed -n "$(($2 + 1))p"; }
-store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
 
 . "$(dirname "$0")/../../support/reference_run.sh"
 # The uninterrupted run, without the pauses (CR_ITER_RELEASE names a file
@@ -66,38 +57,6 @@ reference() {
 # release_job ends them once nothing more needs it alive, so the rest of
 # the run and every restart go at full speed.
 release_job() { touch "$T/release"; }
-# Starts the job in $T/$1 (extra args after it) -> $JOB_PID, $JOB_ID
-start_job() {
-  local dir=$T/$1
-  shift
-  mkdir -p "$dir"
-  rm -f "$T/release"
-  (cd "$dir" && exec "$LZ" run -np $NP "${MCA[@]}" --timeout 300 -x CR_ITER_RELEASE="$T/release" "$@" \
-    "$PROG" $ITERS "$TAG" < /dev/null > out 2> err) &
-  JOB_PID=$!
-  local i
-  for i in $(seq 1 200); do
-    JOB_ID=$(job_id_of_pid $JOB_PID)
-    [ -n "$JOB_ID" ] && return 0
-    kill -0 $JOB_PID 2> /dev/null || fail "job exited before it appeared in lazarus ps"
-    sleep 0.1
-  done
-  fail "job did not appear in lazarus ps"
-}
-# Waits until rank 0's log in $1 has at least $2 lines.
-wait_lines() {
-  local i
-  for i in $(seq 1 3000); do
-    [ "$(wc -l 2> /dev/null < "$1/log.0" || echo 0)" -ge "$2" ] && return 0
-    sleep 0.01
-  done
-  fail "$1/log.0 did not reach $2 lines"
-}
-checkpoint() {  # extra args -> the snapshot's path in $SNAP
-  "$LZ" checkpoint "$JOB_ID" --wait "$@" > "$T/ck.out" 2>&1 || fail "checkpoint $* failed: $(cat "$T/ck.out")"
-  SNAP=$(grep -o 'committed: [^ ]*' "$T/ck.out" | cut -d' ' -f2)
-  [ -d "$SNAP" ] || fail "no committed snapshot: $(cat "$T/ck.out")"
-}
 # Every file of the reference run, byte for byte, in $1; and the result in $2.
 same_files() {
   local r f
@@ -173,15 +132,6 @@ consistent_sizes() {
     [ -n "$m" ] && [ "$m" -ge $lo ] && [ "$m" -le $hi ] ||
       fail "${f%%:*} recorded at $n bytes (${m:-not whole} records) in $snap, not $lo to $hi (log.0 has $k lines)"
   done
-}
-# kill -9 of rank $1 of the job, which must then recover and end well.
-kill_rank_and_wait() {
-  local victim
-  victim=$(rank_pid "$JOB_ID" "$1")
-  [ -n "$victim" ] || fail "cannot find rank $1's pid"
-  kill -9 "$victim"
-  release_job
-  wait $JOB_PID || fail "recovered job failed (status $?)"
 }
 
 case "$SCEN" in
