@@ -25,6 +25,9 @@
 #            --term; restarted from the first snapshot on h1:1,h2:1: every
 #            file it keeps open is rolled back (rank 1's by h2's helper) and
 #            ends byte for byte as an uninterrupted run's.
+#   mpiio    the same with cr_mpiio.c's files open through MPI-IO (a view's
+#            individual pointer, the shared pointer in rank 0's window,
+#            collective and non-blocking writes).
 # After every job no process of it is left on any host. Skips (77) only
 # where namespaces or CRIU cannot work here.
 set -u
@@ -187,6 +190,45 @@ case $CASE in
     no_leftovers restart
     rm -f /dev/shm/lzcrf."$TAG".* /dev/shm/lzcrf."$TAG"r.*
     echo "hosts.restart.files: checkpointed on ${H[0]}+${H[1]}, restored from the first snapshot on ${H[1]}+${H[2]}: every file as uninterrupted"
+    ;;
+  mpiio)
+    # Files open through MPI-IO (cr_mpiio.c: an interleaving view at the
+    # individual pointer, ordered writes at the shared pointer held in rank
+    # 0's window, collective writes read back, an iwrite in flight) after a
+    # restart on other hosts: the shared pointer's window moves with rank 0
+    # and is reached by messages between the hosts; every file byte for
+    # byte an uninterrupted run's.
+    CR_MPIIO=$B/tests/cr/cr_mpiio
+    ITERS=300
+    mkdir -p "$D/ref" "$D/job"
+    (cd "$D/ref" && "$LZ" run -np 2 --mca cr none --timeout 120 -x CR_ITER_RELEASE=/ "$CR_MPIIO" $ITERS ref \
+      >"$D/ref.out" 2>&1) || fail "reference run failed"
+    (cd "$D/job" && on 0 "$LZ" run --host "${H[0]}:1,${H[1]}:1" -np 2 --mca launch_agent "$AGENT" --mca cr criu \
+      --mca snapshot_root "$STORE" --timeout 120 -x CR_ITER_RELEASE="$D/release" "$CR_MPIIO" $ITERS job \
+      >"$D/job.out" 2>"$D/job.err") &
+    job=$!
+    id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
+    lines() { wc -l < "$D/job/log.0" 2>/dev/null || echo 0; }
+    for i in $(seq 1 600); do [ "$(lines)" -ge 60 ] && break; sleep 0.05; done
+    "$LZ" checkpoint "$id" --wait >"$D/ck1.out" 2>&1 || fail "checkpoint failed: $(cat "$D/ck1.out")"
+    snap1=$(grep -o 'committed: [^ ]*' "$D/ck1.out" | cut -d' ' -f2)
+    for i in $(seq 1 600); do [ "$(lines)" -ge 150 ] && break; sleep 0.05; done
+    "$LZ" checkpoint "$id" --term --wait >"$D/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck2.out")"
+    wait $job || fail "the job stopped by --term exited $?"
+    grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
+    no_leftovers "checkpoint --term"
+    touch "$D/release"
+    (cd / && on 1 "$LZ" restart "$snap1" --host "${H[1]}:1,${H[2]}:1" --mca launch_agent "$AGENT" --timeout 120 \
+      >"$D/rs.out" 2>"$D/rs.err") || fail "restart on ${H[1]}, ${H[2]} failed"
+    grep -q "$D/job/shared.out: truncated to its size at the checkpoint" "$D/rs.err" ||
+      fail "shared.out was not rolled back: $(cat "$D/rs.err")"
+    for f in ind.out shared.out coll.out nb.out log.0 log.1; do
+      cmp "$D/ref/$f" "$D/job/$f" >/dev/null 2>&1 || fail "$f differs from an uninterrupted run's: $(cmp "$D/ref/$f" "$D/job/$f" 2>&1)"
+    done
+    got=$(grep -o 'result [0-9]*' "$D/rs.out")
+    [ "$got" = "$(grep -o 'result [0-9]*' "$D/ref.out")" ] || fail "restarted result '$got'"
+    no_leftovers restart
+    echo "hosts.restart.mpiio: checkpointed on ${H[0]}+${H[1]}, restored from the first snapshot on ${H[1]}+${H[2]}: every MPI file as uninterrupted"
     ;;
   *) fail "unknown case" ;;
 esac
