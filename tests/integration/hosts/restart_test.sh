@@ -64,6 +64,23 @@ wait_for() {  # file pattern
   fail "no '$2' in $1 after 60 s"
 }
 
+# The job $job (log.0 in $D/job) on h0+h1: a checkpoint once rank 0 has
+# logged 60 lines (its snapshot -> $snap1), the job going on, then a
+# checkpoint --term at 150 lines; nothing of it is left on any host.
+checkpoint_then_term() {
+  local id i
+  id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
+  lines() { wc -l < "$D/job/log.0" 2>/dev/null || echo 0; }
+  for i in $(seq 1 600); do [ "$(lines)" -ge 60 ] && break; sleep 0.05; done
+  "$LZ" checkpoint "$id" --wait >"$D/ck1.out" 2>&1 || fail "checkpoint failed: $(cat "$D/ck1.out")"
+  snap1=$(grep -o 'committed: [^ ]*' "$D/ck1.out" | cut -d' ' -f2)
+  for i in $(seq 1 600); do [ "$(lines)" -ge 150 ] && break; sleep 0.05; done
+  "$LZ" checkpoint "$id" --term --wait >"$D/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck2.out")"
+  wait $job || fail "the job stopped by --term exited $?"
+  grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
+  no_leftovers "checkpoint --term"
+}
+
 case $CASE in
   criu)
     ITERS=300
@@ -166,16 +183,7 @@ case $CASE in
     (cd "$D/job" && on 0 "$LZ" run --host "${H[0]}:1,${H[1]}:1" -np 2 --mca launch_agent "$AGENT" --mca cr criu \
       --mca snapshot_root "$STORE" --timeout 120 "$CR_FILES" $ITERS "$TAG" <"$D/input" >"$D/job.out" 2>"$D/job.err") &
     job=$!
-    id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
-    lines() { wc -l < "$D/job/log.0" 2>/dev/null || echo 0; }
-    for i in $(seq 1 600); do [ "$(lines)" -ge 60 ] && break; sleep 0.05; done
-    "$LZ" checkpoint "$id" --wait >"$D/ck1.out" 2>&1 || fail "checkpoint failed: $(cat "$D/ck1.out")"
-    snap1=$(grep -o 'committed: [^ ]*' "$D/ck1.out" | cut -d' ' -f2)
-    for i in $(seq 1 600); do [ "$(lines)" -ge 150 ] && break; sleep 0.05; done
-    "$LZ" checkpoint "$id" --term --wait >"$D/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck2.out")"
-    wait $job || fail "the job stopped by --term exited $?"
-    grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
-    no_leftovers "checkpoint --term"
+    checkpoint_then_term
     (cd / && on 1 "$LZ" restart "$snap1" --host "${H[1]}:1,${H[2]}:1" --mca launch_agent "$AGENT" --timeout 120 \
       >"$D/rs.out" 2>"$D/rs.err") || fail "restart on ${H[1]}, ${H[2]} failed"
     grep -q "rank 1: $D/job/log.1: truncated to its size at the checkpoint" "$D/rs.err" ||
@@ -207,16 +215,7 @@ case $CASE in
       --mca snapshot_root "$STORE" --timeout 120 -x CR_ITER_RELEASE="$D/release" "$CR_MPIIO" $ITERS job \
       >"$D/job.out" 2>"$D/job.err") &
     job=$!
-    id=$(job_of $job "${H[0]},${H[1]}") || fail "the job did not appear in lazarus ps"
-    lines() { wc -l < "$D/job/log.0" 2>/dev/null || echo 0; }
-    for i in $(seq 1 600); do [ "$(lines)" -ge 60 ] && break; sleep 0.05; done
-    "$LZ" checkpoint "$id" --wait >"$D/ck1.out" 2>&1 || fail "checkpoint failed: $(cat "$D/ck1.out")"
-    snap1=$(grep -o 'committed: [^ ]*' "$D/ck1.out" | cut -d' ' -f2)
-    for i in $(seq 1 600); do [ "$(lines)" -ge 150 ] && break; sleep 0.05; done
-    "$LZ" checkpoint "$id" --term --wait >"$D/ck2.out" 2>&1 || fail "checkpoint --term failed: $(cat "$D/ck2.out")"
-    wait $job || fail "the job stopped by --term exited $?"
-    grep -q result "$D/job.out" && fail "the job finished before the --term checkpoint"
-    no_leftovers "checkpoint --term"
+    checkpoint_then_term
     touch "$D/release"
     (cd / && on 1 "$LZ" restart "$snap1" --host "${H[1]}:1,${H[2]}:1" --mca launch_agent "$AGENT" --timeout 120 \
       >"$D/rs.out" 2>"$D/rs.err") || fail "restart on ${H[1]}, ${H[2]} failed"
