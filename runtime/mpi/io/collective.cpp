@@ -2,8 +2,9 @@
 // I/O with collective buffering, as ROMIO does it (Thakur, Gropp, Lusk,
 // "Data sieving and collective I/O in ROMIO", 1999).
 //
-// The ranks' file ranges are spread over a few aggregators (one per host
-// by default, cb_nodes to choose), each owning one contiguous file domain.
+// The ranks' file ranges are spread over aggregators (every rank by
+// default; cb_config_list and cb_nodes choose fewer), each owning one
+// contiguous file domain.
 // In rounds of cb_buffer_size bytes per domain, every rank sends each
 // aggregator the pieces of its access that fall in the aggregator's window
 // (an all-to-all of piece lists and data); the aggregator writes its window
@@ -37,8 +38,18 @@ struct Extent {
   uint64_t lo, hi;  // file bytes [lo, hi); lo > hi: no data
 };
 
-// The aggregators: the first rank of each host, then more round-robin over
-// the hosts when cb_nodes asks for more (at most one per rank).
+// The aggregators: per host, as many ranks as cb_config_list allows ("*:*",
+// the default: every rank; "*:N": N, ROMIO's "*:1" one per host), taken
+// level by level (every host's first rank, then every host's second ...),
+// at most cb_nodes of them.
+//
+// Every rank by default, not ROMIO's one per host: over a local file system
+// the aggregators' system calls are copies into the page cache, which one
+// core per host does alone; with every rank aggregating, each writes one
+// contiguous domain and the exchange is a balanced all-to-all. Measured with
+// tests/perf/io.c on one 2-core host, 1 GiB: np 4 write 3.2 against 1.9
+// GB/s and read 5.1 against 2.0; np 8 write 1.8 against 1.1, read 2.9
+// against 1.1. A parallel file system's clients may prefer fewer: "*:1".
 const std::vector<int>& aggregators(MPI_File fh) {
   if (!fh->aggregators.empty()) return fh->aggregators;
   int rank = 0, size = 1;
@@ -51,15 +62,19 @@ const std::vector<int>& aggregators(MPI_File fh) {
   PMPI_Comm_free(&local);
   std::vector<int> local_ranks(static_cast<size_t>(size));
   PMPI_Allgather(&local_rank, 1, MPI_INT, local_ranks.data(), 1, MPI_INT, fh->comm);
-  int hosts = 0;
-  for (int r : local_ranks) hosts += r == 0;
+  const std::string config = hint_in_use(fh, "cb_config_list");
+  int per_host = size;
+  if (config.size() > 2 && config.compare(0, 2, "*:") == 0 && config != "*:*")
+    per_host = std::max(1, std::atoi(config.c_str() + 2));
   int want = std::atoi(hint_in_use(fh, "cb_nodes").c_str());
-  if (want <= 0) want = hosts;
+  if (want <= 0) want = size;
   want = std::min(want, size);
-  // Ranks by their place on their host: all firsts, then all seconds ...
-  for (int level = 0; static_cast<int>(fh->aggregators.size()) < want; ++level)
+  for (int level = 0; level < per_host && static_cast<int>(fh->aggregators.size()) < want; ++level) {
+    const size_t before = fh->aggregators.size();
     for (int r = 0; r < size && static_cast<int>(fh->aggregators.size()) < want; ++r)
       if (local_ranks[static_cast<size_t>(r)] == level) fh->aggregators.push_back(r);
+    if (fh->aggregators.size() == before) break;  // no host has that many ranks
+  }
   std::sort(fh->aggregators.begin(), fh->aggregators.end());
   return fh->aggregators;
 }

@@ -16,7 +16,7 @@ const Hints& defaults() {
   static const Hints d = {{"cb_buffer_size", "4194304"},
                           {"romio_cb_read", "automatic"},
                           {"romio_cb_write", "automatic"},
-                          {"cb_nodes", ""},
+                          {"cb_nodes", ""},               {"cb_config_list", "*:*"},
                           {"romio_ds_read", "automatic"},
                           {"romio_ds_write", "disable"},
                           {"ind_rd_buffer_size", "4194304"},

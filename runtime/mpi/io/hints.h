@@ -1,7 +1,8 @@
 // MPI-IO hints (MPI-3.1 section 13.2.8) and the ones ROMIO made common:
 // which are acted on, and what MPI_File_get_info reports as in use.
 //
-// Acted on: cb_buffer_size, cb_nodes, romio_cb_read / romio_cb_write
+// Acted on: cb_buffer_size, cb_nodes, cb_config_list ("*:N" aggregators per
+// host, "*:*"), romio_cb_read / romio_cb_write
 // (enable | disable | automatic: collective buffering), romio_ds_read /
 // romio_ds_write (data sieving), ind_rd_buffer_size / ind_wr_buffer_size
 // (the sieve), striping_factor / striping_unit (the aggregators' file
@@ -26,7 +27,7 @@ void merge_hints(MPI_File fh, const Hints& more);
 // The hints in use: the given ones and the defaults of the acted-on ones.
 Hints hints_in_use(MPI_File fh);
 // One acted-on hint's value in use: the program's, else the default ("" for
-// cb_nodes before the first collective access: one per host).
+// cb_nodes before the first collective access: every rank).
 std::string hint_in_use(MPI_File fh, const std::string& key);
 
 }  // namespace lz::rt::io
