@@ -13,15 +13,11 @@ namespace {
 // aggregator's window stays in cache between the exchange and the write:
 // tests/perf/io.c, np 4, 64 MiB, write 1.5 against 0.8 GB/s).
 const Hints& defaults() {
-  static const Hints d = {{"cb_buffer_size", "4194304"},
-                          {"romio_cb_read", "automatic"},
-                          {"romio_cb_write", "automatic"},
-                          {"cb_nodes", ""},               {"cb_config_list", "*:*"},
-                          {"romio_ds_read", "automatic"},
-                          {"romio_ds_write", "disable"},
-                          {"ind_rd_buffer_size", "4194304"},
-                          {"ind_wr_buffer_size", "524288"},
-                          {"striping_unit", "0"},
+  static const Hints d = {{"cb_buffer_size", "4194304"},    {"romio_cb_read", "automatic"},
+                          {"romio_cb_write", "automatic"},  {"cb_nodes", ""},
+                          {"cb_config_list", "*:*"},        {"romio_ds_read", "automatic"},
+                          {"romio_ds_write", "disable"},    {"ind_rd_buffer_size", "4194304"},
+                          {"ind_wr_buffer_size", "524288"}, {"striping_unit", "0"},
                           {"striping_factor", "0"}};
   return d;
 }
