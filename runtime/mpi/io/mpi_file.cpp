@@ -114,6 +114,9 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   }
   auto* f = new lz_mpi_file_s;
   f->comm = *dup;
+  // The file's own communicator returns errors: the file's handler is the
+  // one that applies (a non-blocking operation's request names it).
+  f->comm->errhandler = MPI_ERRORS_RETURN;
   f->path = path;
   f->amode = amode;
   f->fd = fd;
