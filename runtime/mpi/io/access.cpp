@@ -6,48 +6,31 @@
 
 namespace lz::rt::io {
 
-namespace {
-
-int no_individual_pointer(const char* fn, MPI_File fh) {
-  return file_error(fh, fn, MPI_ERR_UNSUPPORTED_OPERATION,
-                    "a file opened MPI_MODE_SEQUENTIAL has no individual pointer and no explicit offsets: use the "
-                    "shared pointer (MPI_File_write_shared, _ordered)");
+int place(const char* fn, MPI_File fh, bool write, Position at, MPI_Offset offset, const void* buf, int count,
+          MPI_Datatype dt, Transfer* t) {
+  *t = Transfer{fh, write, 0, const_cast<void*>(buf), count, dt};
+  if (int e = check_access(fn, fh, write)) return e;
+  if (at != Position::kShared && (fh->amode & MPI_MODE_SEQUENTIAL))
+    return file_error(fh, fn, MPI_ERR_UNSUPPORTED_OPERATION,
+                      "a file opened MPI_MODE_SEQUENTIAL has no individual pointer and no explicit offsets: use the "
+                      "shared pointer (MPI_File_write_shared, _ordered)");
+  if (at == Position::kExplicit && offset < 0)
+    return file_error(fh, fn, MPI_ERR_ARG, "negative offset " + std::to_string(offset));
+  if (int e = prepare(fn, t)) return e;
+  MPI_Offset etypes = at == Position::kExplicit ? offset : fh->pointer;
+  if (at == Position::kShared)
+    if (int e = shared_pointer_fetch_add(fh, static_cast<MPI_Offset>(t->bytes / fh->etype_size()), &etypes))
+      return file_error(fh, fn, e, "moving the shared file pointer failed");
+  t->start = stream_byte(fh, etypes);
+  return MPI_SUCCESS;
 }
 
-}  // namespace
-
-int access_at(const char* fn, MPI_File fh, bool write, MPI_Offset offset, const void* buf, int count, MPI_Datatype dt,
-              MPI_Status* st) {
-  if (int e = check_access(fn, fh, write)) return e;
-  if (fh->amode & MPI_MODE_SEQUENTIAL) return no_individual_pointer(fn, fh);
-  if (offset < 0) return file_error(fh, fn, MPI_ERR_ARG, "negative offset " + std::to_string(offset));
-  Transfer t{fh, write, stream_byte(fh, offset), const_cast<void*>(buf), count, dt};
-  if (int e = prepare(fn, &t)) return e;
+int access(const char* fn, MPI_File fh, bool write, Position at, MPI_Offset offset, const void* buf, int count,
+           MPI_Datatype dt, MPI_Status* st) {
+  Transfer t{fh, write, 0, nullptr, 0, dt};
+  if (int e = place(fn, fh, write, at, offset, buf, count, dt, &t)) return e;
   run(&t);
-  return finish(fn, t, st);
-}
-
-int access_individual(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
-                      MPI_Status* st) {
-  if (int e = check_access(fn, fh, write)) return e;
-  if (fh->amode & MPI_MODE_SEQUENTIAL) return no_individual_pointer(fn, fh);
-  Transfer t{fh, write, stream_byte(fh, fh->pointer), const_cast<void*>(buf), count, dt};
-  if (int e = prepare(fn, &t)) return e;
-  run(&t);
-  fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
-  return finish(fn, t, st);
-}
-
-int access_shared(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
-                  MPI_Status* st) {
-  if (int e = check_access(fn, fh, write)) return e;
-  Transfer t{fh, write, 0, const_cast<void*>(buf), count, dt};
-  if (int e = prepare(fn, &t)) return e;
-  MPI_Offset at = 0;
-  if (int e = shared_pointer_fetch_add(fh, static_cast<MPI_Offset>(t.bytes / fh->etype_size()), &at))
-    return file_error(fh, fn, e, "moving the shared file pointer failed");
-  t.start = stream_byte(fh, at);
-  run(&t);
+  if (at == Position::kIndividual) fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
   return finish(fn, t, st);
 }
 

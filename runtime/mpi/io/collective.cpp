@@ -13,7 +13,7 @@
 //
 // Used when the ranks' accesses interleave (romio_cb_read / romio_cb_write
 // "automatic", the default) or always ("enable"); otherwise, and with
-// "disable", each rank accesses its own ranges (access_at's path), which is
+// "disable", each rank accesses its own ranges (access()'s path), which is
 // best for ranks writing disjoint contiguous blocks.
 #include <sys/stat.h>
 
@@ -204,21 +204,18 @@ uint64_t bytes_before_eof(MPI_File fh, const std::vector<Segment>& segs) {
 int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Offset offset, const void* buf, int count,
                MPI_Datatype dt, MPI_Status* st) {
   if (int e = check_file(fn, fh)) return e;
-  int bad = check_access(fn, fh, write);
-  if (!bad && (fh->amode & MPI_MODE_SEQUENTIAL))
-    bad = file_error(fh, fn, MPI_ERR_UNSUPPORTED_OPERATION,
-                     "a file opened MPI_MODE_SEQUENTIAL has no individual pointer and no explicit offsets");
-  if (!bad && offset < 0) bad = file_error(fh, fn, MPI_ERR_ARG, "negative offset " + std::to_string(offset));
-  Transfer t{fh, write, stream_byte(fh, at_pointer ? fh->pointer : offset), const_cast<void*>(buf), count, dt};
-  if (!bad) bad = prepare(fn, &t);
-
-  const std::string mode = hint_in_use(fh, write ? "romio_cb_write" : "romio_cb_read");
-  if (mode == "disable") {  // no exchange at all: each rank on its own
+  // A rank whose arguments are bad still takes part, with nothing.
+  Transfer t{fh, write, 0, nullptr, 0, dt};
+  const int bad =
+      place(fn, fh, write, at_pointer ? Position::kIndividual : Position::kExplicit, offset, buf, count, dt, &t);
+  auto independent = [&] {  // each rank its own ranges
     if (bad) return bad;
     run(&t);
     if (at_pointer) fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
     return finish(fn, t, st);
-  }
+  };
+  const std::string mode = hint_in_use(fh, write ? "romio_cb_write" : "romio_cb_read");
+  if (mode == "disable") return independent();  // no exchange at all
 
   std::vector<Segment> segs;
   if (!bad) fh->view.map(t.start, t.bytes, &segs);
@@ -240,12 +237,7 @@ int access_all(const char* fn, MPI_File fh, bool write, bool at_pointer, MPI_Off
   std::sort(sorted.begin(), sorted.end(), [](const Extent& a, const Extent& b) { return a.lo < b.lo; });
   bool interleaved = false;
   for (size_t i = 1; i < sorted.size(); ++i) interleaved = interleaved || sorted[i].lo < sorted[i - 1].hi;
-  if (glo >= ghi || (mode != "enable" && !interleaved)) {
-    if (bad) return bad;
-    run(&t);
-    if (at_pointer) fh->pointer += static_cast<MPI_Offset>(t.done / fh->etype_size());
-    return finish(fn, t, st);
-  }
+  if (glo >= ghi || (mode != "enable" && !interleaved)) return independent();
 
   // ---- two-phase ----------------------------------------------------------------
   const std::vector<int>& aggr = aggregators(fh);

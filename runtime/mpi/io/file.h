@@ -123,15 +123,22 @@ inline uint64_t stream_byte(MPI_File fh, MPI_Offset etypes) { return static_cast
 
 namespace lz::rt::io {
 
-// The blocking accesses every data-access call reduces to. Explicit offset
-// (in etypes of the view):
-int access_at(const char* fn, MPI_File fh, bool write, MPI_Offset offset, const void* buf, int count, MPI_Datatype dt,
-              MPI_Status* st);
-// At the individual pointer, which moves past what was accessed:
-int access_individual(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
-                      MPI_Status* st);
-// At the shared pointer, which moves past what was asked (atomically):
-int access_shared(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt, MPI_Status* st);
+// Where an access starts.
+enum class Position {
+  kExplicit,    // an offset the call gives, in etypes of the view
+  kIndividual,  // the rank's own file pointer
+  kShared,      // the file's shared pointer
+};
+// Checks an access's arguments and positions it in *t (prepared): at
+// `offset` (kExplicit only), at the individual pointer, which is not moved
+// here (a blocking call moves it past what it accessed, a non-blocking one
+// by what it asks), or at the shared pointer, which is moved now, by what
+// is asked, atomically among the ranks.
+int place(const char* fn, MPI_File fh, bool write, Position at, MPI_Offset offset, const void* buf, int count,
+          MPI_Datatype dt, Transfer* t);
+// A blocking independent access (MPI_File_read_at, _write, _read_shared ...).
+int access(const char* fn, MPI_File fh, bool write, Position at, MPI_Offset offset, const void* buf, int count,
+           MPI_Datatype dt, MPI_Status* st);
 // Collective, in rank order at the shared pointer (MPI_File_*_ordered):
 int access_ordered(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
                    MPI_Status* st);

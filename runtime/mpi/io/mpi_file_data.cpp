@@ -43,7 +43,7 @@ extern "C" {
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   static constexpr const char* kFn = "MPI_File_read_at";
   LZ_MPI_ENTRY(kFn);
-  return access_at(kFn, fh, false, offset, buf, count, datatype, status);
+  return access(kFn, fh, false, Position::kExplicit, offset, buf, count, datatype, status);
 }
 
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
@@ -56,7 +56,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   static constexpr const char* kFn = "MPI_File_read";
   LZ_MPI_ENTRY(kFn);
-  return access_individual(kFn, fh, false, buf, count, datatype, status);
+  return access(kFn, fh, false, Position::kIndividual, 0, buf, count, datatype, status);
 }
 
 int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
@@ -68,7 +68,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   static constexpr const char* kFn = "MPI_File_read_shared";
   LZ_MPI_ENTRY(kFn);
-  return access_shared(kFn, fh, false, buf, count, datatype, status);
+  return access(kFn, fh, false, Position::kShared, 0, buf, count, datatype, status);
 }
 
 int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
@@ -123,7 +123,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
                       MPI_Status* status) {
   static constexpr const char* kFn = "MPI_File_write_at";
   LZ_MPI_ENTRY(kFn);
-  return access_at(kFn, fh, true, offset, buf, count, datatype, status);
+  return access(kFn, fh, true, Position::kExplicit, offset, buf, count, datatype, status);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
@@ -136,7 +136,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
 int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   static constexpr const char* kFn = "MPI_File_write";
   LZ_MPI_ENTRY(kFn);
-  return access_individual(kFn, fh, true, buf, count, datatype, status);
+  return access(kFn, fh, true, Position::kIndividual, 0, buf, count, datatype, status);
 }
 
 int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
@@ -148,7 +148,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
 int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
   static constexpr const char* kFn = "MPI_File_write_shared";
   LZ_MPI_ENTRY(kFn);
-  return access_shared(kFn, fh, true, buf, count, datatype, status);
+  return access(kFn, fh, true, Position::kShared, 0, buf, count, datatype, status);
 }
 
 int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {

@@ -77,42 +77,14 @@ int start(const char* fn, const Transfer& t, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int start_at(const char* fn, MPI_File fh, bool write, MPI_Offset offset, const void* buf, int count, MPI_Datatype dt,
-             MPI_Request* request) {
-  if (int e = check_access(fn, fh, write)) return e;
+// Positions the operation now and starts it (the individual pointer moves
+// by what is asked).
+int start_at(const char* fn, MPI_File fh, bool write, Position at, MPI_Offset offset, const void* buf, int count,
+             MPI_Datatype dt, MPI_Request* request) {
   if (request == nullptr) return file_error(fh, fn, MPI_ERR_ARG, "request is NULL");
-  if (fh->amode & MPI_MODE_SEQUENTIAL)
-    return file_error(fh, fn, MPI_ERR_UNSUPPORTED_OPERATION,
-                      "a file opened MPI_MODE_SEQUENTIAL has no explicit offsets");
-  if (offset < 0) return file_error(fh, fn, MPI_ERR_ARG, "negative offset " + std::to_string(offset));
-  Transfer t{fh, write, stream_byte(fh, offset), const_cast<void*>(buf), count, dt};
-  if (int e = prepare(fn, &t)) return e;
-  return start(fn, t, request);
-}
-
-int start_individual(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
-                     MPI_Request* request) {
-  if (int e = check_access(fn, fh, write)) return e;
-  if (request == nullptr) return file_error(fh, fn, MPI_ERR_ARG, "request is NULL");
-  if (fh->amode & MPI_MODE_SEQUENTIAL)
-    return file_error(fh, fn, MPI_ERR_UNSUPPORTED_OPERATION,
-                      "a file opened MPI_MODE_SEQUENTIAL has no individual pointer");
-  Transfer t{fh, write, stream_byte(fh, fh->pointer), const_cast<void*>(buf), count, dt};
-  if (int e = prepare(fn, &t)) return e;
-  fh->pointer += static_cast<MPI_Offset>(t.bytes / fh->etype_size());
-  return start(fn, t, request);
-}
-
-int start_shared(const char* fn, MPI_File fh, bool write, const void* buf, int count, MPI_Datatype dt,
-                 MPI_Request* request) {
-  if (int e = check_access(fn, fh, write)) return e;
-  if (request == nullptr) return file_error(fh, fn, MPI_ERR_ARG, "request is NULL");
-  Transfer t{fh, write, 0, const_cast<void*>(buf), count, dt};
-  if (int e = prepare(fn, &t)) return e;
-  MPI_Offset at = 0;
-  if (int e = shared_pointer_fetch_add(fh, static_cast<MPI_Offset>(t.bytes / fh->etype_size()), &at))
-    return file_error(fh, fn, e, "moving the shared file pointer failed");
-  t.start = stream_byte(fh, at);
+  Transfer t{fh, write, 0, nullptr, 0, dt};
+  if (int e = place(fn, fh, write, at, offset, buf, count, dt, &t)) return e;
+  if (at == Position::kIndividual) fh->pointer += static_cast<MPI_Offset>(t.bytes / fh->etype_size());
   return start(fn, t, request);
 }
 
@@ -124,64 +96,64 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
                       MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iread_at";
   LZ_MPI_ENTRY(kFn);
-  return start_at(kFn, fh, false, offset, buf, count, datatype, request);
+  return start_at(kFn, fh, false, Position::kExplicit, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                           MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iread_at_all";
   LZ_MPI_ENTRY(kFn);
-  return start_at(kFn, fh, false, offset, buf, count, datatype, request);
+  return start_at(kFn, fh, false, Position::kExplicit, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iread";
   LZ_MPI_ENTRY(kFn);
-  return start_individual(kFn, fh, false, buf, count, datatype, request);
+  return start_at(kFn, fh, false, Position::kIndividual, 0, buf, count, datatype, request);
 }
 
 int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iread_all";
   LZ_MPI_ENTRY(kFn);
-  return start_individual(kFn, fh, false, buf, count, datatype, request);
+  return start_at(kFn, fh, false, Position::kIndividual, 0, buf, count, datatype, request);
 }
 
 int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iread_shared";
   LZ_MPI_ENTRY(kFn);
-  return start_shared(kFn, fh, false, buf, count, datatype, request);
+  return start_at(kFn, fh, false, Position::kShared, 0, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
                        MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iwrite_at";
   LZ_MPI_ENTRY(kFn);
-  return start_at(kFn, fh, true, offset, buf, count, datatype, request);
+  return start_at(kFn, fh, true, Position::kExplicit, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
                            MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iwrite_at_all";
   LZ_MPI_ENTRY(kFn);
-  return start_at(kFn, fh, true, offset, buf, count, datatype, request);
+  return start_at(kFn, fh, true, Position::kExplicit, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iwrite";
   LZ_MPI_ENTRY(kFn);
-  return start_individual(kFn, fh, true, buf, count, datatype, request);
+  return start_at(kFn, fh, true, Position::kIndividual, 0, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iwrite_all";
   LZ_MPI_ENTRY(kFn);
-  return start_individual(kFn, fh, true, buf, count, datatype, request);
+  return start_at(kFn, fh, true, Position::kIndividual, 0, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
   static constexpr const char* kFn = "MPI_File_iwrite_shared";
   LZ_MPI_ENTRY(kFn);
-  return start_shared(kFn, fh, true, buf, count, datatype, request);
+  return start_at(kFn, fh, true, Position::kShared, 0, buf, count, datatype, request);
 }
 
 }  // extern "C"
