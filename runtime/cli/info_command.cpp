@@ -210,8 +210,10 @@ int run_info(const InfoOptions& opt) {
     std::printf("Parameters (name = value [source]):\n");
     for (const Param* p : params) {
       std::string src = p->source.kind == SourceKind::kDefault ? "default" : p->source.describe();
+      std::string type = param_type_name(p->spec.type);
+      if (p->spec.type == ParamType::kEnum && p->spec.choices != nullptr) type += " " + std::string(p->spec.choices);
       std::printf("  %s = %s  [%s; %s, default '%s']\n      %s\n", p->name.c_str(),
-                  format_param_value(p->spec.type, p->value).c_str(), src.c_str(), param_type_name(p->spec.type),
+                  format_param_value(p->spec.type, p->value).c_str(), src.c_str(), type.c_str(),
                   p->default_text.c_str(), p->spec.help ? p->spec.help : "");
     }
   }

@@ -3,7 +3,7 @@
 //
 //   function              algorithm(s)                                   switch point (TunedConfig / parameter)
 //   barrier               dissemination                                  -
-//   bcast                 binomial tree                                  -
+//   bcast                 binomial tree | scatter + ring allgather       bcast_scatter_allgather_min (bytes)
 //   reduce                binomial tree (rank-ordered tree rooted at 0   -
 //                         plus a send to the root for non-commutative ops)
 //   allreduce             recursive doubling (any op, any size) |        allreduce_rabenseifner_min (bytes)
@@ -13,7 +13,8 @@
 //                         (commutative, count >= size)
 //   allgather             Bruck | ring                                   allgather_bruck_max (total bytes)
 //   allgatherv            ring                                           -
-//   alltoall(v)           linear (all posted at once) | pairwise         alltoall_pairwise_min (bytes per block)
+//   alltoall(v)           linear (all posted at once) | pairwise |       alltoall_pairwise_min (bytes per block)
+//                         Bruck (alltoall only)                          alltoall_bruck_max, alltoall_bruck_min_ranks
 //   reduce_scatter(_block) pairwise exchange (commutative) | binomial     -
 //                         reduce + linear scatter (non-commutative)
 //   scan, exscan          recursive doubling (order-preserving)          -
@@ -22,6 +23,11 @@
 // ops stay correct; the non-commutative reduce-scatter is
 // coll_base/reduce_scatter_via_reduce.h over the binomial reduce.
 // gather(v) and scatter(v) are left to coll/basic (not in enable()).
+//
+// coll_tuned_<op>_algorithm (Open MPI's names) forces one algorithm instead
+// of the switch points; a call the forced algorithm cannot serve (Rabenseifner
+// on a non-commutative op, Bruck for alltoallv, a vector shorter than the
+// ranks) takes the one the switch points give.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +36,26 @@
 
 namespace lz::coll {
 
+// Forced algorithms (coll_tuned_<op>_algorithm); kAuto: the switch points.
+enum class BcastAlg { kAuto, kBinomial, kScatterAllgather };
+enum class AllreduceAlg { kAuto, kRecursiveDoubling, kRabenseifner, kRing };
+enum class AllgatherAlg { kAuto, kBruck, kRing };
+enum class AlltoallAlg { kAuto, kLinear, kPairwise, kBruck };
+enum class ReduceScatterAlg { kAuto, kPairwise, kReduceScatterv };
+
 struct TunedConfig {
   int64_t allreduce_rabenseifner_min = 64 * 1024;
   int64_t allreduce_ring_min = 4 << 20;
   int64_t allgather_bruck_max = 16 * 1024;
   int64_t alltoall_pairwise_min = 1024;
+  int64_t alltoall_bruck_max = 256;
+  int alltoall_bruck_min_ranks = 8;
+  int64_t bcast_scatter_allgather_min = 512 * 1024;
+  BcastAlg bcast = BcastAlg::kAuto;
+  AllreduceAlg allreduce = AllreduceAlg::kAuto;
+  AllgatherAlg allgather = AllgatherAlg::kAuto;
+  AlltoallAlg alltoall = AlltoallAlg::kAuto;
+  ReduceScatterAlg reduce_scatter = ReduceScatterAlg::kAuto;
 };
 
 class TunedModule final : public Module {
@@ -75,6 +96,8 @@ enum Tag : int {
 };
 Status barrier_dissemination(Comm& comm);
 Status bcast_binomial(void* buf, int count, const Datatype& dt, int root, Comm& comm);
+// Contiguous datatypes (others: the binomial tree).
+Status bcast_scatter_allgather(void* buf, int count, const Datatype& dt, int root, Comm& comm);
 Status reduce_binomial(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, int root,
                        Comm& comm);
 Status allreduce_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
@@ -90,6 +113,8 @@ Status allgatherv_ring(const void* sbuf, int scount, const Datatype& sdt, void* 
                        const int* displs, const Datatype& rdt, Comm& comm);
 Status alltoallv_pairwise(const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt, void* rbuf,
                           const int* rcounts, const int* rdispls, const Datatype& rdt, Comm& comm);
+Status alltoall_bruck(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount, const Datatype& rdt,
+                      Comm& comm);
 Status alltoallv_linear(const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt, void* rbuf,
                         const int* rcounts, const int* rdispls, const Datatype& rdt, Comm& comm);
 // Requires op.commutative().

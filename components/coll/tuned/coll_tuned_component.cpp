@@ -1,6 +1,8 @@
 // Descriptor of coll/tuned: the switch points are its parameters.
+#include <cstring>
 #include <iterator>
 #include <memory>
+#include <string>
 
 #include "coll_tuned.h"
 #include "lazarus/param_store.h"
@@ -22,7 +24,49 @@ constexpr lz::ParamSpec kParams[] = {
      "Alltoall(v) block size (bytes per peer, largest of this rank's) from which the pairwise exchange is used; "
      "below it every transfer is posted at once",
      5},
+    {"alltoall_bruck_max", lz::ParamType::kSize, "256",
+     "Alltoall block size (bytes per peer) up to which Bruck's log-round algorithm is used on communicators of "
+     "at least alltoall_bruck_min_ranks ranks",
+     5},
+    {"alltoall_bruck_min_ranks", lz::ParamType::kInt, "8",
+     "Smallest communicator on which Alltoall uses Bruck's algorithm", 5},
+    {"bcast_scatter_allgather_min", lz::ParamType::kSize, "512k",
+     "Bcast message size (bytes) from which the scatter + ring allgather algorithm is used on 3 or more ranks "
+     "(contiguous datatypes); below it, the binomial tree",
+     5},
+    // Forcing one algorithm (Open MPI's coll_tuned_<op>_algorithm, by name).
+    {"barrier_algorithm", lz::ParamType::kEnum, "auto", "Barrier algorithm: auto (the switch points) or forced", 5,
+     "auto|dissemination"},
+    {"bcast_algorithm", lz::ParamType::kEnum, "auto",
+     "Bcast algorithm: auto (bcast_scatter_allgather_min decides) or forced", 5, "auto|binomial|scatter_allgather"},
+    {"reduce_algorithm", lz::ParamType::kEnum, "auto", "Reduce algorithm: auto or forced", 5, "auto|binomial"},
+    {"allreduce_algorithm", lz::ParamType::kEnum, "auto",
+     "Allreduce algorithm: auto (allreduce_rabenseifner_min and allreduce_ring_min decide) or forced; "
+     "rabenseifner and ring need a commutative op and enough elements, and fall back to the automatic choice "
+     "where they cannot run",
+     5, "auto|recursive_doubling|rabenseifner|ring"},
+    {"allgather_algorithm", lz::ParamType::kEnum, "auto",
+     "Allgather algorithm: auto (allgather_bruck_max decides) or forced", 5, "auto|bruck|ring"},
+    {"alltoall_algorithm", lz::ParamType::kEnum, "auto",
+     "Alltoall(v) algorithm: auto (alltoall_pairwise_min and alltoall_bruck_max decide) or forced; bruck serves "
+     "MPI_Alltoall only (alltoallv then decides automatically)",
+     5, "auto|linear|pairwise|bruck"},
+    {"reduce_scatter_algorithm", lz::ParamType::kEnum, "auto",
+     "Reduce_scatter(_block) algorithm: auto or forced; pairwise needs a commutative op", 5,
+     "auto|pairwise|reduce_scatterv"},
 };
+
+// Index of `value` in "auto|a|b" (0 for auto); the registry has checked it.
+int choice(const char* choices, const std::string& value) {
+  int index = 0;
+  for (const char* p = choices;; ++index) {
+    const char* bar = std::strchr(p, '|');
+    const size_t len = bar ? static_cast<size_t>(bar - p) : std::strlen(p);
+    if (value.size() == len && value.compare(0, len, p, len) == 0) return index;
+    if (!bar) return 0;
+    p = bar + 1;
+  }
+}
 
 lz::StatusOr<std::unique_ptr<lz::Module>> query(const lz::QueryContext& ctx) {
   lz::coll::TunedConfig cfg;
@@ -35,6 +79,22 @@ lz::StatusOr<std::unique_ptr<lz::Module>> query(const lz::QueryContext& ctx) {
     cfg.allreduce_ring_min = get("allreduce_ring_min", cfg.allreduce_ring_min);
     cfg.allgather_bruck_max = get("allgather_bruck_max", cfg.allgather_bruck_max);
     cfg.alltoall_pairwise_min = get("alltoall_pairwise_min", cfg.alltoall_pairwise_min);
+    cfg.alltoall_bruck_max = get("alltoall_bruck_max", cfg.alltoall_bruck_max);
+    cfg.alltoall_bruck_min_ranks = static_cast<int>(get("alltoall_bruck_min_ranks", cfg.alltoall_bruck_min_ranks));
+    cfg.bcast_scatter_allgather_min = get("bcast_scatter_allgather_min", cfg.bcast_scatter_allgather_min);
+    auto alg = [&](const char* name) {
+      std::string full = ctx.param_prefix + name;
+      if (!ctx.params->is_registered(full)) return 0;
+      for (const auto& spec : kParams) {
+        if (std::strcmp(spec.name, name) == 0) return choice(spec.choices, ctx.params->get_string(full));
+      }
+      return 0;
+    };
+    cfg.bcast = static_cast<lz::coll::BcastAlg>(alg("bcast_algorithm"));
+    cfg.allreduce = static_cast<lz::coll::AllreduceAlg>(alg("allreduce_algorithm"));
+    cfg.allgather = static_cast<lz::coll::AllgatherAlg>(alg("allgather_algorithm"));
+    cfg.alltoall = static_cast<lz::coll::AlltoallAlg>(alg("alltoall_algorithm"));
+    cfg.reduce_scatter = static_cast<lz::coll::ReduceScatterAlg>(alg("reduce_scatter_algorithm"));
   }
   return std::unique_ptr<lz::Module>(new lz::coll::TunedModule(cfg));
 }

@@ -1,10 +1,11 @@
 // coll/tuned: which functions it provides, and the switch points between its
 // algorithms.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
-#include "coll_tuned.h"
 #include "coll_base/pow2_fold.h"
+#include "coll_tuned.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/datatype/op.h"
 
@@ -19,6 +20,11 @@ uint32_t TunedModule::enable(Comm&) {
 Status TunedModule::barrier(Comm& comm) { return tuned::barrier_dissemination(comm); }
 
 Status TunedModule::bcast(void* buf, int count, const Datatype& dt, int root, Comm& comm) {
+  const int64_t bytes = static_cast<int64_t>(count) * static_cast<int64_t>(dt.size());
+  const bool scatter_allgather = cfg_.bcast == BcastAlg::kAuto
+                                     ? comm.size() > 2 && bytes >= cfg_.bcast_scatter_allgather_min
+                                     : cfg_.bcast == BcastAlg::kScatterAllgather;
+  if (scatter_allgather) return tuned::bcast_scatter_allgather(buf, count, dt, root, comm);
   return tuned::bcast_binomial(buf, count, dt, root, comm);
 }
 
@@ -30,19 +36,27 @@ Status TunedModule::reduce(const void* sbuf, void* rbuf, int count, const Dataty
 Status TunedModule::allreduce(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                               Comm& comm) {
   const int64_t bytes = static_cast<int64_t>(count) * static_cast<int64_t>(dt.size());
-  if (op.commutative() && count >= comm.size() && comm.size() > 1 && bytes >= cfg_.allreduce_ring_min)
-    return tuned::allreduce_ring(sbuf, rbuf, count, dt, op, comm);
-  if (op.commutative() && count >= base::pow2_floor(comm.size()) && comm.size() > 1 &&
-      bytes >= cfg_.allreduce_rabenseifner_min) {
-    return tuned::allreduce_rabenseifner(sbuf, rbuf, count, dt, op, comm);
+  const bool ring_can = op.commutative() && count >= comm.size() && comm.size() > 1;
+  const bool rabenseifner_can = op.commutative() && count >= base::pow2_floor(comm.size()) && comm.size() > 1;
+  AllreduceAlg alg = cfg_.allreduce;
+  if ((alg == AllreduceAlg::kRing && !ring_can) || (alg == AllreduceAlg::kRabenseifner && !rabenseifner_can))
+    alg = AllreduceAlg::kAuto;
+  if (alg == AllreduceAlg::kAuto) {
+    alg = ring_can && bytes >= cfg_.allreduce_ring_min                   ? AllreduceAlg::kRing
+          : rabenseifner_can && bytes >= cfg_.allreduce_rabenseifner_min ? AllreduceAlg::kRabenseifner
+                                                                         : AllreduceAlg::kRecursiveDoubling;
   }
+  if (alg == AllreduceAlg::kRing) return tuned::allreduce_ring(sbuf, rbuf, count, dt, op, comm);
+  if (alg == AllreduceAlg::kRabenseifner) return tuned::allreduce_rabenseifner(sbuf, rbuf, count, dt, op, comm);
   return tuned::allreduce_recursive_doubling(sbuf, rbuf, count, dt, op, comm);
 }
 
 Status TunedModule::allgather(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                               const Datatype& rdt, Comm& comm) {
   const int64_t total = static_cast<int64_t>(rcount) * static_cast<int64_t>(rdt.size()) * comm.size();
-  if (total <= cfg_.allgather_bruck_max) return tuned::allgather_bruck(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+  const bool bruck = cfg_.allgather == AllgatherAlg::kAuto ? total <= cfg_.allgather_bruck_max
+                                                           : cfg_.allgather == AllgatherAlg::kBruck;
+  if (bruck && total <= INT32_MAX) return tuned::allgather_bruck(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
   std::vector<int> counts(comm.size(), rcount), displs(comm.size());
   for (int r = 0; r < comm.size(); ++r) displs[r] = r * rcount;
   return tuned::allgatherv_ring(sbuf, scount, sdt, rbuf, counts.data(), displs.data(), rdt, comm);
@@ -56,6 +70,12 @@ Status TunedModule::allgatherv(const void* sbuf, int scount, const Datatype& sdt
 Status TunedModule::alltoall(const void* sbuf, int scount, const Datatype& sdt, void* rbuf, int rcount,
                              const Datatype& rdt, Comm& comm) {
   const int n = comm.size();
+  const int64_t block = static_cast<int64_t>(rcount) * static_cast<int64_t>(rdt.size());
+  const bool bruck = cfg_.alltoall == AlltoallAlg::kAuto
+                         ? n >= cfg_.alltoall_bruck_min_ranks && block <= cfg_.alltoall_bruck_max
+                         : cfg_.alltoall == AlltoallAlg::kBruck;
+  if (bruck && n > 1 && block * n <= INT32_MAX)
+    return tuned::alltoall_bruck(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
   std::vector<int> rcounts(n, rcount), rdispls(n), scounts(n, scount), sdispls(n);
   for (int r = 0; r < n; ++r) {
     rdispls[r] = r * rcount;
@@ -73,7 +93,9 @@ Status TunedModule::alltoallv(const void* sbuf, const int* scounts, const int* s
   for (int r = 0; r < comm.size(); ++r) {
     largest = std::max<int64_t>(largest, static_cast<int64_t>(rcounts[r]) * static_cast<int64_t>(rdt.size()));
   }
-  if (largest >= cfg_.alltoall_pairwise_min) {
+  const bool pairwise = cfg_.alltoall == AlltoallAlg::kPairwise ||
+                        (cfg_.alltoall != AlltoallAlg::kLinear && largest >= cfg_.alltoall_pairwise_min);
+  if (pairwise) {
     return tuned::alltoallv_pairwise(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
   }
   return tuned::alltoallv_linear(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
@@ -81,7 +103,8 @@ Status TunedModule::alltoallv(const void* sbuf, const int* scounts, const int* s
 
 Status TunedModule::reduce_scatter(const void* sbuf, void* rbuf, const int* rcounts, const Datatype& dt,
                                    const Op& op, Comm& comm) {
-  if (op.commutative()) return tuned::reduce_scatter_pairwise(sbuf, rbuf, rcounts, dt, op, comm);
+  if (op.commutative() && cfg_.reduce_scatter != ReduceScatterAlg::kReduceScatterv)
+    return tuned::reduce_scatter_pairwise(sbuf, rbuf, rcounts, dt, op, comm);
   return tuned::reduce_scatter_reduce_scatterv(sbuf, rbuf, rcounts, dt, op, comm);
 }
 

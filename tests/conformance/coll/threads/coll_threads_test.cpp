@@ -69,6 +69,16 @@ const std::vector<Variant>& variants() {
         {"coll_tuned_alltoall_pairwise_min", "1T"}}},
       // The ring allreduce whenever allowed (commutative, count >= size).
       {"tuned", "ring", {{"coll_tuned_allreduce_ring_min", "0"}}},
+      // Forced by name (coll_tuned_<op>_algorithm) where no switch point
+      // reaches: scatter + allgather bcast at every size, Bruck's alltoall,
+      // the reduce-scatter through a reduce for commutative ops too,
+      // Rabenseifner for the smallest vectors it can take.
+      {"tuned", "forced",
+       {{"coll_tuned_bcast_algorithm", "scatter_allgather"},
+        {"coll_tuned_alltoall_algorithm", "bruck"},
+        {"coll_tuned_reduce_scatter_algorithm", "reduce_scatterv"},
+        {"coll_tuned_allreduce_algorithm", "rabenseifner"},
+        {"coll_tuned_allgather_algorithm", "ring"}}},
   };
   return v;
 }
