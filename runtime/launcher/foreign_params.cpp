@@ -27,7 +27,6 @@ constexpr const char* kOmpiFrameworks[] = {
     "schizo", "snapc", "sstore",    "crs",    "oob",     "hwloc", "shmem",       "pmix",      "smsc", "rcache",
     "mpool",  "bml",   "vprotocol", "op",     "part",    "topo",  "accelerator", "memchecker"};
 
-constexpr const char* kHuge = "1T";  // a switch point no message reaches
 
 // Open MPI / MPICH component names -> Lazarus transports.
 std::string transport_of(const std::string& c) {
@@ -73,6 +72,10 @@ const char* const kMapped[] = {"btl",
 bool ForeignParams::maps_ompi_name(const std::string& name) {
   for (const char* m : kMapped)
     if (name == m) return true;
+  return maps_coll_algorithm(name);
+}
+
+bool ForeignParams::maps_coll_algorithm(const std::string& name) {
   return name.rfind("coll_tuned_", 0) == 0 && name.size() > 21 && name.compare(name.size() - 10, 10, "_algorithm") == 0;
 }
 
@@ -148,31 +151,32 @@ void ForeignParams::add_ompi(const std::string& name, const std::string& value, 
                      "ranks, and sleeps in poll() after p2p_spin_count turns, whatever this says");
   if (name == "coll_tuned_use_dynamic_rules")
     return no_effect(what, where, "coll_tuned_*_algorithm are applied without it");
-  if (name.rfind("coll_tuned_", 0) == 0 && name.size() > 21 && name.compare(name.size() - 10, 10, "_algorithm") == 0) {
-    const std::string op = name.substr(11, name.size() - 21);
-    const std::string alg = str::to_lower(v);
-    auto as = [&](std::initializer_list<std::pair<const char*, const char*>> sets) {
-      for (const auto& [k, val] : sets) set(std::string("coll_tuned_") + k, val);
+  if (maps_coll_algorithm(name)) {
+    const std::string op = name.substr(11, name.size() - 21), alg = str::to_lower(v);
+    if (alg == "0" || alg == "ignore") return set(name, "auto");  // Open MPI: its own choice; so is ours
+    // Open MPI's numbers and names -> coll/tuned's names; its own names pass.
+    static const std::map<std::string, std::map<std::string, std::string>> kOmpi = {
+        {"allreduce",
+         {{"3", "recursive_doubling"}, {"4", "ring"}, {"5", "ring"}, {"segmented_ring", "ring"}, {"6", "rabenseifner"}}},
+        {"allgather", {{"2", "bruck"}, {"4", "ring"}}},
+        {"alltoall", {{"1", "linear"}, {"basic_linear", "linear"}, {"2", "pairwise"}, {"3", "bruck"},
+                      {"modified_bruck", "bruck"}}},
+        {"bcast", {{"6", "binomial"}, {"8", "scatter_allgather"}, {"9", "scatter_allgather"},
+                   {"scatter_allgather_ring", "scatter_allgather"}}},
+        {"reduce", {{"5", "binomial"}}},
+        {"barrier", {{"4", "dissemination"}, {"bruck", "dissemination"}}},
+        {"reduce_scatter", {{"1", "reduce_scatterv"}, {"non-overlapping", "reduce_scatterv"}}},
     };
-    if (alg == "0" || alg == "ignore") return;  // Open MPI: its own choice; so is ours
-    if (op == "allreduce") {
-      if (alg == "3" || alg == "recursive_doubling")
-        return as({{"allreduce_rabenseifner_min", kHuge}, {"allreduce_ring_min", kHuge}});
-      if (alg == "4" || alg == "5" || alg == "ring" || alg == "segmented_ring")
-        return as({{"allreduce_ring_min", "0"}});
-      if (alg == "6" || alg == "rabenseifner")
-        return as({{"allreduce_rabenseifner_min", "0"}, {"allreduce_ring_min", kHuge}});
-    } else if (op == "allgather") {
-      if (alg == "2" || alg == "bruck") return as({{"allgather_bruck_max", kHuge}});
-      if (alg == "4" || alg == "ring") return as({{"allgather_bruck_max", "0"}});
-    } else if (op == "alltoall") {
-      if (alg == "1" || alg == "basic_linear") return as({{"alltoall_pairwise_min", kHuge}});
-      if (alg == "2" || alg == "pairwise") return as({{"alltoall_pairwise_min", "0"}});
+    const auto ops = kOmpi.find(op);
+    if (ops != kOmpi.end()) {
+      const auto named = ops->second.find(alg);
+      if (named != ops->second.end()) return set(name, named->second);
     }
-    return no_effect(what, where,
-                     "Lazarus' coll/tuned has no such algorithm for " + op +
-                         " (it chooses recursive doubling, Rabenseifner or ring for allreduce, Bruck or ring for "
-                         "allgather, all at once or pairwise for alltoall)");
+    // Not a number: Lazarus' own name, or a misspelling its parameter refuses
+    // with the list of names.
+    if (alg.find_first_not_of("0123456789") != std::string::npos) return set(name, v);
+    return no_effect(what, where, "Lazarus' coll/tuned has no algorithm numbered " + alg + " by Open MPI for " + op +
+                                      " (its algorithms: lazarus info --param coll tuned)");
   }
   const std::string hint = str::did_you_mean(name, std::vector<std::string>(std::begin(kMapped), std::end(kMapped)));
   no_effect(what, where, "Lazarus has no counterpart of it" + hint);
@@ -186,27 +190,27 @@ void ForeignParams::add_mpich(const std::string& name, const std::string& value,
     if (v == "1" || v == "true" || v == "yes") set("transport", "^shm");
     return;
   }
-  if (name == "ALLREDUCE_INTRA_ALGORITHM") {
-    if (v == "recursive_doubling") {
-      set("coll_tuned_allreduce_rabenseifner_min", kHuge);
-      return set("coll_tuned_allreduce_ring_min", kHuge);
-    }
-    if (v == "reduce_scatter_allgather") {
-      set("coll_tuned_allreduce_rabenseifner_min", "0");
-      return set("coll_tuned_allreduce_ring_min", kHuge);
-    }
-    if (v == "ring") return set("coll_tuned_allreduce_ring_min", "0");
-    if (v == "auto") return;
-  }
-  if (name == "ALLGATHER_INTRA_ALGORITHM") {
-    if (v == "brucks") return set("coll_tuned_allgather_bruck_max", kHuge);
-    if (v == "ring") return set("coll_tuned_allgather_bruck_max", "0");
-    if (v == "auto") return;
-  }
-  if (name == "ALLTOALL_INTRA_ALGORITHM") {
-    if (v == "pairwise") return set("coll_tuned_alltoall_pairwise_min", "0");
-    if (v == "scattered") return set("coll_tuned_alltoall_pairwise_min", kHuge);
-    if (v == "auto") return;
+  // MPICH's algorithm names -> coll/tuned's (coll_tuned_<op>_algorithm).
+  static const std::map<std::string, std::pair<const char*, std::map<std::string, std::string>>> kCvars = {
+      {"ALLREDUCE_INTRA_ALGORITHM",
+       {"allreduce",
+        {{"recursive_doubling", "recursive_doubling"}, {"reduce_scatter_allgather", "rabenseifner"}, {"ring", "ring"}}}},
+      {"ALLGATHER_INTRA_ALGORITHM", {"allgather", {{"brucks", "bruck"}, {"ring", "ring"}}}},
+      {"ALLTOALL_INTRA_ALGORITHM",
+       {"alltoall", {{"pairwise", "pairwise"}, {"scattered", "linear"}, {"brucks", "bruck"}}}},
+      {"BCAST_INTRA_ALGORITHM",
+       {"bcast",
+        {{"binomial", "binomial"}, {"scatter_recursive_doubling_allgather", "scatter_allgather"},
+         {"scatter_ring_allgather", "scatter_allgather"}}}},
+      {"REDUCE_INTRA_ALGORITHM", {"reduce", {{"binomial", "binomial"}}}},
+      {"BARRIER_INTRA_ALGORITHM", {"barrier", {{"dissemination", "dissemination"}}}},
+  };
+  const auto cvar = kCvars.find(name);
+  if (cvar != kCvars.end()) {
+    const std::string param = std::string("coll_tuned_") + cvar->second.first + "_algorithm";
+    if (v == "auto") return set(param, "auto");
+    const auto alg = cvar->second.second.find(v);
+    if (alg != cvar->second.second.end()) return set(param, alg->second);
   }
   no_effect(what, where, "Lazarus has no counterpart of it");
 }

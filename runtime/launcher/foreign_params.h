@@ -37,6 +37,9 @@ class ForeignParams {
   // Whether `name` is one this class maps to a Lazarus counterpart (btl,
   // plm_rsh_agent, coll_tuned_*_algorithm ...), not just an Open MPI name.
   static bool maps_ompi_name(const std::string& name);
+  // coll_tuned_<op>_algorithm: a name both have; Open MPI's values (numbers,
+  // its algorithm names) become coll/tuned's names, Lazarus' pass.
+  static bool maps_coll_algorithm(const std::string& name);
 
   // An Open MPI parameter from `where` ("--mca", "OMPI_MCA_btl", "file:3").
   void add_ompi(const std::string& name, const std::string& value, const std::string& where);

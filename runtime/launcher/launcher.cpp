@@ -379,8 +379,9 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> translate_foreign(con
     // store refuses with its "did you mean"), is Lazarus'; an Open MPI name
     // is mapped or warned about.
     const bool foreign =
-        !params.is_registered(name) && (ForeignParams::maps_ompi_name(name) ||
-                                        (ForeignParams::is_ompi_name(name) && str::closest(name, ours).empty()));
+        ForeignParams::maps_coll_algorithm(name) ||
+        (!params.is_registered(name) && (ForeignParams::maps_ompi_name(name) ||
+                                         (ForeignParams::is_ompi_name(name) && str::closest(name, ours).empty())));
     if (!foreign) {
       out.emplace_back(name, value);
       continue;

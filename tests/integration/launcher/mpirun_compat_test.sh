@@ -207,7 +207,7 @@ hydra)
   warned std "-soft 1:2 (program 0) has no effect"
   ;;
 foreign)
-  PROBE_SHOW=LZ_MCA_transport,LZ_MCA_launch_agent,LZ_MCA_transport_tcp_if_include,LZ_MCA_coll_tuned_allreduce_ring_min,LZ_MCA_oob_address
+  PROBE_SHOW=LZ_MCA_transport,LZ_MCA_launch_agent,LZ_MCA_transport_tcp_if_include,LZ_MCA_coll_tuned_allreduce_algorithm,LZ_MCA_oob_address
   export PROBE_SHOW
   run btl "$M" -np 2 --mca btl self,vader --mca btl_tcp_if_include lo --mca plm_rsh_agent "ssh -x : rsh" "$PROBE"
   has_env btl 0 LZ_MCA_transport=self,shm
@@ -219,7 +219,7 @@ foreign)
   warned btl2 "pml ob1 (--mca) has no effect"
   warned btl2 "mpi_yield_when_idle 1 (--mca) has no effect"
   warned btl2 "orte_base_help_aggregate 0 (--mca) has no effect"
-  has_env btl2 0 LZ_MCA_coll_tuned_allreduce_ring_min=0
+  has_env btl2 0 LZ_MCA_coll_tuned_allreduce_algorithm=ring
   OMPI_MCA_btl=tcp,self OMPI_MCA_oob_tcp_if_include=lo run env "$M" -np 2 "$PROBE"
   has_env env 1 LZ_MCA_transport=tcp,self
   has_env env 1 LZ_MCA_oob_address=lo
@@ -232,7 +232,7 @@ foreign)
   [ "$(line am 0 | sed 's/.* cpus=\([^ ]*\) .*/\1/')" = "$(line am 1 | sed 's/.* cpus=\([^ ]*\) .*/\1/')" ] ||
     fail "hwloc_base_binding_policy none still bound the ranks: $(cat "$T/am.out")"
   MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring MPIR_CVAR_ASYNC_PROGRESS=1 run cvar "$M" -np 1 "$PROBE"
-  has_env cvar 0 LZ_MCA_coll_tuned_allreduce_ring_min=0
+  has_env cvar 0 LZ_MCA_coll_tuned_allreduce_algorithm=ring
   warned cvar "MPIR_CVAR_ASYNC_PROGRESS=1 (MPIR_CVAR_ASYNC_PROGRESS) has no effect"
   # A Lazarus name misspelled is still an error naming it.
   "$M" -np 1 --mca transprot tcp "$PROBE" > "$T/typo.out" 2>&1 && fail "a misspelled Lazarus name was accepted"

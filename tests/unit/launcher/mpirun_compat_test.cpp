@@ -164,8 +164,7 @@ TEST(ForeignParams, OpenMpiNamesMapOrAreWarnedAbout) {
                                      {"transport", "ucx,self"},
                                      {"launch_agent", "ssh -q"},
                                      {"transport_tcp_if_include", "eth0"},
-                                     {"coll_tuned_allreduce_rabenseifner_min", "0"},
-                                     {"coll_tuned_allreduce_ring_min", "1T"}}));
+                                     {"coll_tuned_allreduce_algorithm", "rabenseifner"}}));
   EXPECT_EQ(f.options().bind_to, "core");
   ASSERT_EQ(f.warnings().size(), 2u);
   EXPECT_NE(f.warnings()[0].find("openib has no Lazarus counterpart"), std::string::npos) << f.warnings()[0];
@@ -198,7 +197,7 @@ TEST(ForeignParams, EnvironmentAndParameterFiles) {
   char* env[] = {a.data(), b.data(), c.data(), other.data(), nullptr};
   f.add_environment(env);
   using P = std::pair<std::string, std::string>;
-  EXPECT_EQ(f.mca(), (std::vector<P>{{"transport", "tcp,self"}, {"coll_tuned_allgather_bruck_max", "0"}}));
+  EXPECT_EQ(f.mca(), (std::vector<P>{{"transport", "tcp,self"}, {"coll_tuned_allgather_algorithm", "ring"}}));
   EXPECT_EQ(f.options().oversubscribe, 1);
   ASSERT_EQ(f.warnings().size(), 2u);
   EXPECT_NE(f.warnings()[0].find("pml ob1 (OMPI_MCA_pml) has no effect"), std::string::npos);
