@@ -19,11 +19,16 @@ Status bcast_binomial(void* buf, int count, const Datatype& dt, int root, Comm& 
     }
     mask <<= 1;
   }
+  // Every child but the last (the nearest, v + 1) gets a non-blocking send;
+  // the last a blocking one, while the others go: a leaf's parent (every
+  // node at np 2) makes no request at all.
   base::Requests children(comm);
-  for (mask >>= 1; mask > 0; mask >>= 1) {
+  for (mask >>= 1; mask > 1; mask >>= 1) {
     if (v + mask < n) children.add(comm.isend(buf, count, dt, (v + mask + root) % n, kBcast));
   }
-  return children.wait();
+  Status last = v + 1 < n && mask == 1 ? comm.send(buf, count, dt, (v + 1 + root) % n, kBcast) : Status::Ok();
+  Status rest = children.wait();
+  return last.ok() ? rest : last;
 }
 
 }  // namespace lz::coll::tuned

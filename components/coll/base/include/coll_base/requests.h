@@ -17,6 +17,9 @@ namespace lz::coll::base {
 // A failure to post is remembered and returned by wait(), after the requests
 // already posted have completed: a request must never be left behind pointing
 // at a caller's buffer. The destructor waits for anything still pending.
+// The first kInline requests are held in the object itself: a small-message
+// collective posts a handful, and a heap allocation per call was a visible
+// part of an 8-byte alltoall or bcast.
 class Requests {
  public:
   explicit Requests(Comm& comm) : comm_(comm) {}
@@ -32,8 +35,13 @@ class Requests {
   Status wait();
 
  private:
+  static constexpr int kInline = 8;
+  Request** data() { return more_.empty() ? inline_ : more_.data(); }
+
   Comm& comm_;
-  std::vector<Request*> reqs_;
+  int n_ = 0;
+  Request* inline_[kInline];
+  std::vector<Request*> more_;  // all of them, once there are more than kInline
   Status first_error_;
 };
 
