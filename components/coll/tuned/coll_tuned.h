@@ -17,7 +17,8 @@
 //                         Bruck (alltoall only)                          alltoall_bruck_max, alltoall_bruck_min_ranks
 //   reduce_scatter(_block) pairwise exchange (commutative) | binomial     -
 //                         reduce + linear scatter (non-commutative)
-//   scan, exscan          recursive doubling (order-preserving)          -
+//   scan, exscan          linear chain | recursive doubling              scan_linear_max_ranks
+//                         (both order-preserving)
 // Non-power-of-two sizes fold the first 2*(n - pof2) ranks pairwise (MPICH's
 // scheme, coll_base/pow2_fold.h), which keeps rank order, so non-commutative
 // ops stay correct; the non-commutative reduce-scatter is
@@ -42,6 +43,7 @@ enum class AllreduceAlg { kAuto, kRecursiveDoubling, kRabenseifner, kRing };
 enum class AllgatherAlg { kAuto, kBruck, kRing };
 enum class AlltoallAlg { kAuto, kLinear, kPairwise, kBruck };
 enum class ReduceScatterAlg { kAuto, kPairwise, kReduceScatterv };
+enum class ScanAlg { kAuto, kLinear, kRecursiveDoubling };  // scan and exscan
 
 struct TunedConfig {
   int64_t allreduce_rabenseifner_min = 64 * 1024;
@@ -51,11 +53,13 @@ struct TunedConfig {
   int64_t alltoall_bruck_max = 256;
   int alltoall_bruck_min_ranks = 8;
   int64_t bcast_scatter_allgather_min = 512 * 1024;
+  int scan_linear_max_ranks = 4;
   BcastAlg bcast = BcastAlg::kAuto;
   AllreduceAlg allreduce = AllreduceAlg::kAuto;
   AllgatherAlg allgather = AllgatherAlg::kAuto;
   AlltoallAlg alltoall = AlltoallAlg::kAuto;
   ReduceScatterAlg reduce_scatter = ReduceScatterAlg::kAuto;
+  ScanAlg scan = ScanAlg::kAuto;
 };
 
 class TunedModule final : public Module {
@@ -86,6 +90,8 @@ class TunedModule final : public Module {
   Status exscan(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm) override;
 
  private:
+  bool scan_is_linear(const Comm& comm) const;  // scan and exscan
+
   TunedConfig cfg_;
 };
 
@@ -124,6 +130,8 @@ Status reduce_scatter_reduce_scatterv(const void* sbuf, void* rbuf, const int* r
                                       const Op& op, Comm& comm);
 Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                Comm& comm);
+Status scan_linear(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm);
+Status exscan_linear(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm);
 Status exscan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                  Comm& comm);
 }  // namespace tuned

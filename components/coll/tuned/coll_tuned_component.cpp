@@ -34,6 +34,8 @@ constexpr lz::ParamSpec kParams[] = {
      "Bcast message size (bytes) from which the scatter + ring allgather algorithm is used on 3 or more ranks "
      "(contiguous datatypes); below it, the binomial tree",
      5},
+    {"scan_linear_max_ranks", lz::ParamType::kInt, "4",
+     "Largest communicator on which Scan and Exscan pass the prefix along a chain; above it, recursive doubling", 5},
     // Forcing one algorithm (Open MPI's coll_tuned_<op>_algorithm, by name).
     {"barrier_algorithm", lz::ParamType::kEnum, "auto", "Barrier algorithm: auto (the switch points) or forced", 5,
      "auto|dissemination"},
@@ -54,6 +56,8 @@ constexpr lz::ParamSpec kParams[] = {
     {"reduce_scatter_algorithm", lz::ParamType::kEnum, "auto",
      "Reduce_scatter(_block) algorithm: auto or forced; pairwise needs a commutative op", 5,
      "auto|pairwise|reduce_scatterv"},
+    {"scan_algorithm", lz::ParamType::kEnum, "auto",
+     "Scan and Exscan algorithm: auto (scan_linear_max_ranks decides) or forced", 5, "auto|linear|recursive_doubling"},
 };
 
 // Index of `value` in "auto|a|b" (0 for auto); the registry has checked it.
@@ -82,6 +86,7 @@ lz::StatusOr<std::unique_ptr<lz::Module>> query(const lz::QueryContext& ctx) {
     cfg.alltoall_bruck_max = get("alltoall_bruck_max", cfg.alltoall_bruck_max);
     cfg.alltoall_bruck_min_ranks = static_cast<int>(get("alltoall_bruck_min_ranks", cfg.alltoall_bruck_min_ranks));
     cfg.bcast_scatter_allgather_min = get("bcast_scatter_allgather_min", cfg.bcast_scatter_allgather_min);
+    cfg.scan_linear_max_ranks = static_cast<int>(get("scan_linear_max_ranks", cfg.scan_linear_max_ranks));
     auto alg = [&](const char* name) {
       std::string full = ctx.param_prefix + name;
       if (!ctx.params->is_registered(full)) return 0;
@@ -95,6 +100,7 @@ lz::StatusOr<std::unique_ptr<lz::Module>> query(const lz::QueryContext& ctx) {
     cfg.allgather = static_cast<lz::coll::AllgatherAlg>(alg("allgather_algorithm"));
     cfg.alltoall = static_cast<lz::coll::AlltoallAlg>(alg("alltoall_algorithm"));
     cfg.reduce_scatter = static_cast<lz::coll::ReduceScatterAlg>(alg("reduce_scatter_algorithm"));
+    cfg.scan = static_cast<lz::coll::ScanAlg>(alg("scan_algorithm"));
   }
   return std::unique_ptr<lz::Module>(new lz::coll::TunedModule(cfg));
 }

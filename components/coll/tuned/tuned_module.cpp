@@ -114,12 +114,18 @@ Status TunedModule::reduce_scatter_block(const void* sbuf, void* rbuf, int rcoun
   return reduce_scatter(sbuf, rbuf, counts.data(), dt, op, comm);
 }
 
+bool TunedModule::scan_is_linear(const Comm& comm) const {
+  return cfg_.scan == ScanAlg::kAuto ? comm.size() <= cfg_.scan_linear_max_ranks : cfg_.scan == ScanAlg::kLinear;
+}
+
 Status TunedModule::scan(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op, Comm& comm) {
+  if (scan_is_linear(comm)) return tuned::scan_linear(sbuf, rbuf, count, dt, op, comm);
   return tuned::scan_recursive_doubling(sbuf, rbuf, count, dt, op, comm);
 }
 
 Status TunedModule::exscan(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                            Comm& comm) {
+  if (scan_is_linear(comm)) return tuned::exscan_linear(sbuf, rbuf, count, dt, op, comm);
   return tuned::exscan_recursive_doubling(sbuf, rbuf, count, dt, op, comm);
 }
 

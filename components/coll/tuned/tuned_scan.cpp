@@ -1,16 +1,15 @@
 // Recursive-doubling scan and exscan (MPICH): log2 rounds; in round k rank
 // me exchanges its partial reduction (of ranks me-2^k+1 .. me, clipped) with
 // me ^ 2^k. Data from a lower rank is always the left operand, so
-// non-commutative ops are correct.
+// non-commutative ops are correct. The temporaries are not zeroed (each is
+// written before it is read).
+#include "coll_base/scratch.h"
 #include "coll_tuned.h"
 #include "lazarus/datatype/copy.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/datatype/op.h"
-#include "lazarus/datatype/typed_buffer.h"
 
 namespace lz::coll::tuned {
-
-using dt::TypedBuffer;
 
 Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Datatype& dt, const Op& op,
                                Comm& comm) {
@@ -18,7 +17,7 @@ Status scan_recursive_doubling(const void* sbuf, void* rbuf, int count, const Da
   if (count == 0) return Status::Ok();
   if (!is_in_place(sbuf)) dt::copy(sbuf, count, dt, rbuf, count, dt);
   if (n == 1) return Status::Ok();
-  TypedBuffer partial(count, dt), tmp(count, dt);
+  base::Scratch partial(count, dt), tmp(count, dt);
   dt::copy(rbuf, count, dt, partial.data(), count, dt);
   for (int mask = 1; mask < n; mask <<= 1) {
     const int dst = me ^ mask;
@@ -42,7 +41,7 @@ Status exscan_recursive_doubling(const void* sbuf, void* rbuf, int count, const 
                                  Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (count == 0 || n == 1) return Status::Ok();
-  TypedBuffer partial(count, dt), tmp(count, dt);
+  base::Scratch partial(count, dt), tmp(count, dt);
   dt::copy(is_in_place(sbuf) ? rbuf : sbuf, count, dt, partial.data(), count, dt);
   bool have_prefix = false;
   for (int mask = 1; mask < n; mask <<= 1) {

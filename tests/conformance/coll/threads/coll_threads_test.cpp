@@ -55,14 +55,16 @@ struct Variant {
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
       // Every switch point at 0: Rabenseifner, ring, pairwise whenever allowed.
-      {"tuned", "large",
+      {"tuned",
+       "large",
        {{"coll_tuned_allreduce_rabenseifner_min", "0"},
         {"coll_tuned_allreduce_ring_min", "1T"},
         {"coll_tuned_allgather_bruck_max", "0"},
         {"coll_tuned_alltoall_pairwise_min", "0"}}},
       // Every switch point far above any message here: recursive doubling,
       // Bruck, linear.
-      {"tuned", "small",
+      {"tuned",
+       "small",
        {{"coll_tuned_allreduce_rabenseifner_min", "1T"},
         {"coll_tuned_allreduce_ring_min", "1T"},
         {"coll_tuned_allgather_bruck_max", "1T"},
@@ -73,12 +75,17 @@ const std::vector<Variant>& variants() {
       // reaches: scatter + allgather bcast at every size, Bruck's alltoall,
       // the reduce-scatter through a reduce for commutative ops too,
       // Rabenseifner for the smallest vectors it can take.
-      {"tuned", "forced",
+      {"tuned",
+       "forced",
        {{"coll_tuned_bcast_algorithm", "scatter_allgather"},
         {"coll_tuned_alltoall_algorithm", "bruck"},
         {"coll_tuned_reduce_scatter_algorithm", "reduce_scatterv"},
         {"coll_tuned_allreduce_algorithm", "rabenseifner"},
-        {"coll_tuned_allgather_algorithm", "ring"}}},
+        {"coll_tuned_allgather_algorithm", "ring"},
+        {"coll_tuned_scan_algorithm", "linear"}}},
+      // Recursive doubling for scan and exscan on every size (the chain is
+      // the default on few ranks).
+      {"tuned", "scan_rd", {{"coll_tuned_scan_algorithm", "recursive_doubling"}}},
   };
   return v;
 }
