@@ -87,6 +87,28 @@ void add_reduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int
 void add_allreduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int count, const Datatype& dt,
                    const Op& op) {
   s.next_round();
+  if (n > 1 && (n & (n - 1)) == 0) {
+    // Recursive doubling: log2(n) rounds, each an exchange of the whole
+    // vector with me ^ mask and one combination, the lower ranks' data on
+    // the left. The reduce + bcast below moves the vector twice one way
+    // after the other (np 2, 2 MiB: 726 us against the blocking call's 434).
+    if (!in_place(sbuf)) s.copy(sbuf, count, dt, rbuf, count, dt);
+    s.next_round();
+    void* theirs = s.temp(count, dt);
+    for (int mask = 1; mask < n; mask <<= 1) {
+      const int peer = me ^ mask;
+      s.send(rbuf, count, dt, peer);
+      s.recv(theirs, count, dt, peer);
+      if (peer < me || op.commutative()) {
+        s.reduce(theirs, rbuf, count, dt, op);  // rbuf = theirs op mine
+      } else {
+        s.reduce(rbuf, theirs, count, dt, op);  // theirs = mine op theirs
+        s.copy(theirs, count, dt, rbuf, count, dt);
+      }
+      s.next_round();
+    }
+    return;
+  }
   // Off the root, MPI_IN_PLACE means the contribution is in rbuf.
   const void* mine = me != 0 && in_place(sbuf) ? rbuf : sbuf;
   add_reduce(s, n, me, mine, rbuf, count, dt, op, 0);

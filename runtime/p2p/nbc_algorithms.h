@@ -43,8 +43,9 @@ using NbcPtr = std::unique_ptr<NbcSchedule>;
 using dt::Datatype;
 using dt::Op;
 
-// Adds an allreduce to `s` (reduce to rank 0 in rank order, then a binomial
-// bcast), in rounds of its own: what is added next runs after it.
+// Adds an allreduce to `s` (recursive doubling on a power-of-two number of
+// ranks; otherwise a reduce to rank 0 in rank order, then a binomial bcast),
+// in rounds of its own: what is added next runs after it.
 void add_allreduce(NbcSchedule& s, int n, int me, const void* sbuf, void* rbuf, int count, const Datatype& dt,
                    const Op& op);
 

@@ -103,6 +103,17 @@ int main(int argc, char **argv) {
     CHECK(inplace == 2.0 * (size - 1), "in-place Iallreduce max: %g", inplace);
     CHECK(token == 77, "Ibcast in flight with Iallreduce: %d", token);
   }
+  /* non-commutative, plain and in place (rank order on every rank) */
+  {
+    long mine[2] = {(rank + 1) % 10, 10}, out[2] = {-1, -1}, inplace[2] = {(rank + 1) % 10, 10};
+    MPI_Iallreduce(mine, out, 1, digits, cat, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(out[0] == digits_expect, "Iallreduce non-commutative: %ld, expected %ld", out[0], digits_expect);
+    MPI_Iallreduce(MPI_IN_PLACE, inplace, 1, digits, cat, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(inplace[0] == digits_expect, "in-place Iallreduce non-commutative: %ld, expected %ld", inplace[0],
+          digits_expect);
+  }
 
   /* ---- a non-blocking collective progresses while its rank waits for
    *      something else: the root waits for a message that the last rank
