@@ -12,11 +12,12 @@ Status BasicModule::gather(const void* sbuf, int scount, const Datatype& sdt, vo
                            const Datatype& rdt, int root, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (me != root) return comm.send(sbuf, scount, sdt, root, basic_tag::kGather);
-  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, base::elem(rbuf, ptrdiff_t{root} * rcount, rdt), rcount, rdt);
   base::Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r != root) reqs.add(comm.irecv(base::elem(rbuf, ptrdiff_t{r} * rcount, rdt), rcount, rdt, r, basic_tag::kGather));
   }
+  // The root's own block while the transfers go.
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, base::elem(rbuf, ptrdiff_t{root} * rcount, rdt), rcount, rdt);
   return reqs.wait();
 }
 
@@ -24,11 +25,12 @@ Status BasicModule::gatherv(const void* sbuf, int scount, const Datatype& sdt, v
                             const int* displs, const Datatype& rdt, int root, Comm& comm) {
   const int n = comm.size(), me = comm.rank();
   if (me != root) return comm.send(sbuf, scount, sdt, root, basic_tag::kGather);
-  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, base::elem(rbuf, displs[root], rdt), rcounts[root], rdt);
   base::Requests reqs(comm);
   for (int r = 0; r < n; ++r) {
     if (r != root) reqs.add(comm.irecv(base::elem(rbuf, displs[r], rdt), rcounts[r], rdt, r, basic_tag::kGather));
   }
+  // The root's own block while the transfers go.
+  if (!is_in_place(sbuf)) dt::copy(sbuf, scount, sdt, base::elem(rbuf, displs[root], rdt), rcounts[root], rdt);
   return reqs.wait();
 }
 
