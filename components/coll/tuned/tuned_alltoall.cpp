@@ -4,9 +4,9 @@
 // blocks). With MPI_IN_PLACE the send data is rbuf itself, sent from a copy.
 #include <algorithm>
 
-#include "coll_tuned.h"
 #include "coll_base/elem.h"
 #include "coll_base/requests.h"
+#include "coll_tuned.h"
 #include "lazarus/datatype/copy.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/datatype/typed_buffer.h"
@@ -25,8 +25,7 @@ struct SendSide {
   TypedBuffer saved;
 };
 
-void resolve_in_place(SendSide& s, void* rbuf, const int* rcounts, const int* rdispls, const Datatype& rdt,
-                      int n) {
+void resolve_in_place(SendSide& s, void* rbuf, const int* rcounts, const int* rdispls, const Datatype& rdt, int n) {
   if (!is_in_place(s.buf)) return;
   int span = 0;
   for (int r = 0; r < n; ++r) span = std::max(span, rdispls[r] + rcounts[r]);
@@ -37,6 +36,11 @@ void resolve_in_place(SendSide& s, void* rbuf, const int* rcounts, const int* rd
   s.displs = rdispls;
   s.dt = &rdt;
 }
+// This rank's block to itself.
+void copy_own(const SendSide& s, void* rbuf, const int* rcounts, const int* rdispls, const Datatype& rdt, int me) {
+  dt::copy(base::elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, base::elem(rbuf, rdispls[me], rdt), rcounts[me],
+           rdt);
+}
 }  // namespace
 
 Status alltoallv_pairwise(const void* sbuf, const int* scounts, const int* sdispls, const Datatype& sdt, void* rbuf,
@@ -44,12 +48,20 @@ Status alltoallv_pairwise(const void* sbuf, const int* scounts, const int* sdisp
   const int n = comm.size(), me = comm.rank();
   SendSide s{sbuf, scounts, sdispls, &sdt, {}};
   resolve_in_place(s, rbuf, rcounts, rdispls, rdt, n);
-  dt::copy(base::elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, base::elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
   for (int i = 1; i < n; ++i) {
     const int dst = (me + i) % n, src = (me - i + n) % n;
+    if (i == 1) {  // the first exchange goes while this rank copies its own block
+      base::Requests first(comm);
+      first.add(comm.irecv(base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
+      first.add(comm.isend(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall));
+      copy_own(s, rbuf, rcounts, rdispls, rdt, me);
+      LZ_RETURN_IF_ERROR(first.wait());
+      continue;
+    }
     LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall,
-                                          base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
+                                     base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
   }
+  if (n == 1) copy_own(s, rbuf, rcounts, rdispls, rdt, me);
   return Status::Ok();
 }
 
@@ -58,7 +70,6 @@ Status alltoallv_linear(const void* sbuf, const int* scounts, const int* sdispls
   const int n = comm.size(), me = comm.rank();
   SendSide s{sbuf, scounts, sdispls, &sdt, {}};
   resolve_in_place(s, rbuf, rcounts, rdispls, rdt, n);
-  dt::copy(base::elem(s.buf, s.displs[me], *s.dt), s.counts[me], *s.dt, base::elem(rbuf, rdispls[me], rdt), rcounts[me], rdt);
   base::Requests reqs(comm);
   for (int i = 1; i < n; ++i) {
     const int src = (me - i + n) % n;
@@ -68,6 +79,7 @@ Status alltoallv_linear(const void* sbuf, const int* scounts, const int* sdispls
     const int dst = (me + i) % n;
     reqs.add(comm.isend(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall));
   }
+  copy_own(s, rbuf, rcounts, rdispls, rdt, me);  // while the transfers go
   return reqs.wait();
 }
 
