@@ -100,6 +100,15 @@ static inline affine_t compose(affine_t u, affine_t v) {
   affine_t f = {u.a * v.a, u.a * v.b + u.b};
   return f;
 }
+/* ea[i] = rank 0's map o rank 1's o ... o rank last's, at elements first + i. */
+static void expect_composed(affine_t* ea, size_t n, size_t first, int last) {
+  gen_t q = gen(0);
+  for (size_t i = 0; i < n; ++i) ea[i] = aff(q, first + i);
+  for (int r = 1; r <= last; ++r) {
+    q = gen(r);
+    for (size_t i = 0; i < n; ++i) ea[i] = compose(ea[i], aff(q, first + i));
+  }
+}
 static void affine_op(void* in, void* inout, int* len, MPI_Datatype* dt) {
   (void)dt;
   const affine_t* u = in;
@@ -248,12 +257,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 3; ++k) {
       enter();
       const size_t n = arnc_n[k];
-      q = gen(0);
-      for (size_t i = 0; i < n; ++i) ea[i] = aff(q, i);
-      for (int r = 1; r < size; ++r) {
-        q = gen(r);
-        for (size_t i = 0; i < n; ++i) ea[i] = compose(ea[i], aff(q, i));
-      }
+      expect_composed(ea, n, 0, size - 1);
       q = gen(rank);
       for (size_t i = 0; i < n; ++i) sa[i] = aff(q, i);
       MPI_Allreduce(sa, ra, (int)n, affine_type, nc, w);
@@ -288,12 +292,7 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < n; ++i) sa[i] = aff(q, i);
       MPI_Reduce(sa, ra, (int)n, affine_type, nc, root, w);
       if (rank == root) {
-        q = gen(0);
-        for (size_t i = 0; i < n; ++i) ea[i] = aff(q, i);
-        for (int r = 1; r < size; ++r) {
-          q = gen(r);
-          for (size_t i = 0; i < n; ++i) ea[i] = compose(ea[i], aff(q, i));
-        }
+        expect_composed(ea, n, 0, size - 1);
         check_aff("reduce non-commutative", ra, ea, n);
         fold_local(ra, n * 16);
       }
@@ -379,12 +378,7 @@ int main(int argc, char** argv) {
       const size_t n = kRsbNc;
       q = gen(rank);
       for (size_t i = 0; i < n * size; ++i) sa[i] = aff(q, i);
-      q = gen(0);
-      for (size_t i = 0; i < n; ++i) ea[i] = aff(q, rank * n + i);
-      for (int r = 1; r < size; ++r) {
-        q = gen(r);
-        for (size_t i = 0; i < n; ++i) ea[i] = compose(ea[i], aff(q, rank * n + i));
-      }
+      expect_composed(ea, n, rank * n, size - 1);
       MPI_Reduce_scatter_block(sa, ra, (int)n, affine_type, nc, w);
       check_aff("reduce_scatter_block non-commutative", ra, ea, n);
       fold_local(ra, n * 16);
@@ -414,12 +408,7 @@ int main(int argc, char** argv) {
     enter();
     {
       const size_t n = 100;
-      q = gen(0);
-      for (size_t i = 0; i < n; ++i) ea[i] = aff(q, i);
-      for (int r = 1; r <= rank; ++r) {
-        q = gen(r);
-        for (size_t i = 0; i < n; ++i) ea[i] = compose(ea[i], aff(q, i));
-      }
+      expect_composed(ea, n, 0, rank);
       q = gen(rank);
       for (size_t i = 0; i < n; ++i) sa[i] = aff(q, i);
       MPI_Scan(sa, ra, (int)n, affine_type, nc, w);
