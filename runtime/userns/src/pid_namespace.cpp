@@ -47,13 +47,15 @@ void reopen_stdio_files() {
   }
 }
 
-// Process `pid`'s PID namespace, held open: a namespace's inode may be
-// given to a new one once the last reference is gone, and the names of
-// that one's ranks must not be taken for this one's. -1 if unknown.
-int hold_pid_namespace_of(pid_t pid) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/ns/pid";
-  return open(path.c_str(), O_RDONLY | O_CLOEXEC);
-}
+// The PID namespace this process's children are made in (after the
+// unshare and the fork), held open: a namespace's inode may be given to a
+// new one once the last reference is gone, and the names of that one's
+// ranks must not be taken for this one's. -1 if unknown. `outer_proc` is
+// /proc as it was before the child mounted its namespace's over it. Not
+// /proc/<child>/ns/pid: a child whose body ended at once had no namespace
+// to open any more (an exited process drops its namespaces), and its
+// names stayed (the CI's user.unit.userns, once in a loaded run).
+int hold_pid_namespace(int outer_proc) { return openat(outer_proc, "self/ns/pid_for_children", O_RDONLY | O_CLOEXEC); }
 
 // Shared-memory names made by processes of PID namespace `ns` carry its
 // inode as their third dot-separated field (lz-shm.<job>.<pidns>.<pid>...,
@@ -114,6 +116,7 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     sigprocmask(SIG_SETMASK, &old, nullptr);
     return -1;
   }
+  const int outer_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
   std::fflush(nullptr);
   pid_t child = fork();
   if (child < 0) {
@@ -121,6 +124,7 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     sigprocmask(SIG_SETMASK, &old, nullptr);
     close(alive[0]);
     close(alive[1]);
+    if (outer_proc >= 0) close(outer_proc);
     return -1;
   }
   if (child == 0) {
@@ -129,7 +133,10 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     pollfd p{alive[0], POLLIN, 0};
     if (poll(&p, 1, 0) != 0) _exit(128 + SIGKILL);  // the parent is already gone (EOF)
     close(alive[0]);
-    if (g_outer_proc < 0) g_outer_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (g_outer_proc < 0)
+      g_outer_proc = outer_proc >= 0 ? outer_proc : open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    else if (outer_proc >= 0)
+      close(outer_proc);
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       std::fprintf(stderr, "lazarus: error: cannot mount /proc for the new PID namespace: %s\n", std::strerror(errno));
@@ -145,7 +152,8 @@ int run_in_pid_namespace(const std::function<int()>& body, std::string* error) {
     _exit(rc);
   }
   close(alive[0]);
-  const int ns_fd = hold_pid_namespace_of(child);  // pid_for_children has no target until a child exists
+  const int ns_fd = outer_proc >= 0 ? hold_pid_namespace(outer_proc) : -1;  // has a target once a child exists
+  if (outer_proc >= 0) close(outer_proc);
   // Out here we only wait and forward signals: no capability needed.
   if (own_userns) userns::keep_only({}, {}).ignore();
   int status = 0;
