@@ -27,7 +27,6 @@ constexpr const char* kOmpiFrameworks[] = {
     "schizo", "snapc", "sstore",    "crs",    "oob",     "hwloc", "shmem",       "pmix",      "smsc", "rcache",
     "mpool",  "bml",   "vprotocol", "op",     "part",    "topo",  "accelerator", "memchecker"};
 
-
 // Open MPI / MPICH component names -> Lazarus transports.
 std::string transport_of(const std::string& c) {
   static const std::map<std::string, std::string> m = {

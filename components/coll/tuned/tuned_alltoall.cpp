@@ -48,20 +48,21 @@ Status alltoallv_pairwise(const void* sbuf, const int* scounts, const int* sdisp
   const int n = comm.size(), me = comm.rank();
   SendSide s{sbuf, scounts, sdispls, &sdt, {}};
   resolve_in_place(s, rbuf, rcounts, rdispls, rdt, n);
-  for (int i = 1; i < n; ++i) {
+  if (n > 1) {  // the first exchange goes while this rank copies its own block
+    const int dst = (me + 1) % n, src = (me - 1 + n) % n;
+    base::Requests first(comm);
+    first.add(comm.irecv(base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
+    first.add(comm.isend(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall));
+    copy_own(s, rbuf, rcounts, rdispls, rdt, me);
+    LZ_RETURN_IF_ERROR(first.wait());
+  } else {
+    copy_own(s, rbuf, rcounts, rdispls, rdt, me);
+  }
+  for (int i = 2; i < n; ++i) {
     const int dst = (me + i) % n, src = (me - i + n) % n;
-    if (i == 1) {  // the first exchange goes while this rank copies its own block
-      base::Requests first(comm);
-      first.add(comm.irecv(base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
-      first.add(comm.isend(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall));
-      copy_own(s, rbuf, rcounts, rdispls, rdt, me);
-      LZ_RETURN_IF_ERROR(first.wait());
-      continue;
-    }
     LZ_RETURN_IF_ERROR(comm.sendrecv(base::elem(s.buf, s.displs[dst], *s.dt), s.counts[dst], *s.dt, dst, kAlltoall,
                                      base::elem(rbuf, rdispls[src], rdt), rcounts[src], rdt, src, kAlltoall));
   }
-  if (n == 1) copy_own(s, rbuf, rcounts, rdispls, rdt, me);
   return Status::Ok();
 }
 

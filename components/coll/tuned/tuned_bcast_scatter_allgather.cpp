@@ -1,12 +1,13 @@
 // Scatter + allgather broadcast (van de Geijn; MPICH's long-message bcast):
 // the message is cut into n chunks, a binomial tree scatters them (relative
 // rank v gets chunk v, an inner node first the chunks of its whole subtree),
-// and a ring allgather gives every rank the others'. Each rank receives about
+// and the ring allgather (allgatherv_ring) gives every rank the others'. Each rank receives about
 // twice the message once instead of the binomial tree's log2(n) times at the
 // root's children: the large-message algorithm from n = 3 up. Works on the
 // bytes of a contiguous datatype; others go to the binomial tree.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "coll_tuned.h"
 #include "lazarus/datatype/datatype.h"
@@ -48,15 +49,15 @@ Status bcast_scatter_allgather(void* buf, int count, const Datatype& dt, int roo
     const Span s = chunks(v + mask, std::min(v + 2 * mask, n), chunk, total);
     LZ_RETURN_IF_ERROR(comm.send(bytes + s.offset, static_cast<int>(s.bytes), byte, rank_of(v + mask), kBcast));
   }
-  // Ring allgather of the chunks: step i passes chunk v - i to the right.
-  const int right = rank_of((v + 1) % n), left = rank_of((v - 1 + n) % n);
-  for (int i = 0; i < n - 1; ++i) {
-    const int out = (v - i + n) % n, in = (v - i - 1 + n) % n;
-    const Span so = chunks(out, out + 1, chunk, total), si = chunks(in, in + 1, chunk, total);
-    LZ_RETURN_IF_ERROR(comm.sendrecv(bytes + so.offset, static_cast<int>(so.bytes), byte, right, kBcast,
-                                     bytes + si.offset, static_cast<int>(si.bytes), byte, left, kBcast));
+  // The ring allgather of the chunks, in place: rank r's block is chunk v(r).
+  std::vector<int> counts(n), displs(n);
+  for (int r = 0; r < n; ++r) {
+    const int rel = (r - root + n) % n;
+    const Span c = chunks(rel, rel + 1, chunk, total);
+    counts[r] = static_cast<int>(c.bytes);
+    displs[r] = static_cast<int>(c.offset);
   }
-  return Status::Ok();
+  return allgatherv_ring(in_place_buffer(), 0, byte, bytes, counts.data(), displs.data(), byte, comm);
 }
 
 }  // namespace lz::coll::tuned
