@@ -21,8 +21,8 @@ std::string names_of(uint64_t bits, const char* const* names, int n) {
 
 namespace transport {
 std::string capability_names(uint64_t caps) {
-  static const char* const kNames[] = {"self", "local-host", "get", "wait-fd", "checkpoint"};
-  return names_of(caps, kNames, 5);
+  static const char* const kNames[] = {"self", "local-host", "get", "wait-fd", "checkpoint", "put"};
+  return names_of(caps, kNames, 6);
 }
 }  // namespace transport
 

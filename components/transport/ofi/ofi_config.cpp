@@ -43,7 +43,7 @@ uint64_t capabilities_before_init(const OfiConfig& config) {
     caps |= kCapWaitFd;
   if (config.provider == "shm") caps |= kCapLocalHost;
   const std::string& p = config.provider;
-  if (config.rma && (p == kAutoProvider || p == "shm" || p == "tcp" || p == "tcp;ofi_rxm")) caps |= kCapGet;
+  if (config.rma && (p == kAutoProvider || p == "shm" || p == "tcp" || p == "tcp;ofi_rxm")) caps |= kCapGet | kCapPut;
   return caps;
 }
 

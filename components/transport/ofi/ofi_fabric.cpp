@@ -52,6 +52,7 @@ Status OfiFabric::open(const fi_info& info, size_t cq_size) {
   max_msg_size_ = info.ep_attr->max_msg_size;
   mr_mode_ = static_cast<uint64_t>(info.domain_attr->mr_mode);
   rma_read_ = (info.caps & (FI_RMA | FI_READ | FI_REMOTE_READ)) == (FI_RMA | FI_READ | FI_REMOTE_READ);
+  rma_write_ = rma_read_ && (info.caps & (FI_WRITE | FI_REMOTE_WRITE)) == (FI_WRITE | FI_REMOTE_WRITE);
   return Status::Ok();
 }
 
@@ -74,6 +75,7 @@ void OfiFabric::close() {
   wait_fd_ = -1;
   name_.clear();
   rma_read_ = false;
+  rma_write_ = false;
 }
 
 }  // namespace lz::transport::ofi

@@ -42,6 +42,7 @@ class OfiFabric {
   uint64_t mr_mode() const { return mr_mode_; }
   // The endpoint has FI_RMA reads (FI_READ and FI_REMOTE_READ).
   bool has_rma_read() const { return rma_read_; }
+  bool has_rma_write() const { return rma_write_; }
   fid_cq* cq() const { return cq_; }
   fid_av* av() const { return av_; }
   fid_ep* ep() const { return ep_; }
@@ -68,6 +69,7 @@ class OfiFabric {
   uint32_t addr_format_ = 0;
   uint64_t mr_mode_ = 0;
   bool rma_read_ = false;
+  bool rma_write_ = false;
   size_t inject_size_ = 0, tx_size_ = 0, rx_size_ = 0, max_msg_size_ = 0;
 };
 

@@ -13,7 +13,7 @@ namespace {
 FiInfoPtr make_hints(const std::string& provider, bool rma) {
   FiInfoPtr h(fi_allocinfo());
   if (!h) return h;
-  h->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ : 0);
+  h->caps = FI_MSG | (rma ? FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE : 0);
   h->mode = 0;  // no FI_CONTEXT: our op contexts are our own structures
   h->ep_attr->type = FI_EP_RDM;
   h->tx_attr->msg_order = FI_ORDER_SAS;

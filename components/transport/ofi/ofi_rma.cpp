@@ -1,6 +1,8 @@
-// OfiTransport, single copy (kCapGet): the engine's rendezvous reads a
-// sender's buffer with libfabric RMA. init() asks the provider for FI_RMA
-// reads first (transport_ofi_rma) and falls back to messages only.
+// OfiTransport, single copy (kCapGet, kCapPut): the engine's rendezvous reads
+// a sender's buffer with libfabric RMA, and one-sided windows (runtime/osc)
+// read and write their targets' memory (fi_read, fi_writemsg). init() asks
+// the provider for FI_RMA reads and writes first (transport_ofi_rma) and
+// falls back to messages only.
 // register_memory() registers the buffer for remote reads (fi_mr_reg) and
 // packs a key: the owner's endpoint epoch, the region's base address and the
 // provider's key (fi_mr_key). get_async() posts an fi_read to the peer,
@@ -39,8 +41,8 @@ struct PackedKey {
 };
 
 Status read_failed(const OfiOp& op, const std::string& why) {
-  return IoError("ofi: get of " + std::to_string(op.bytes) + " bytes from rank " + std::to_string(op.peer) +
-                 " failed: " + why);
+  return IoError(std::string("ofi: ") + (op.write ? "put" : "get") + " of " + std::to_string(op.bytes) +
+                 " bytes, rank " + std::to_string(op.peer) + ", failed: " + why);
 }
 
 }  // namespace
@@ -52,7 +54,8 @@ Status OfiTransport::register_memory(const void* addr, size_t len, MemoryRegion*
   fid_mr* mr = nullptr;
   // Without FI_MR_PROV_KEY the key is ours to choose, unique in the domain:
   // the handle is.
-  const int rc = fi_mr_reg(fabric_.domain(), addr, len ? len : 1, FI_REMOTE_READ, 0, handle, 0, &mr, nullptr);
+  const uint64_t access = FI_REMOTE_READ | (rma_write_ ? FI_REMOTE_WRITE : 0);
+  const int rc = fi_mr_reg(fabric_.domain(), addr, len ? len : 1, access, 0, handle, 0, &mr, nullptr);
   if (rc != 0) return IoError("ofi: fi_mr_reg of " + std::to_string(len) + " bytes: " + fi_error_text(rc));
   const PackedKey k{epoch_, reinterpret_cast<uint64_t>(addr), len, fi_mr_key(mr)};
   if (k.key == FI_KEY_NOTAVAIL) {  // a provider wanting FI_MR_RAW, which the hints do not offer
@@ -84,11 +87,23 @@ void OfiTransport::close_regions() {
 
 Status OfiTransport::get_async(int peer_rank, void* local, size_t len, uint64_t remote, std::string_view key,
                                Completion done) {
+  return start_rma(false, peer_rank, local, len, remote, key, done);
+}
+
+Status OfiTransport::put_async(int peer_rank, const void* local, size_t len, uint64_t remote, std::string_view key,
+                               Completion done) {
+  if (!rma_write_) return Unimplemented("ofi: provider " + provider_ + " has no FI_RMA writes here");
+  return start_rma(true, peer_rank, const_cast<void*>(local), len, remote, key, done);
+}
+
+Status OfiTransport::start_rma(bool write, int peer_rank, void* local, size_t len, uint64_t remote,
+                               std::string_view key, Completion done) {
+  const char* what = write ? "put" : "get";
   if (!rma_) return Unimplemented("ofi: provider " + provider_ + " has no FI_RMA reads here");
   if (!fabric_.is_open() || checkpointed_) return Status(Code::kWouldBlock, "ofi: no endpoint (checkpointed)");
   OfiPeer* p = peer(peer_rank);
   if (p == nullptr || p->addr == FI_ADDR_NOTAVAIL || p->failed)
-    return Unavailable("ofi: rank " + std::to_string(peer_rank) + " is not reachable for a get");
+    return Unavailable("ofi: rank " + std::to_string(peer_rank) + " is not reachable for a " + what);
   PackedKey k{};
   if (key.size() != sizeof k)
     return InvalidArgument("ofi: a remote key of " + std::to_string(key.size()) + " bytes (expected " +
@@ -98,8 +113,8 @@ Status OfiTransport::get_async(int peer_rank, void* local, size_t len, uint64_t 
     return Unavailable("ofi: the key of rank " + std::to_string(peer_rank) +
                        " belongs to an endpoint it no longer has");
   if (remote < k.base || len > k.len || remote - k.base > k.len - len)
-    return InvalidArgument("ofi: a get of " + std::to_string(len) + " bytes outside the region of rank " +
-                           std::to_string(peer_rank));
+    return InvalidArgument(std::string("ofi: a ") + what + " of " + std::to_string(len) +
+                           " bytes outside the region of rank " + std::to_string(peer_rank));
   if (len == 0) {
     done(Status::Ok());
     return Status::Ok();
@@ -111,11 +126,33 @@ Status OfiTransport::get_async(int peer_rank, void* local, size_t len, uint64_t 
   op->peer = peer_rank;
   op->bytes = len;
   op->done = done;
-  const ssize_t rc = fi_read(fabric_.ep(), local, len, nullptr, p->addr, target, k.key, op.get());
+  op->write = write;
+  ssize_t rc = 0;
+  if (write) {
+    // Completed when the bytes are in the target's memory (FI_DELIVERY_COMPLETE),
+    // which is what a one-sided flush promises; a provider without it
+    // refuses the flag and the window sends the data as a message instead.
+    struct iovec iov {
+      local, len
+    };
+    struct fi_rma_iov rma {
+      target, len, k.key
+    };
+    struct fi_msg_rma msg {};
+    msg.msg_iov = &iov;
+    msg.iov_count = 1;
+    msg.addr = p->addr;
+    msg.rma_iov = &rma;
+    msg.rma_iov_count = 1;
+    msg.context = op.get();
+    rc = fi_writemsg(fabric_.ep(), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+  } else {
+    rc = fi_read(fabric_.ep(), local, len, nullptr, p->addr, target, k.key, op.get());
+  }
   if (rc == -FI_EAGAIN) return Status(Code::kWouldBlock, "ofi: the endpoint's transmit queue is full");
   if (rc != 0)
-    return IoError("ofi: fi_read of " + std::to_string(len) + " bytes from rank " + std::to_string(peer_rank) + ": " +
-                   fi_error_text(static_cast<int>(rc)));
+    return IoError(std::string("ofi: ") + (write ? "fi_writemsg" : "fi_read") + " of " + std::to_string(len) +
+                   " bytes, rank " + std::to_string(peer_rank) + ": " + fi_error_text(static_cast<int>(rc)));
   OfiOp* raw = op.get();
   reads_.emplace(raw, std::move(op));
   return Status::Ok();

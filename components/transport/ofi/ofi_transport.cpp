@@ -49,6 +49,7 @@ uint64_t OfiTransport::capabilities() const {
   if (fabric_wait_) caps |= kCapWaitFd;
   if (provider_ == "shm") caps |= kCapLocalHost;
   if (rma_) caps |= kCapGet;
+  if (rma_write_) caps |= kCapPut;
   return caps;
 }
 
@@ -98,6 +99,7 @@ Status OfiTransport::open_fabric() {
   // made), where unsent_bytes() could not see it.
   use_inject_ = provider_ == "shm";
   rma_ = fabric_.has_rma_read();
+  rma_write_ = fabric_.has_rma_write();
   epoch_ = draw_epoch();
   const size_t hdr = sizeof(FrameHeader);
   const size_t provider_max = fabric_.max_msg_size() > hdr ? fabric_.max_msg_size() - hdr : 0;
@@ -285,6 +287,11 @@ Attributes OfiTransport::attributes(int peer) const {
   const bool shm = (provider_.empty() ? config_.provider : provider_) == "shm";
   a.latency_us = shm ? 1.1 : 11;
   a.bandwidth_mbs = shm ? 14000 : 2500;
+  // shm completes a write once the target's progress took its command, and
+  // tcp;ofi_rxm emulates RMA over its connection: both need the target's
+  // process. Other providers' FI_RMA is the NIC's.
+  const bool emulated = shm || provider_ == "tcp" || provider_ == "tcp;ofi_rxm" || provider_.empty();
+  a.rma_passive = rma_write_ && !emulated;
   return a;
 }
 

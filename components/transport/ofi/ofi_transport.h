@@ -89,6 +89,7 @@ struct OfiOp {
   std::vector<char> buffer;  // kSend: the bounce copy; kRecv: the receive buffer
   bool posted = false;       // kRecv: owned by the endpoint now
   bool orphaned = false;     // kRead: failed with its peer, still posted (fail_reads)
+  bool write = false;        // kRead: an fi_write (put_async), not an fi_read
   explicit OfiOp(Kind k) : kind(k) {}
 };
 
@@ -141,6 +142,8 @@ class OfiTransport final : public Module {
   void deregister_memory(const MemoryRegion& region) override;
   Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
                    Completion done) override;
+  Status put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override;
   Status on_checkpoint() override;
   Status on_continue() override;
   Status on_restart() override;
@@ -189,6 +192,9 @@ class OfiTransport final : public Module {
   void report_failures();
 
   // Single copy (ofi_rma.cpp).
+  // get_async() (fi_read) or, `write`, put_async() (fi_writemsg): one kRead op.
+  Status start_rma(bool write, int peer_rank, void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done);
   void complete_read(OfiOp* op, bool ok, const std::string& why);
   // Closes every registration (before the domain): their keys are stale.
   void close_regions();
@@ -232,6 +238,7 @@ class OfiTransport final : public Module {
   int64_t last_check_ms_ = 0;
   uint64_t dropped_ = 0;            // frames refused (stranger, bad tag, duplicate)
   bool rma_ = false;                // the open endpoint has FI_RMA reads
+  bool rma_write_ = false;          // ... and writes (put_async)
   uint64_t epoch_ = 0;              // incarnation of the open endpoint, published; in every key
   std::map<uint64_t, fid_mr*> regions_;  // registrations by MemoryRegion::handle
   uint64_t next_region_ = 1;        // handles, and our requested keys (without FI_MR_PROV_KEY)

@@ -1,6 +1,8 @@
-// ShmTransport, single-copy get_async(): a peer's memory read with
-// process_vm_readv, which needs ptrace access to the peer (Yama permitting);
-// connect() probes each peer once, and a failed probe turns it off.
+// ShmTransport, single copy: get_async() reads a peer's memory with
+// process_vm_readv and put_async() writes it with process_vm_writev (done
+// when the call returns: the bytes are in the peer's pages). Both need
+// ptrace access to the peer (Yama permitting); connect() probes each peer
+// once, and a failed probe turns both off.
 #include "shm_transport.h"
 
 #include <errno.h>
@@ -65,14 +67,27 @@ void ShmTransport::probe_get(const ShmPeer& p) {
 Status ShmTransport::get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
                                Completion done) {
   (void)key;  // process_vm_readv needs no registration
-  LZ_RETURN_IF_ERROR(read_peer_memory(peer, local, remote, len));
+  LZ_RETURN_IF_ERROR(access_peer_memory(peer, local, remote, len, false));
   done(Status::Ok());
   return Status::Ok();
 }
 
-Status ShmTransport::read_peer_memory(int peer, void* local, uint64_t remote, size_t len) {
-  if (!get_ok_) return Unimplemented("shm: single-copy get is not available (see `lazarus info` and the log)");
-  if (checkpointed_) return Status(Code::kWouldBlock, "shm: checkpointed; no get before connect()");
+Status ShmTransport::put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
+                               Completion done) {
+  (void)key;
+  LZ_RETURN_IF_ERROR(access_peer_memory(peer, const_cast<void*>(local), remote, len, true));
+  done(Status::Ok());
+  return Status::Ok();
+}
+
+Status ShmTransport::access_peer_memory(int peer, void* local, uint64_t remote, size_t len, bool write) {
+  const char* call = write ? "process_vm_writev" : "process_vm_readv";
+  const char* what = write ? "put" : "get";
+  if (!get_ok_)
+    return Unimplemented(std::string("shm: single-copy ") + what +
+                         " is not available (see `lazarus info` and the log)");
+  if (checkpointed_)
+    return Status(Code::kWouldBlock, std::string("shm: checkpointed; no ") + what + " before connect()");
   if (peer < 0 || static_cast<size_t>(peer) >= slot_of_rank_.size() || slot_of_rank_[static_cast<size_t>(peer)] < 0)
     return InvalidArgument("shm: rank " + std::to_string(peer) + " is not on this host");
   const ShmPeer& p = peers_[static_cast<size_t>(slot_of_rank_[static_cast<size_t>(peer)])];
@@ -81,7 +96,8 @@ Status ShmTransport::read_peer_memory(int peer, void* local, uint64_t remote, si
   while (done < len) {
     struct iovec l{static_cast<char*>(local) + done, len - done};
     struct iovec r{reinterpret_cast<void*>(remote + done), len - done};
-    const ssize_t n = ::process_vm_readv(p.address.pid, &l, 1, &r, 1, 0);
+    const ssize_t n = write ? ::process_vm_writev(p.address.pid, &l, 1, &r, 1, 0)
+                            : ::process_vm_readv(p.address.pid, &l, 1, &r, 1, 0);
     if (n > 0) {
       done += static_cast<size_t>(n);
       continue;
@@ -89,14 +105,17 @@ Status ShmTransport::read_peer_memory(int peer, void* local, uint64_t remote, si
     const int err = n < 0 ? errno : EFAULT;
     if (err == EINTR) continue;
     if (err == ESRCH) return peer_gone_status(peer);
-    if (err == EPERM) return PermissionDenied("shm: process_vm_readv from rank " + std::to_string(peer) + ": " + strerror(err));
+    if (err == EPERM)
+      return PermissionDenied(std::string("shm: ") + call + " of rank " + std::to_string(peer) + ": " + strerror(err));
     if (err == EFAULT)
-      return InvalidArgument("shm: get of " + std::to_string(len) + " bytes at 0x" + [&] {
-        char b[32];
-        std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(remote + done));
-        return std::string(b);
-      }() + " in rank " + std::to_string(peer) + ": bad address");
-    return ErrnoError("shm: process_vm_readv from rank " + std::to_string(peer), err);
+      return InvalidArgument(std::string("shm: ") + what + " of " + std::to_string(len) + " bytes at 0x" +
+                             [&] {
+                               char b[32];
+                               std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(remote + done));
+                               return std::string(b);
+                             }() +
+                             " in rank " + std::to_string(peer) + ": bad address");
+    return ErrnoError(std::string("shm: ") + call + " of rank " + std::to_string(peer), err);
   }
   return Status::Ok();
 }

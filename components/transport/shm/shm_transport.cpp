@@ -29,7 +29,7 @@ ShmTransport::~ShmTransport() {
 }
 
 uint64_t ShmTransport::capabilities() const {
-  return kCapLocalHost | kCapWaitFd | kCapCheckpoint | (get_ok_ ? uint64_t{kCapGet} : uint64_t{0});
+  return kCapLocalHost | kCapWaitFd | kCapCheckpoint | (get_ok_ ? uint64_t{kCapGet | kCapPut} : uint64_t{0});
 }
 
 // Latency and bandwidth as measured on a 2-core VM (tests/perf/results/
@@ -42,6 +42,7 @@ Attributes ShmTransport::attributes(int peer) const {
   a.exclusivity = 50;
   a.latency_us = 0.12;
   a.bandwidth_mbs = get_ok_ ? 16000 : 4000;
+  a.rma_passive = get_ok_;  // process_vm_writev/_readv: the peer does nothing
   return a;
 }
 

@@ -85,6 +85,8 @@ class ShmTransport final : public lz::transport::Module {
   // process_vm_readv completes before it returns: `done` runs at once.
   Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
                    Completion done) override;
+  Status put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override;
 
   const ShmConfig& config() const { return cfg_; }
   // No frame of ours unconsumed in any peer's ring, none pending in ours.
@@ -102,7 +104,8 @@ class ShmTransport final : public lz::transport::Module {
   void setup_single_copy();
   // Registers for membarrier (init and restart; shm_membarrier.h).
   void setup_membarrier();
-  Status read_peer_memory(int peer, void* local, uint64_t remote, size_t len);
+  // process_vm_readv (or, `write`, process_vm_writev) of [remote, remote+len) of `peer`.
+  Status access_peer_memory(int peer, void* local, uint64_t remote, size_t len, bool write);
   // Frames from peers still in our rings: "" or what is pending, from whom.
   std::string inbound_pending() const;
   // Waits for peers to consume what we wrote into their rings.

@@ -16,7 +16,7 @@ class UcxProxy final : public ProxyModule {
   explicit UcxProxy(UcxConfig config);
 
   // What UcxTransport declares, known without loading it.
-  static constexpr uint64_t kCaps = kCapWaitFd | kCapCheckpoint | kCapGet;
+  static constexpr uint64_t kCaps = kCapWaitFd | kCapCheckpoint | kCapGet | kCapPut;
 };
 
 }  // namespace lz::transport::ucx

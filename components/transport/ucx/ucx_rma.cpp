@@ -1,5 +1,6 @@
-// UcxTransport, single copy (kCapGet): the engine's rendezvous reads a
-// sender's buffer through get_async(). register_memory() maps the buffer
+// UcxTransport, single copy (kCapGet, kCapPut): the engine's rendezvous reads
+// a sender's buffer through get_async(), and one-sided windows (runtime/osc)
+// read and write their targets' memory through get_async() and put_async(). register_memory() maps the buffer
 // (ucp_mem_map) and packs its remote key (ucp_rkey_pack). get_async() then
 // takes one of two ways, by what UCX can do towards that peer:
 //   - a native read (one host; rc, dc anywhere): it unpacks the key on the
@@ -128,6 +129,9 @@ Attributes UcxTransport::attributes(int peer) const {
   a.exclusivity = 30;
   a.latency_us = local ? 0.63 : 6.2;
   a.bandwidth_mbs = local ? 15000 : 2500;
+  // rc/dc: UCX's puts and gets are the NIC's. Otherwise (posix, cma, tcp
+  // in UCX 1.13) UCX serves them through the target worker's progress.
+  a.rma_passive = native_get(false);
   // A pull costs a round trip more than streaming the first frame: below
   // the threshold streaming wins (see pull_threshold).
   if (!native_get(local)) {
@@ -182,24 +186,31 @@ void UcxTransport::unmap_regions() {
   regions_.clear();
 }
 
-Status UcxTransport::get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
-                               Completion done) {
+Status UcxTransport::rma_target(int peer, std::string_view key, const char* what, UcxPeer** out) {
   if (!worker_.is_open() || checkpointed_) return Status(Code::kWouldBlock, "ucx: no worker (checkpointed)");
   UcxPeer* p = peer_at(peer);
   if (p == nullptr || p->state != UcxPeer::State::kActive)
-    return Unavailable("ucx: rank " + std::to_string(peer) + " is not reachable for a get");
+    return Unavailable("ucx: rank " + std::to_string(peer) + " is not reachable for a " + what);
   uint64_t fp = 0;
-  uint64_t region = 0;
   if (key.size() <= kKeyPrefix) return InvalidArgument("ucx: a remote key of " + std::to_string(key.size()) + " bytes");
   std::memcpy(&fp, key.data(), sizeof fp);
-  std::memcpy(&region, key.data() + sizeof fp, sizeof region);
   if (fp != fingerprint(p->address))
     return Unavailable("ucx: the key of rank " + std::to_string(peer) + " belongs to a worker it no longer has");
   LZ_RETURN_IF_ERROR(ensure_ep(*p));
+  *out = p;
+  return Status::Ok();
+}
+
+Status UcxTransport::get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                               Completion done) {
+  UcxPeer* p = nullptr;
+  LZ_RETURN_IF_ERROR(rma_target(peer, key, "get", &p));
   if (len == 0) {
     done(Status::Ok());
     return Status::Ok();
   }
+  uint64_t region = 0;
+  std::memcpy(&region, key.data() + sizeof(uint64_t), sizeof region);
   if (!native_get(p->local)) return pull(*p, local, len, remote, region, done);
   ucp_rkey_h rkey = nullptr;
   ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data() + kKeyPrefix, &rkey);
@@ -238,6 +249,65 @@ void UcxTransport::get_done(void* request, ucs_status_t status, void* user_data)
   const Completion done = op->done;
   delete op;
   done(status == UCS_OK ? Status::Ok() : IoError(std::string("ucx: get: ") + ucs_status_string(status)));
+}
+
+// A put is complete for the engine once its bytes are in the peer's memory:
+// ucp_put_nbx completes locally (the buffer may be reused), so an endpoint
+// flush follows it, and the flush's completion (every operation on the
+// endpoint before it is done at the target) is the put's. Over tcp UCX 1.13
+// writes with the interface's put_zcopy, which the peer's worker progress
+// lands (the engine's or the window's progress thread), never its program.
+Status UcxTransport::put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
+                               Completion done) {
+  UcxPeer* p = nullptr;
+  LZ_RETURN_IF_ERROR(rma_target(peer, key, "put", &p));
+  if (len == 0) {
+    done(Status::Ok());
+    return Status::Ok();
+  }
+  ucp_rkey_h rkey = nullptr;
+  ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data() + kKeyPrefix, &rkey);
+  if (st != UCS_OK) return IoError(std::string("ucx: ucp_ep_rkey_unpack: ") + ucs_status_string(st));
+  ucp_request_param_t rp{};
+  ucs_status_ptr_t req = ucp_put_nbx(p->ep, local, len, remote, rkey, &rp);
+  if (UCS_PTR_IS_ERR(req)) {
+    ucp_rkey_destroy(rkey);
+    return IoError("ucx: ucp_put_nbx to rank " + std::to_string(peer) + ": " + ucs_status_string(UCS_PTR_STATUS(req)));
+  }
+  if (req != nullptr) ucp_request_free(req);  // released by UCX when done; the flush below waits for it
+  auto* op = new GetOp{this, rkey, done};
+  ucp_request_param_t fp{};
+  fp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  fp.cb.send = &UcxTransport::put_flushed;
+  fp.user_data = op;
+  ucs_status_ptr_t flush = ucp_ep_flush_nbx(p->ep, &fp);
+  if (UCS_PTR_IS_ERR(flush) || flush == nullptr) {
+    ucp_rkey_destroy(rkey);
+    delete op;
+    const Status s =
+        flush == nullptr
+            ? Status::Ok()
+            : IoError("ucx: put to rank " + std::to_string(peer) + ": " + ucs_status_string(UCS_PTR_STATUS(flush)));
+    if (!s.ok()) return s;  // the put may have left: the caller's fallback sends it again, harmless for a put
+    done(s);
+    return s;
+  }
+  ++outstanding_ops_;  // on_checkpoint waits for it
+  ++writing_;
+  return Status::Ok();
+}
+
+void UcxTransport::put_flushed(void* request, ucs_status_t status, void* user_data) {
+  auto* op = static_cast<GetOp*>(user_data);
+  UcxTransport& t = *op->owner;
+  --t.outstanding_ops_;
+  --t.writing_;
+  ++t.events_;
+  ucp_rkey_destroy(op->rkey);
+  ucp_request_free(request);
+  const Completion done = op->done;
+  delete op;
+  done(status == UCS_OK ? Status::Ok() : IoError(std::string("ucx: put: ") + ucs_status_string(status)));
 }
 
 Status UcxTransport::pull(UcxPeer& p, void* local, size_t len, uint64_t remote, uint64_t region, Completion done) {
@@ -430,6 +500,7 @@ std::string UcxTransport::rma_summary() const {
            " bytes from rank " + std::to_string(op->peer->rank) + (op->receiving ? " (receiving)" : " (asked)");
   if (serving_ != 0) out += (out.empty() ? "" : ", ") + std::to_string(serving_) + " pull(s) being answered";
   if (reading_ != 0) out += (out.empty() ? "" : ", ") + std::to_string(reading_) + " read(s)";
+  if (writing_ != 0) out += (out.empty() ? "" : ", ") + std::to_string(writing_) + " write(s)";
   return out;
 }
 

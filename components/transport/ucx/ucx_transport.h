@@ -91,7 +91,7 @@ class UcxTransport final : public Module {
   explicit UcxTransport(UcxConfig config);
   ~UcxTransport() override;
 
-  uint64_t capabilities() const override { return kCapWaitFd | kCapCheckpoint | kCapGet; }
+  uint64_t capabilities() const override { return kCapWaitFd | kCapCheckpoint | kCapGet | kCapPut; }
   Attributes attributes(int peer) const override;
   Status init(Host& host) override;
   Status connect() override;
@@ -115,6 +115,8 @@ class UcxTransport final : public Module {
   Status register_memory(const void* addr, size_t len, MemoryRegion* out) override;
   void deregister_memory(const MemoryRegion& region) override;
   Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override;
+  Status put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
                    Completion done) override;
 
   const UcxConfig& config() const { return config_; }
@@ -249,6 +251,10 @@ class UcxTransport final : public Module {
   };
   struct GetOp;
   static void get_done(void* request, ucs_status_t status, void* user_data);
+  // put_async(): the endpoint flush after the put completes it remotely.
+  static void put_flushed(void* request, ucs_status_t status, void* user_data);
+  // The peer's endpoint and unpacked key for a get or put with `key`.
+  Status rma_target(int peer, std::string_view key, const char* what, UcxPeer** out);
   bool tls_has(const char* t) const;  // transport_ucx_tls names t (or "^..." does not)
   bool native_get(bool local) const;
   // Whether UCX reaches a peer (on this host or not) through shared memory.
@@ -281,6 +287,7 @@ class UcxTransport final : public Module {
   void free_abandoned();
   size_t serving_ = 0;  // pulls being answered (ServeOp)
   size_t reading_ = 0;  // native reads (GetOp)
+  size_t writing_ = 0;  // native writes (put_async) until their flush
   // The RMA operations outstanding, for on_checkpoint's refusal.
   std::string rma_summary() const;
   uint64_t next_pull_ = 1;

@@ -41,6 +41,7 @@ using namespace ::lz::test;  // the multi-process job: run_job, Child, CT_ASSERT
 
 using transport::kCapCheckpoint;
 using transport::kCapGet;
+using transport::kCapPut;
 using transport::kCapSelf;
 using transport::kCapWaitFd;
 
@@ -833,6 +834,64 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
           << "get(" << r.len << " bytes at offset " << r.off << ") wrote outside the destination";
     }
     (void)c.sync();  // the peer keeps its buffer until everyone is done
+    if (b.registered) c.module().deregister_memory(b.region);
+  });
+}
+
+// kCapPut: put_async() writes the right bytes at the right place of the
+// peer's registered memory, nothing around them, and its completion runs
+// exactly once and means the bytes are there (the peer checks them after a
+// sync that follows the completion).
+Status put_blocking(Child& c, const void* local, size_t len, uint64_t remote, std::string_view key) {
+  GetResult g;
+  Status s;
+  for (;;) {
+    s = c.module().put_async(c.peer(), local, len, remote, key, transport::Completion{&record_get, &g});
+    if (s.code() != Code::kWouldBlock || c.expired()) break;
+    c.progress();
+  }
+  if (!s.ok()) return s.with_context("put_async not started");
+  c.wait_until([&] { return g.calls > 0 || c.expired(); });
+  if (g.calls == 0) return Timeout("put_async: no completion before the deadline");
+  for (int i = 0; i < 3; ++i) c.progress();
+  if (g.calls != 1) return Internal("put_async: completion ran " + std::to_string(g.calls) + " times");
+  return g.status;
+}
+
+TEST_P(TransportConformance, PutWritesPeerMemory) {
+  Run([](Child& c) {
+    constexpr size_t kLen = 1 * MiB;
+    SharedBuffer b;
+    share_buffer(c, kLen, 8, b);
+    if (!b.ready) return;
+    if (!(c.caps() & kCapPut)) {
+      (void)c.sync();
+      if (b.registered) c.module().deregister_memory(b.region);
+      c.skip("capability 'put' not declared after connect() (" + transport::capability_names(c.caps()) + ")");
+      return;
+    }
+    struct Range {
+      size_t off, len;
+    };
+    const Range ranges[] = {{0, 4096}, {8191, 1}, {20000, 300000}, {kLen - 5, 5}};
+    std::vector<char> src(kLen);
+    fill_pattern(stream_seed(c.rank(), 9, 0), 0, src.data(), kLen);
+    for (Range r : ranges) {
+      Status s = put_blocking(c, src.data() + r.off, r.len, b.peer_base + r.off, b.peer_key);
+      CT_ASSERT(c, s.ok()) << "put_async(" << r.len << " bytes at offset " << r.off << "): " << s.to_string();
+    }
+    if (!c.sync()) return;  // the peer's puts into this rank's buffer are complete
+    // This rank's buffer: the peer's pattern in its ranges, the own one elsewhere.
+    std::vector<char> expect(kLen), theirs(kLen);
+    fill_pattern(stream_seed(c.rank(), 8, 0), 0, expect.data(), kLen);
+    fill_pattern(stream_seed(c.peer(), 9, 0), 0, theirs.data(), kLen);
+    for (Range r : ranges) std::copy_n(theirs.data() + r.off, r.len, expect.data() + r.off);
+    size_t bad = 0;
+    while (bad < kLen && b.mine[bad] == expect[bad]) ++bad;
+    CT_EXPECT(c, bad == kLen) << "after the peer's puts, byte " << bad << " of this rank's region is "
+                              << static_cast<int>(static_cast<unsigned char>(b.mine[bad])) << ", expected "
+                              << static_cast<int>(static_cast<unsigned char>(expect[bad]));
+    (void)c.sync();
     if (b.registered) c.module().deregister_memory(b.region);
   });
 }

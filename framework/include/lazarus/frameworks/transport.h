@@ -65,7 +65,9 @@ namespace lz::transport {
 // 5: Attributes::zcopy_threshold (the engine sends large eager messages with
 //    send_zcopy()); the engine places eager frames too.
 // 6: progress_waiting() (a blocking wait's turn).
-inline constexpr uint32_t kInterfaceVersion = 6;
+// 7: put_async() (kCapPut), for one-sided operations that never involve the
+//    target's agent (runtime/osc).
+inline constexpr uint32_t kInterfaceVersion = 7;
 
 // Capability bits, read by selection, `lazarus info` and the conformance suite.
 enum Capability : uint64_t {
@@ -75,6 +77,7 @@ enum Capability : uint64_t {
   kCapGet = 1ull << 2,         // get_async(): single-copy read from a peer's memory
   kCapWaitFd = 1ull << 3,      // wait_fd(): a pollable fd for blocking waits
   kCapCheckpoint = 1ull << 4,  // on_checkpoint/on_continue/on_restart implemented
+  kCapPut = 1ull << 5,         // put_async(): single-copy write into a peer's registered memory
 };
 // "self,local-host,get,..." for display.
 std::string capability_names(uint64_t caps);
@@ -110,6 +113,11 @@ struct Attributes {
   uint32_t exclusivity = 0;        // self 100, shm 50, ucx/ofi 30, tcp 10
   double latency_us = 0;           // one-way latency of a small frame
   double bandwidth_mbs = 0;        // large transfers, MB/s
+  // put_async()/get_async() to this peer complete with nothing of the
+  // peer's process (CMA, hardware RDMA), not through its progress (an
+  // active-message emulation): what makes them worth more than a message
+  // to a target that computes outside MPI (osc_native_rma auto).
+  bool rma_passive = false;
 };
 
 // A completion callback: fn(arg, status) runs exactly once, from progress()
@@ -122,7 +130,7 @@ struct Completion {
   }
 };
 
-// A local buffer registered for peers' get_async(). `key` is opaque bytes the
+// A local buffer registered for peers' get_async() (and put_async()). `key` is opaque bytes the
 // engine carries to the peer (in the rendezvous request) and hands to the
 // peer's get_async(); at most kMaxRemoteKey bytes. `handle` is the module's.
 inline constexpr size_t kMaxRemoteKey = 512;
@@ -248,7 +256,7 @@ class Module : public lz::Module {
   }
 
   // Single copy (kCapGet). register_memory() prepares [addr, addr+len) of
-  // this process for peers' reads and fills `out`; the engine deregisters it
+  // this process for peers' reads (and, kCapPut, writes) and fills `out`; the engine deregisters it
   // once the peer reported its read done (or failed). The default needs no
   // registration: an empty key.
   virtual Status register_memory(const void* addr, size_t len, MemoryRegion* out) {
@@ -270,6 +278,19 @@ class Module : public lz::Module {
                            Completion done) {
     (void)peer, (void)local, (void)len, (void)remote, (void)key, (void)done;
     return Unimplemented("single-copy get is not provided by this transport");
+  }
+  // The other way (kCapPut): writes `len` bytes from `local` at address
+  // `remote` of `peer`'s memory, inside a region the peer registered with
+  // `key`. `done` runs once the bytes are in the peer's memory, where the
+  // peer's loads see them (remote completion: what a one-sided flush
+  // promises), or the write failed; `local` is the caller's until then. It
+  // needs nothing of the peer's program (its MPI calls); a module may need
+  // the peer's process to progress (UCX's tcp). An error return means the
+  // write was not started (the caller then sends the bytes as a message).
+  virtual Status put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
+                           Completion done) {
+    (void)peer, (void)local, (void)len, (void)remote, (void)key, (void)done;
+    return Unimplemented("single-copy put is not provided by this transport");
   }
 
   // Checkpoint/restart hooks (kCapCheckpoint); see the banner for when.

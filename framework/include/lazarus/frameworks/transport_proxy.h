@@ -67,6 +67,10 @@ class ProxyModule : public Module {
   Status get_async(int peer, void* local, size_t len, uint64_t remote, std::string_view key, Completion done) override {
     return real_ ? real_->get_async(peer, local, len, remote, key, done) : not_initialised("get_async()");
   }
+  Status put_async(int peer, const void* local, size_t len, uint64_t remote, std::string_view key,
+                   Completion done) override {
+    return real_ ? real_->put_async(peer, local, len, remote, key, done) : not_initialised("put_async()");
+  }
   Status on_checkpoint() override { return real_ ? real_->on_checkpoint() : not_initialised("on_checkpoint()"); }
   Status on_continue() override { return real_ ? real_->on_continue() : not_initialised("on_continue()"); }
   Status on_restart() override { return real_ ? real_->on_restart() : not_initialised("on_restart()"); }
