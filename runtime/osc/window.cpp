@@ -37,6 +37,11 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
   incoming_.resize(n);
   lock_held_.assign(n, kUnlocked);
   completes_.assign(n, 0);
+  peer_keys_.resize(n);
+  if (flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    const std::string& mode = lz::rt::runtime().registry().params().get_string("osc_native_rma");
+    native_rma_ = mode == "on" ? kNativeOn : mode == "auto" ? kNativeAuto : kNativeOff;
+  }
   bulk_copy_threshold_ = static_cast<size_t>(lz::rt::runtime().registry().params().get_int("osc_bulk_copy_threshold"));
   attr_size = size;
   attr_disp_unit = disp_unit;
@@ -51,6 +56,7 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
 lz_mpi_win_s::~lz_mpi_win_s() {
   if (!all_direct_) lz::osc::ProgressThread::agent_done();
   engine_.remove_progress_hook(this);
+  if (native_rma_ != kNativeOff) engine_.rma_forget(this);
   auto& all = windows();
   all.erase(std::remove(all.begin(), all.end(), this), all.end());
   for (auto& q : incoming_)

@@ -268,6 +268,8 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
     std::shared_ptr<bool> done;     // set when req completes (MPI_R*)
     uint64_t ack = 0;               // an acknowledgement this request waits for
     bool control = false;           // a fence count or wake-up: not the program's operation
+    bool native = false;            // a put or get through the transport (start_rma)
+    bool key_reply = false;         // the answer to a kKeyReq, into `owned`
   };
   // The header of an operation to `target`, its blocks and (inline) data.
   struct Outgoing {
@@ -288,6 +290,27 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   lz::Status send_with_data(int target, Outgoing& out, const void* origin, int count, const Datatype& dt,
                             std::shared_ptr<bool> done);
   Request* post_reply(int target, void* buf, int count, const Datatype* dt, int tag, std::shared_ptr<bool> done);
+  // ---- native puts and gets (window_native.cpp) ----
+  // The put or get of contiguous `bytes` at `local` and displacement `tdisp`
+  // of `target` through the transport (Engine::start_rma), when its key is
+  // known and access is certain; false: not started (send a message).
+  bool native_transfer(bool put, void* local, size_t bytes, int target, MPI_Aint tdisp, const Datatype& tdt,
+                       std::shared_ptr<bool>& done);
+  // The transport's key of `target`'s window memory and its base there.
+  struct PeerKey {
+    uint64_t generation = 0;  // Engine::rma_generation() it was made in (0: none)
+    uint64_t asked = 0;       // the generation a kKeyReq went out in
+    uint64_t base = 0;
+    std::string key;
+  };
+  // Asks `target` for its key (kKeyReq); the answer is a control LocalOp.
+  void ask_key(int target);
+  // Takes the answer `l` received (reap_local).
+  void take_key(const LocalOp& l);
+  // The target's side: answers origin `o`'s kKeyReq.
+  void answer_key(int o, const lz::osc::wire::Op& op);
+  // Waits for this rank's native transfers (-1: to every target) to complete.
+  void wait_native(int target);
   int next_reply_tag();
   // A request of this window's (p2p context, raw bytes when `dt` is null).
   Request* new_request(lz_mpi_request_s::Kind kind, const void* buf, int count, const Datatype* dt, int peer, int tag);
@@ -345,6 +368,12 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   std::vector<size_t> shared_offsets_;
   std::vector<std::pair<char*, size_t>> regions_;  // attached (dynamic)
 
+  // native puts and gets
+  // osc_native_rma (a flavor whose memory is one region; else kNativeOff).
+  enum NativeMode : uint8_t { kNativeOff, kNativeAuto, kNativeOn };
+  NativeMode native_rma_ = kNativeOff;
+  std::vector<PeerKey> peer_keys_;  // per target
+
   // origin side
   std::vector<TargetState> targets_;
   std::vector<LocalOp> local_;
@@ -353,7 +382,6 @@ struct lz_mpi_win_s final : public lz::rt::ProgressHook {
   uint32_t fence_epoch_ = 0;
   bool fence_closing_ = false;  // in fence_exchange(): the others' operations of the epoch still run here
   bool lock_all_ = false;
-  bool lock_all_nocheck_ = false;
   std::vector<int> access_group_;
   bool pscw_started_ = false;
 

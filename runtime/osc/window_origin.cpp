@@ -6,7 +6,8 @@
 // of its own from the program's buffer and datatype (the engine's eager or
 // rendezvous protocol, single copy where the transport can). A get's or a
 // get-accumulate's answer lands by a receive posted into the program's
-// buffer before the request leaves.
+// buffer before the request leaves. Contiguous puts and gets may instead
+// go straight through the transport (window_native.cpp).
 #include <cstring>
 
 #include "osc/window.h"
@@ -135,6 +136,10 @@ lz::Status lz_mpi_win_s::put(const void* origin, int ocount, const Datatype& odt
     if (done) *done = true;
     return lz::Status::Ok();
   }
+  if (native_rma_ != kNativeOff && odt.is_contiguous() && tdt.is_contiguous() &&
+      native_transfer(true, const_cast<char*>(static_cast<const char*>(origin)) + odt.true_lb(),
+                      odt.size() * static_cast<size_t>(ocount), target, tdisp, tdt, done))
+    return lz::Status::Ok();
   Outgoing out = begin_op(wire::kPut, target, tdisp, tcount, tdt);
   return send_with_data(target, out, origin, ocount, odt, std::move(done));
 }
@@ -178,6 +183,10 @@ lz::Status lz_mpi_win_s::get(void* origin, int ocount, const Datatype& odt, int 
     if (done) *done = true;
     return lz::Status::Ok();
   }
+  if (native_rma_ != kNativeOff && odt.is_contiguous() && tdt.is_contiguous() &&
+      native_transfer(false, static_cast<char*>(origin) + odt.true_lb(), odt.size() * static_cast<size_t>(ocount),
+                      target, tdisp, tdt, done))
+    return lz::Status::Ok();
   Outgoing out = begin_op(wire::kGet, target, tdisp, tcount, tdt);
   out.op.reply_tag = static_cast<uint32_t>(next_reply_tag());
   post_reply(target, origin, ocount, &odt, static_cast<int>(out.op.reply_tag), std::move(done));
@@ -225,6 +234,7 @@ void lz_mpi_win_s::reap_local() {
     LocalOp& l = local_[i];
     if (l.req->complete) {
       if (l.done) *l.done = true;
+      if (l.key_reply) take_key(l);
       lz::rt::request_pool().put(l.req);
       continue;
     }

@@ -144,6 +144,7 @@ void lz_mpi_win_s::start(const std::vector<int>& ranks, int assert) {
 
 void lz_mpi_win_s::complete() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  wait_native(-1);  // landed before the targets' MPI_Win_wait hears of the end
   wire::Op op{};
   op.kind = wire::kComplete;
   for (int r : access_group_) {

@@ -106,6 +106,11 @@ void lz_mpi_win_s::take_incoming() {
       lz::rt::request_pool().put(in.req);
       continue;
     }
+    if (in.req->complete && header(in.msg).kind == wire::kKeyReq) {
+      answer_key(o, header(in.msg));
+      lz::rt::request_pool().put(in.req);
+      continue;
+    }
     incoming_[static_cast<size_t>(o)].push_back(std::move(in));
   }
 }
@@ -130,6 +135,8 @@ bool lz_mpi_win_s::run_queue(int o) {
       // Woke this rank out of a fence barrier: nothing to execute.
     } else if (op.kind == wire::kFenceCount) {
       take_fence_count(op);
+    } else if (op.kind == wire::kKeyReq) {
+      answer_key(o, op);
     } else {
       // An operation of the next fence epoch waits until this rank's own
       // fence has ended the current one (its operations all executed).

@@ -41,6 +41,9 @@ enum Kind : uint8_t {
   kPost = 10,        // target -> origin: MPI_Win_post exposed the window to you
   kWake = 11,        // the fence barrier of a load/store window passed: wakes a rank asleep in it
   kFenceCount = 12,  // MPI_Win_fence: `bytes` operations of fence epoch `epoch` were sent to you
+  kKeyReq = 13,      // origin -> target: answer with your transport's key of your window memory (window_native.cpp):
+                     // an Op with `disp` its base, `epoch` the key generation (Engine::rma_generation),
+                     // kFlagInline if it has one, `bytes` the key's length, the key after it
 };
 
 enum Flags : uint8_t {

@@ -213,6 +213,7 @@ Status Engine::set_limits(Peer& p, const transport::Attributes& a) const {
   p.get_threshold = a.get_threshold;
   p.zcopy_from = a.zcopy_threshold;
   p.has_get = (p.transport->capabilities() & transport::kCapGet) != 0;
+  p.rma_passive = a.rma_passive;
   return Status::Ok();
 }
 
@@ -288,6 +289,7 @@ Status Engine::finalize() {
     interrupt_fd_ = -1;
   }
   registration_cache().drop_registrations();
+  rma_drop_all();
   Status first;
   for (auto* m : modules_) {
     Status s = m->finalize();

@@ -102,6 +102,35 @@ class Engine final : public transport::Host {
   void* place(int src, const void* head, size_t len) override;
   void deliver_placed(int src, const void* head, size_t len) override;
 
+  // ---- one-sided transfers (engine_rma.cpp): runtime/osc's native path ----------------
+  // The key under which peer `world`'s transport (the one carrying its
+  // frames) reads and writes [addr, addr+len) of this process with
+  // get_async() and put_async(), registered for `owner` (a window) once
+  // per transport (for MPI_Alloc_mem / MPI_Win_allocate memory, the
+  // registration cache's) and kept until rma_forget(owner) or the
+  // transports' next checkpoint hook,
+  // which bumps rma_generation(): a key handed out before is stale then,
+  // here and at every peer. False when that transport cannot (no kCapPut
+  // and kCapGet, the peer lost, the registration refused); a key may be
+  // empty (shm needs none).
+  bool rma_key(const void* owner, int world, void* addr, size_t len, std::string* key);
+  void rma_forget(const void* owner);
+  uint64_t rma_generation() const { return rma_generation_; }
+  // Peer `world`'s transport puts and gets with nothing of its process
+  // (transport::Attributes::rma_passive).
+  bool rma_passive(int world) const {
+    return world >= 0 && world < peer_count() && peers_[static_cast<size_t>(world)].rma_passive;
+  }
+  // The transports are connected (not released for a checkpoint, not finalized).
+  bool live() const { return live_; }
+  // Writes (put) or reads `len` bytes between `local` and address `remote`
+  // of `world`, in a region it registered with `key` (its rma_key()), and
+  // completes `r` (filled as for start_send: kind, comm, peer) once the
+  // bytes are in the target's memory (a put) or here (a get); a failure
+  // completes it with st_error set. An error return: not started (the
+  // caller sends a message instead).
+  Status start_rma(Request* r, bool put, int world, void* local, size_t len, uint64_t remote, std::string_view key);
+
   // ---- operations -------------------------------------------------------------------
   // `r` is filled (kind, mode, buf, count, dt, comm, peer, tag, context).
   Status start_send(Request* r);
@@ -416,6 +445,7 @@ class Engine final : public transport::Host {
 
  private:
   struct TransferOp;  // below: a get_async() or send_zcopy() in flight
+  struct RmaRegion;   // below: window memory registered for peers' put/get
   // After the modex fence: whether this rank's CPUs are shared by more ranks
   // of its host than they number (cpu_sharing.h).
   bool decide_oversubscribed(const std::vector<int>& my_cpus) const;
@@ -523,6 +553,7 @@ class Engine final : public transport::Host {
   // transport did not take it (the caller streams instead).
   bool start_get(Request* r, int world, const RndvSource& from, uint64_t n);
   static void transfer_done(void* op, const Status& result);
+  void finish_rma(Request* r, int world, const Status& result);
   void finish_transfer(TransferOp* op);
   // An eager send of `r` by send_zcopy(); false if the transport would not
   // take it now (the caller goes by rendezvous).
@@ -612,8 +643,21 @@ class Engine final : public transport::Host {
     int world = -1;
     Status result;
     bool send = false;
+    bool rma = false;  // start_rma(): completes its request, nothing else
   };
   std::vector<TransferOp*> transfers_;
+  struct RmaRegion {
+    const void* owner;
+    transport::Module* module;
+    void* addr;
+    size_t len;
+    transport::MemoryRegion region;
+    bool cached;  // the registration cache's: not deregistered here
+  };
+  std::vector<RmaRegion> rma_regions_;
+  uint64_t rma_generation_ = 1;
+  // Deregisters every rma_regions_ entry and makes the keys stale.
+  void rma_drop_all();
 
   int spin_count_ = 2000;
   int64_t yield_time_ns_ = 200000;

@@ -76,6 +76,7 @@ Status Engine::checkpoint_transports(int timeout_ms) {
   live_ = false;  // the bootstrap's waits block until reconnect_transports()
   // MPI_Alloc_mem areas are registered again after the checkpoint, on first use.
   registration_cache().drop_registrations();
+  rma_drop_all();
   const double t0 = now_seconds();
   auto release = [&](transport::Module* m, const std::string& what) -> Status {
     for (;;) {
@@ -151,7 +152,9 @@ std::string Engine::transfers_in_flight() const {
     if (p.waiting != nullptr) what += (what.empty() ? "" : ", ") + std::string("a transfer waiting for its reply");
     if (!what.empty()) out += (out.empty() ? "rank " : "; rank ") + std::to_string(r) + ": " + what;
   }
-  if (!transfers_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(transfers_.size()) + " get(s) or zero-copy send(s) running";
+  if (!transfers_.empty())
+    out +=
+        (out.empty() ? "" : "; ") + std::to_string(transfers_.size()) + " get(s), put(s) or zero-copy send(s) running";
   if (!nbc_.empty()) out += (out.empty() ? "" : "; ") + std::to_string(nbc_.size()) + " non-blocking collective(s) running";
   return out;
 }

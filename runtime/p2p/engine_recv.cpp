@@ -196,8 +196,13 @@ void Engine::finish_transfer(TransferOp* op) {
   const Status result = op->result;
   const int world = op->world;
   const bool send = op->send;
+  const bool rma = op->rma;
   delete op;
   if (r == nullptr) return;  // failed with its peer meanwhile
+  if (rma) {
+    finish_rma(r, world, result);
+    return;
+  }
   if (send) {  // a zero-copy eager send
     r->zcopy = false;
     if (result.ok()) {

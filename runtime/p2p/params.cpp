@@ -44,6 +44,16 @@ constexpr ParamSpec kParams[] = {
      "maps), whatever transport carries their messages; false: by messages, as from another host. "
      "MPI_Win_allocate_shared windows are always loaded and stored",
      5},
+    {"osc_native_rma", ParamType::kEnum, "auto",
+     "Puts and gets of contiguous data to a rank reached by messages go straight into (out of) its window memory "
+     "through the transport (capabilities put and get: ucx's ucp_put_nbx / ucp_get_nbx, ofi's fi_writemsg / "
+     "fi_read, shm's process_vm_writev / _readv), without the target's agent, once access is certain: in a fence "
+     "or post-start-complete-wait epoch, or under a lock taken with MPI_MODE_NOCHECK. auto: where the transport "
+     "does it with nothing of the target's process (shm's CMA; ucx over rc/dc; ofi providers with the NIC's RMA), "
+     "not where it emulates it through the target's progress (UCX's posix, cma and tcp; ofi's shm and tcp), "
+     "which costs a small operation more than a message; on: wherever the transport can; off: always messages to "
+     "the target's agent. Accumulates always go to the agent (their atomicity is the agent's)",
+     5, "auto|on|off"},
     {"osc_bulk_copy_threshold", ParamType::kSize, "256k",
      "Bytes from which a put or get within a host, by load and store into the target's window memory, copies "
      "with streaming stores (put) or prefetching loads (get) instead of memcpy (x86-64 with AVX2); 0: always "

@@ -41,6 +41,7 @@ struct Peer {
   size_t get_threshold = 0; // rendezvous of at least this many bytes read with get
   size_t zcopy_from = 0;    // eager messages of at least this many bytes go with send_zcopy (0: none)
   bool has_get = false;     // transport::kCapGet
+  bool rma_passive = false;  // transport::Attributes::rma_passive
   bool failed = false;
   crcp::Bookmark sent;
   crcp::Bookmark received;
