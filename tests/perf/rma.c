@@ -9,6 +9,10 @@
  *   -q        quick: fewer iterations and repetitions
  *   -r N      repetitions per operation (default 7, quick 3)
  *   -t SEC    longest repetition allowed (default 0.5 s, quick 0.1 s)
+ *   -n        the passive-target epochs of put_lat, get_lat, put_bw, get_bw
+ *             and fop_lat open with MPI_Win_lock_all(MPI_MODE_NOCHECK)
+ *             (access certain without a lock message: what lets an
+ *             implementation use the network's own puts and gets)
  *
  * One window of MPI_Win_allocate on every rank (4 MiB + 64 B, disp_unit 1).
  * Rank 0 is the origin, rank 1 the target; the target (and any rank above 1)
@@ -53,6 +57,7 @@
 enum { kMaxReps = 64, kBurst = 8, kRegions = 4 };
 static const MPI_Aint kBig = 1048576;  /* the bandwidth message, 1 MiB */
 static const int kSmall = 8;           /* the latency message, 8 B */
+static int lock_all_assert = 0;        /* -n: MPI_MODE_NOCHECK */
 
 /* Fence last: its epochs end with a closing fence before verify()'s locks. */
 enum Op { PUT_LAT, GET_LAT, PUT_BW, GET_BW, FOP_LAT, LOCK, FENCE, kNumOps };
@@ -92,7 +97,7 @@ static double run_op(int rank, enum Op op, long iters) {
     switch (op) {
       case PUT_LAT:
       case GET_LAT:
-        MPI_Win_lock_all(0, win);
+        MPI_Win_lock_all(lock_all_assert, win);
         for (i = 0; i < iters; i++) {
           if (op == PUT_LAT)
             MPI_Put(local, kSmall, MPI_BYTE, 1, 0, kSmall, MPI_BYTE, win);
@@ -105,7 +110,7 @@ static double run_op(int rank, enum Op op, long iters) {
       case PUT_BW:
       case GET_BW:
         /* iters is a multiple of kBurst: kBurst operations, then a flush. */
-        MPI_Win_lock_all(0, win);
+        MPI_Win_lock_all(lock_all_assert, win);
         for (i = 0; i < iters; i += kBurst) {
           for (k = 0; k < kBurst; k++) {
             MPI_Aint disp = (MPI_Aint)(k % kRegions) * kBig;
@@ -119,7 +124,7 @@ static double run_op(int rank, enum Op op, long iters) {
         MPI_Win_unlock_all(win);
         break;
       case FOP_LAT:
-        MPI_Win_lock_all(0, win);
+        MPI_Win_lock_all(lock_all_assert, win);
         for (i = 0; i < iters; i++) {
           MPI_Fetch_and_op(&one, &result, MPI_LONG, 1, counter_disp, MPI_SUM, win);
           MPI_Win_flush(1, win);
@@ -195,6 +200,8 @@ int main(int argc, char** argv) {
       quick = 1;
     } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
       reps = atoi(argv[++a]);
+    } else if (!strcmp(argv[a], "-n")) {
+      lock_all_assert = MPI_MODE_NOCHECK;
     } else if (!strcmp(argv[a], "-t") && a + 1 < argc) {
       max_time = atof(argv[++a]);
     } else {
