@@ -58,10 +58,12 @@ uint64_t fingerprint(const std::string& address) {
 
 }  // namespace
 
+// A native read, or a write's endpoint flush (`write`).
 struct UcxTransport::GetOp {
   UcxTransport* owner;
   ucp_rkey_h rkey;
   Completion done;
+  bool write;
 };
 
 // A pull this rank started (the reader's side), by id in pulls_.
@@ -215,7 +217,7 @@ Status UcxTransport::get_async(int peer, void* local, size_t len, uint64_t remot
   ucp_rkey_h rkey = nullptr;
   ucs_status_t st = ucp_ep_rkey_unpack(p->ep, key.data() + kKeyPrefix, &rkey);
   if (st != UCS_OK) return IoError(std::string("ucx: ucp_ep_rkey_unpack: ") + ucs_status_string(st));
-  auto* op = new GetOp{this, rkey, done};
+  auto* op = new GetOp{this, rkey, done, false};
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   rp.cb.send = &UcxTransport::get_done;
@@ -242,13 +244,14 @@ void UcxTransport::get_done(void* request, ucs_status_t status, void* user_data)
   auto* op = static_cast<GetOp*>(user_data);
   UcxTransport& t = *op->owner;
   --t.outstanding_ops_;
-  --t.reading_;
+  --(op->write ? t.writing_ : t.reading_);
   ++t.events_;
   ucp_rkey_destroy(op->rkey);
   ucp_request_free(request);
   const Completion done = op->done;
+  const char* what = op->write ? "ucx: put: " : "ucx: get: ";
   delete op;
-  done(status == UCS_OK ? Status::Ok() : IoError(std::string("ucx: get: ") + ucs_status_string(status)));
+  done(status == UCS_OK ? Status::Ok() : IoError(what + std::string(ucs_status_string(status))));
 }
 
 // A put is complete for the engine once its bytes are in the peer's memory:
@@ -275,10 +278,10 @@ Status UcxTransport::put_async(int peer, const void* local, size_t len, uint64_t
     return IoError("ucx: ucp_put_nbx to rank " + std::to_string(peer) + ": " + ucs_status_string(UCS_PTR_STATUS(req)));
   }
   if (req != nullptr) ucp_request_free(req);  // released by UCX when done; the flush below waits for it
-  auto* op = new GetOp{this, rkey, done};
+  auto* op = new GetOp{this, rkey, done, true};
   ucp_request_param_t fp{};
   fp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-  fp.cb.send = &UcxTransport::put_flushed;
+  fp.cb.send = &UcxTransport::get_done;  // the flush completes the put
   fp.user_data = op;
   ucs_status_ptr_t flush = ucp_ep_flush_nbx(p->ep, &fp);
   if (UCS_PTR_IS_ERR(flush) || flush == nullptr) {
@@ -295,19 +298,6 @@ Status UcxTransport::put_async(int peer, const void* local, size_t len, uint64_t
   ++outstanding_ops_;  // on_checkpoint waits for it
   ++writing_;
   return Status::Ok();
-}
-
-void UcxTransport::put_flushed(void* request, ucs_status_t status, void* user_data) {
-  auto* op = static_cast<GetOp*>(user_data);
-  UcxTransport& t = *op->owner;
-  --t.outstanding_ops_;
-  --t.writing_;
-  ++t.events_;
-  ucp_rkey_destroy(op->rkey);
-  ucp_request_free(request);
-  const Completion done = op->done;
-  delete op;
-  done(status == UCS_OK ? Status::Ok() : IoError(std::string("ucx: put: ") + ucs_status_string(status)));
 }
 
 Status UcxTransport::pull(UcxPeer& p, void* local, size_t len, uint64_t remote, uint64_t region, Completion done) {

@@ -250,9 +250,9 @@ class UcxTransport final : public Module {
     size_t len;
   };
   struct GetOp;
+  // A native read's completion, or (GetOp::write) the endpoint flush that
+  // completes a put_async() remotely.
   static void get_done(void* request, ucs_status_t status, void* user_data);
-  // put_async(): the endpoint flush after the put completes it remotely.
-  static void put_flushed(void* request, ucs_status_t status, void* user_data);
   // The peer's endpoint and unpacked key for a get or put with `key`.
   Status rma_target(int peer, std::string_view key, const char* what, UcxPeer** out);
   bool tls_has(const char* t) const;  // transport_ucx_tls names t (or "^..." does not)

@@ -753,21 +753,25 @@ void record_get(void* arg, const Status& s) {
   g->status = s;
 }
 
-// get_async() until the transport takes it, then progress until it completes;
-// the completion's status, or why it never came (checked to run exactly once).
-Status get_blocking(Child& c, void* local, size_t len, uint64_t remote, std::string_view key) {
+// get_async() (or, `put`, put_async()) until the transport takes it, then
+// progress until it completes; the completion's status, or why it never
+// came (checked to run exactly once).
+Status transfer_blocking(Child& c, bool put, void* local, size_t len, uint64_t remote, std::string_view key) {
+  const char* what = put ? "put_async" : "get_async";
   GetResult g;
   Status s;
   for (;;) {
-    s = c.module().get_async(c.peer(), local, len, remote, key, transport::Completion{&record_get, &g});
+    const transport::Completion done{&record_get, &g};
+    s = put ? c.module().put_async(c.peer(), local, len, remote, key, done)
+            : c.module().get_async(c.peer(), local, len, remote, key, done);
     if (s.code() != Code::kWouldBlock || c.expired()) break;
     c.progress();
   }
-  if (!s.ok()) return s.with_context("get_async not started");
+  if (!s.ok()) return s.with_context(std::string(what) + " not started");
   c.wait_until([&] { return g.calls > 0 || c.expired(); });
-  if (g.calls == 0) return Timeout("get_async: no completion before the deadline");
+  if (g.calls == 0) return Timeout(std::string(what) + ": no completion before the deadline");
   for (int i = 0; i < 3; ++i) c.progress();
-  if (g.calls != 1) return Internal("get_async: completion ran " + std::to_string(g.calls) + " times");
+  if (g.calls != 1) return Internal(std::string(what) + ": completion ran " + std::to_string(g.calls) + " times");
   return g.status;
 }
 
@@ -825,7 +829,7 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
     };
     for (Range r : {Range{0, kLen}, Range{7, 1}, Range{4095, 4097}, Range{kLen - 1, 1}, Range{12345, 500000}}) {
       std::vector<char> local(r.len + 2, '\x5a');
-      Status s = get_blocking(c, local.data() + 1, r.len, base + r.off, key);
+      Status s = transfer_blocking(c, false, local.data() + 1, r.len, base + r.off, key);
       CT_ASSERT(c, s.ok()) << "get_async(" << r.len << " bytes at offset " << r.off << "): " << s.to_string();
       size_t bad = first_mismatch(stream_seed(c.peer(), 6, 0), r.off, local.data() + 1, r.len);
       CT_EXPECT(c, bad == r.len) << "get(" << r.len << " bytes at offset " << r.off << "): byte " << bad
@@ -842,22 +846,6 @@ TEST_P(TransportConformance, GetReadsPeerMemory) {
 // peer's registered memory, nothing around them, and its completion runs
 // exactly once and means the bytes are there (the peer checks them after a
 // sync that follows the completion).
-Status put_blocking(Child& c, const void* local, size_t len, uint64_t remote, std::string_view key) {
-  GetResult g;
-  Status s;
-  for (;;) {
-    s = c.module().put_async(c.peer(), local, len, remote, key, transport::Completion{&record_get, &g});
-    if (s.code() != Code::kWouldBlock || c.expired()) break;
-    c.progress();
-  }
-  if (!s.ok()) return s.with_context("put_async not started");
-  c.wait_until([&] { return g.calls > 0 || c.expired(); });
-  if (g.calls == 0) return Timeout("put_async: no completion before the deadline");
-  for (int i = 0; i < 3; ++i) c.progress();
-  if (g.calls != 1) return Internal("put_async: completion ran " + std::to_string(g.calls) + " times");
-  return g.status;
-}
-
 TEST_P(TransportConformance, PutWritesPeerMemory) {
   Run([](Child& c) {
     constexpr size_t kLen = 1 * MiB;
@@ -877,7 +865,7 @@ TEST_P(TransportConformance, PutWritesPeerMemory) {
     std::vector<char> src(kLen);
     fill_pattern(stream_seed(c.rank(), 9, 0), 0, src.data(), kLen);
     for (Range r : ranges) {
-      Status s = put_blocking(c, src.data() + r.off, r.len, b.peer_base + r.off, b.peer_key);
+      Status s = transfer_blocking(c, true, src.data() + r.off, r.len, b.peer_base + r.off, b.peer_key);
       CT_ASSERT(c, s.ok()) << "put_async(" << r.len << " bytes at offset " << r.off << "): " << s.to_string();
     }
     if (!c.sync()) return;  // the peer's puts into this rank's buffer are complete
@@ -1383,7 +1371,7 @@ TEST_P(TransportConformance, CheckpointRestartNewProcesses) {
       auto key = c.modex().get(c.peer(), "test.cr.key");
       CT_ASSERT(c, addr.ok() && key.ok()) << "the peer's buffer is not in the modex";
       std::vector<unsigned char> theirs(mine.size());
-      Status s = get_blocking(c, theirs.data(), theirs.size(), std::stoull(*addr), from_hex(*key));
+      Status s = transfer_blocking(c, false, theirs.data(), theirs.size(), std::stoull(*addr), from_hex(*key));
       CT_ASSERT(c, s.ok()) << "get() from rank " << c.peer() << " after restart (its pid is now "
                            << c.modex().get(c.peer(), "test.cr.pid").value() << "): " << s.to_string();
       const size_t bad = first_mismatch(900 + static_cast<uint64_t>(c.peer()), 0, theirs.data(), theirs.size());
