@@ -22,8 +22,10 @@ static int extent_fn(MPI_Datatype dt, MPI_Aint *extent, void *extra) {
   return MPI_Type_get_extent(dt, &lb, extent);
 }
 
-static void one(const char *name, MPI_Datatype dt, const void *value, size_t native) {
-  unsigned char out[64], back[64];
+/* Packs `value`, prints the bytes and unpacks them into `back`, whose first
+ * `native` bytes must equal the value's (0: the caller compares values). */
+static void one_into(const char *name, MPI_Datatype dt, const void *value, size_t native, unsigned char *back) {
+  unsigned char out[64];
   MPI_Aint size = -1, pos = 0, upos = 0;
   MPI_Pack_external_size("external32", 1, dt, &size);
   MPI_Pack_external("external32", value, 1, dt, out, sizeof out, &pos);
@@ -34,20 +36,31 @@ static void one(const char *name, MPI_Datatype dt, const void *value, size_t nat
     printf("  position %ld != size %ld\n", (long)pos, (long)size);
     ++failures;
   }
-  memset(back, 0, sizeof back);
+  memset(back, 0, 64);
   MPI_Unpack_external("external32", out, pos, &upos, back, 1, dt);
-  if (upos != pos || memcmp(back, value, native) != 0) {
+  if (upos != pos || (native != 0 && memcmp(back, value, native) != 0)) {
     fprintf(stderr, "%s: unpacked value differs from the original\n", name);
     ++failures;
   }
 }
 
-#define ONE(name, dt, ctype, v)          \
-  do {                                   \
-    ctype x_;                            \
-    memset(&x_, 0, sizeof x_);           \
-    x_ = (v);                            \
-    one(name, dt, &x_, sizeof x_);       \
+static void one(const char *name, MPI_Datatype dt, const void *value, size_t native) {
+  unsigned char back[64];
+  one_into(name, dt, value, native, back);
+}
+
+/* Compared as values, not bytes: x87 long double leaves 6 of its 16 bytes
+ * undefined (an assignment need not clear them, memset or not). */
+#define ONE(name, dt, ctype, v)                                              \
+  do {                                                                       \
+    ctype x_ = (v), y_;                                                      \
+    unsigned char back_[64];                                                 \
+    one_into(name, dt, &x_, 0, back_);                                       \
+    memcpy(&y_, back_, sizeof y_);                                           \
+    if (!(y_ == x_)) {                                                       \
+      fprintf(stderr, "%s: unpacked value differs from the original\n", name); \
+      ++failures;                                                            \
+    }                                                                        \
   } while (0)
 
 int main(int argc, char **argv) {
