@@ -289,9 +289,8 @@ Attributes OfiTransport::attributes(int peer) const {
   a.bandwidth_mbs = shm ? 14000 : 2500;
   // shm completes a write once the target's progress took its command, and
   // tcp;ofi_rxm emulates RMA over its connection: both need the target's
-  // process. Other providers' FI_RMA is the NIC's.
-  const bool emulated = shm || provider_ == "tcp" || provider_ == "tcp;ofi_rxm" || provider_.empty();
-  a.rma_passive = rma_write_ && !emulated;
+  // process. Other providers' FI_RMA is the NIC's (rma_write_: an open endpoint).
+  a.rma_passive = rma_write_ && !shm && provider_ != "tcp" && provider_ != "tcp;ofi_rxm";
   return a;
 }
 

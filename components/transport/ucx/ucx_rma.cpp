@@ -284,16 +284,14 @@ Status UcxTransport::put_async(int peer, const void* local, size_t len, uint64_t
   fp.cb.send = &UcxTransport::get_done;  // the flush completes the put
   fp.user_data = op;
   ucs_status_ptr_t flush = ucp_ep_flush_nbx(p->ep, &fp);
-  if (UCS_PTR_IS_ERR(flush) || flush == nullptr) {
+  if (flush == nullptr || UCS_PTR_IS_ERR(flush)) {
     ucp_rkey_destroy(rkey);
     delete op;
-    const Status s =
-        flush == nullptr
-            ? Status::Ok()
-            : IoError("ucx: put to rank " + std::to_string(peer) + ": " + ucs_status_string(UCS_PTR_STATUS(flush)));
-    if (!s.ok()) return s;  // the put may have left: the caller's fallback sends it again, harmless for a put
-    done(s);
-    return s;
+    // An error: the put may have left; the caller's fallback sends it again, harmless for a put.
+    if (flush != nullptr)
+      return IoError("ucx: put to rank " + std::to_string(peer) + ": " + ucs_status_string(UCS_PTR_STATUS(flush)));
+    done(Status::Ok());  // flushed inline
+    return Status::Ok();
   }
   ++outstanding_ops_;  // on_checkpoint waits for it
   ++writing_;

@@ -15,20 +15,12 @@
  * osc_native_rma off and expects the timeout message). Over ucx and ofi
  * it runs with the progress thread on (CMakeLists.txt says why). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "rma_test.h"
 
 #define ITER 20
 #define BLOCK (64 * 1024 / (int)sizeof(int))
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 static int value(int r, int it, int i) { return r * 1000003 + it * 7919 + i; }
 
@@ -62,20 +54,15 @@ int main(int argc, char** argv) {
 
   if (rank == 0) {
     /* No MPI call from here until the flag is seen. */
-    volatile int* flag = &w[FLAG];
-    const double start = now();
-    double x = 1.0;
-    uint64_t polls = 0;
-    while (*flag == 0) {
-      for (int k = 0; k < 10000; ++k) x = x * 0.9999999 + 1e-7;
-      if (++polls % 64 == 0 && now() - start > timeout_s) {
-        fprintf(stderr,
-                "rank 0: native put did not land: flag not set %.0f s after the origins started, while rank 0 made "
-                "no MPI call and had no progress thread\n",
-                timeout_s);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
+    double x = 0.0;
+    const double waited = rma_compute_until_set(&w[FLAG], timeout_s, &x);
+    if (waited < 0) {
+      fprintf(stderr,
+              "rank 0: native put did not land: flag not set %.0f s after the origins started, while rank 0 made "
+              "no MPI call and had no progress thread\n",
+              timeout_s);
+      fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (int r = 1; r < size; ++r) {
       CHECK(w[SLOT + r] == value(r, ITER - 1, -1), "slot of rank %d: got %d, expected %d", r, w[SLOT + r],
@@ -85,7 +72,7 @@ int main(int argc, char** argv) {
         CHECK(b[i] == value(r, ITER - 1, i), "block of rank %d, int %d: got %d, expected %d", r, i, b[i],
               value(r, ITER - 1, i));
     }
-    printf("rank 0 computed %.3f s (x = %g) without MPI calls while %d origins put and got\n", now() - start, x,
+    printf("rank 0 computed %.3f s (x = %g) without MPI calls while %d origins put and got\n", waited, x,
            size - 1);
   } else {
     int* mine = malloc(BLOCK * sizeof(int));
