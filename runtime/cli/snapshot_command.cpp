@@ -51,6 +51,7 @@ nlohmann::ordered_json variable_json(const appfmt::VariableInfo& v) {
                            {"raw_bytes", v.raw_bytes},
                            {"stored_bytes", v.stored_bytes},
                            {"zero_blocks", v.zero_blocks},
+                           {"base_blocks", v.base_blocks()},
                            {"compressed", v.compressed}};
   char sum[17];
   std::snprintf(sum, sizeof sum, "%016llx", static_cast<unsigned long long>(v.xxh3));
@@ -134,13 +135,27 @@ int show(const std::string& path, bool json) {
     if (json) {
       nlohmann::ordered_json vars = nlohmann::ordered_json::array();
       for (const auto& v : r->variables()) vars.push_back(variable_json(v));
-      all.push_back({{"file", f}, {"job", h.job_id}, {"rank", h.rank}, {"nranks", h.nranks}, {"seq", h.seq},
-                     {"safe_point", h.safe_point}, {"format_version", h.format_version}, {"variables", vars}});
+      nlohmann::ordered_json bases = nlohmann::ordered_json::array();
+      for (const auto& b : r->bases()) bases.push_back({{"path", b.path}, {"seq", b.seq}});
+      all.push_back({{"file", f},
+                     {"job", h.job_id},
+                     {"rank", h.rank},
+                     {"nranks", h.nranks},
+                     {"seq", h.seq},
+                     {"safe_point", h.safe_point},
+                     {"format_version", h.format_version},
+                     {"bases", bases},
+                     {"variables", vars}});
       continue;
     }
-    std::printf("%s: job %s, rank %d of %d, snapshot %llu, safe point %llu, format %u\n", f.c_str(),
-                h.job_id.c_str(), h.rank, h.nranks, static_cast<unsigned long long>(h.seq),
-                static_cast<unsigned long long>(h.safe_point), h.format_version);
+    std::vector<uint64_t> seqs;
+    for (const auto& b : r->bases()) seqs.push_back(b.seq);
+    std::sort(seqs.begin(), seqs.end());
+    std::string bases;
+    for (uint64_t q : seqs) bases += (bases.empty() ? ", unchanged blocks in snapshot " : ", ") + std::to_string(q);
+    std::printf("%s: job %s, rank %d of %d, snapshot %llu, safe point %llu, format %u%s\n", f.c_str(), h.job_id.c_str(),
+                h.rank, h.nranks, static_cast<unsigned long long>(h.seq), static_cast<unsigned long long>(h.safe_point),
+                h.format_version, bases.c_str());
     std::printf("  %-20s %-24s %12s %12s %12s  %-16s %s\n", "variable", "type", "elements", "bytes", "stored",
                 "xxh3", "decomposition (global / start / owned)");
     for (const auto& v : r->variables()) {

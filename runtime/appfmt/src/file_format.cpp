@@ -8,10 +8,10 @@ namespace lz::appfmt {
 
 uint64_t xxh3(const void* data, size_t n) { return XXH3_64bits(data, n); }
 
-std::string encode_header(const Header& h, bool big_endian_writer) {
+std::string encode_header(const Header& h, bool big_endian_writer, uint32_t version) {
   ByteOut o;
   o.bytes(kMagic, sizeof kMagic);
-  o.u32(kFormatVersion);
+  o.u32(version);
   o.u32(big_endian_writer ? kFlagBigEndianWriter : 0);
   o.u32(static_cast<uint32_t>(h.rank));
   o.u32(static_cast<uint32_t>(h.nranks));
@@ -28,9 +28,10 @@ Status decode_header(const std::string& file, const char* p, size_t n, Header* h
     return DataLoss(file + " is not a Lazarus application-level snapshot file (bad magic)");
   ByteIn in(p + sizeof kMagic, n - sizeof kMagic);
   h->format_version = in.u32();
-  if (in.ok() && h->format_version != kFormatVersion)
+  if (in.ok() && h->format_version != kFormatVersion && h->format_version != kFormatVersionIncremental)
     return Unimplemented(file + " has format version " + std::to_string(h->format_version) +
-                         "; this Lazarus reads version " + std::to_string(kFormatVersion));
+                         "; this Lazarus reads versions " + std::to_string(kFormatVersion) + " and " +
+                         std::to_string(kFormatVersionIncremental));
   const uint32_t flags = in.u32();
   h->writer_big_endian = (flags & kFlagBigEndianWriter) != 0;
   h->rank = static_cast<int>(in.u32());
@@ -46,7 +47,7 @@ Status decode_header(const std::string& file, const char* p, size_t n, Header* h
   return Status::Ok();
 }
 
-void encode_entry(ByteOut& o, const VariableInfo& v) {
+void encode_entry(ByteOut& o, const VariableInfo& v, uint32_t version) {
   o.str(v.var.name);
   o.u32(static_cast<uint32_t>(v.var.signature.size()));
   for (const Run& r : v.var.signature) {
@@ -69,9 +70,36 @@ void encode_entry(ByteOut& o, const VariableInfo& v) {
   o.u64(v.zero_blocks);
   o.u32(static_cast<uint32_t>(v.zero_bitmap.size()));
   o.bytes(v.zero_bitmap.data(), v.zero_bitmap.size());
+  if (version < kFormatVersionIncremental) return;
+  o.u32(static_cast<uint32_t>(v.base_runs.size()));
+  for (const VariableInfo::BaseRun& r : v.base_runs) {
+    o.u64(r.first);
+    o.u64(r.count);
+    o.u32(r.base);
+  }
 }
 
-bool decode_entry(ByteIn& in, VariableInfo* v) {
+void encode_bases(ByteOut& o, const std::vector<BaseFile>& bases) {
+  o.u32(static_cast<uint32_t>(bases.size()));
+  for (const BaseFile& b : bases) {
+    o.str(b.path);
+    o.u64(b.seq);
+  }
+}
+
+bool decode_bases(ByteIn& in, std::vector<BaseFile>* bases) {
+  const uint32_t n = in.u32();
+  if (!in.ok() || n > in.left() / 12) return false;
+  for (uint32_t i = 0; i < n && in.ok(); ++i) {
+    BaseFile b;
+    b.path = in.str(4096);
+    b.seq = in.u64();
+    bases->push_back(std::move(b));
+  }
+  return in.ok();
+}
+
+bool decode_entry(ByteIn& in, VariableInfo* v, uint32_t version) {
   v->var.name = in.str(4096);
   const uint32_t runs = in.u32();
   if (!in.ok() || runs > in.left() / 9) return false;
@@ -99,7 +127,22 @@ bool decode_entry(ByteIn& in, VariableInfo* v) {
   const uint32_t map = in.u32();
   if (!in.ok() || map != (block_count(v->raw_bytes) + 7) / 8 || map > in.left()) return false;
   v->zero_bitmap.resize(map);
-  return in.bytes(v->zero_bitmap.data(), map) && in.ok();
+  if (!in.bytes(v->zero_bitmap.data(), map) || !in.ok()) return false;
+  if (version < kFormatVersionIncremental) return true;
+  const uint32_t runs_n = in.u32();
+  if (!in.ok() || runs_n > in.left() / 20) return false;
+  const uint64_t blocks = block_count(v->raw_bytes);
+  uint64_t next = 0;  // runs ascend and do not overlap
+  for (uint32_t i = 0; i < runs_n; ++i) {
+    VariableInfo::BaseRun r;
+    r.first = in.u64();
+    r.count = in.u64();
+    r.base = in.u32();
+    if (!in.ok() || r.first < next || r.count == 0 || r.count > blocks || r.first > blocks - r.count) return false;
+    next = r.first + r.count;
+    v->base_runs.push_back(r);
+  }
+  return true;
 }
 
 }  // namespace lz::appfmt

@@ -21,12 +21,16 @@ inline constexpr uint8_t kEntryCompressed = 1;
 
 uint64_t xxh3(const void* data, size_t n);
 
-std::string encode_header(const Header& h, bool big_endian_writer);
+std::string encode_header(const Header& h, bool big_endian_writer, uint32_t version);
 // Decodes the header at the start of `in`; sets *end to its length.
 Status decode_header(const std::string& file, const char* p, size_t n, Header* h, uint64_t* end);
 
-void encode_entry(ByteOut& out, const VariableInfo& v);
-bool decode_entry(ByteIn& in, VariableInfo* v);
+// `version`: the file's (kFormatVersionIncremental adds the base runs).
+void encode_entry(ByteOut& out, const VariableInfo& v, uint32_t version);
+bool decode_entry(ByteIn& in, VariableInfo* v, uint32_t version);
+// The base files at the start of a version-2 index.
+void encode_bases(ByteOut& out, const std::vector<BaseFile>& bases);
+bool decode_bases(ByteIn& in, std::vector<BaseFile>* bases);
 
 // Blocks of kBlockSize in `raw_bytes` (the last one may be short).
 inline uint64_t block_count(uint64_t raw_bytes) { return (raw_bytes + kBlockSize - 1) / kBlockSize; }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include <bit>
@@ -20,6 +21,8 @@ struct Writer::State {
   int fd = -1;
   WriterOptions options;
   uint64_t offset = 0;
+  Header header;
+  std::vector<BaseFile> bases;
   std::vector<VariableInfo> index;
   std::set<std::string> names;
   bool finished = false;
@@ -97,9 +100,10 @@ StatusOr<Writer> Writer::create(const std::string& path, const Header& header, c
   auto s = std::make_unique<State>();
   s->path = path;
   s->options = options;
+  s->header = header;
   s->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (s->fd < 0) return ErrnoError("cannot create " + path, errno);
-  const std::string h = encode_header(header, host_big_endian(options.pretend_big_endian_host));
+  const std::string h = encode_header(header, host_big_endian(options.pretend_big_endian_host), kFormatVersion);
   if (Status st = s->write_all(h.data(), h.size()); !st.ok()) {
     s->discard();
     return st;
@@ -107,9 +111,23 @@ StatusOr<Writer> Writer::create(const std::string& path, const Header& header, c
   return Writer(std::move(s));
 }
 
-Status Writer::add(const Variable& v, const void* packed, uint64_t bytes) {
+uint32_t Writer::add_base(const std::string& relative_path, uint64_t seq) {
+  s_->bases.push_back({relative_path, seq});
+  return static_cast<uint32_t>(s_->bases.size() - 1);
+}
+
+Status Writer::add(const Variable& v, const void* packed, uint64_t bytes, const std::vector<int32_t>* in_base) {
   if (!s_ || s_->finished || s_->fd < 0) return Internal("add() on a finished or failed writer");
   LZ_RETURN_IF_ERROR(check_variable(v, bytes));
+  const uint64_t blocks = block_count(bytes);
+  if (in_base != nullptr) {
+    if (in_base->size() != blocks)
+      return InvalidArgument("variable '" + v.name + "': " + std::to_string(in_base->size()) + " base entries for " +
+                             std::to_string(blocks) + " blocks");
+    for (int32_t b : *in_base)
+      if (b < -1 || b >= static_cast<int32_t>(s_->bases.size()))
+        return InvalidArgument("variable '" + v.name + "': base " + std::to_string(b) + " was not added");
+  }
   if (!s_->names.insert(v.name).second)
     return InvalidArgument("variable '" + v.name + "' is already in " + s_->path);
 
@@ -126,15 +144,23 @@ Status Writer::add(const Variable& v, const void* packed, uint64_t bytes) {
   e.offset = s_->offset;
   e.raw_bytes = bytes;
   e.xxh3 = xxh3(raw, bytes);
-  // All-zero blocks are left out; the others are kept as contiguous ranges.
-  const uint64_t blocks = block_count(bytes);
+  // All-zero blocks are left out, and blocks a base file holds; the others
+  // are kept as contiguous ranges.
   e.zero_bitmap.assign((blocks + 7) / 8, 0);
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // (offset, length) in raw
   for (uint64_t b = 0; b < blocks; ++b) {
     const uint64_t at = b * kBlockSize, len = std::min(kBlockSize, bytes - at);
+    const int32_t base = in_base != nullptr ? (*in_base)[b] : -1;
     if (all_zero(raw + at, len)) {
       e.zero_bitmap[b / 8] |= static_cast<uint8_t>(1u << (b % 8));
       ++e.zero_blocks;
+    } else if (base >= 0) {
+      auto& runs = e.base_runs;
+      if (!runs.empty() && runs.back().base == static_cast<uint32_t>(base) &&
+          runs.back().first + runs.back().count == b)
+        ++runs.back().count;
+      else
+        runs.push_back({b, 1, static_cast<uint32_t>(base)});
     } else if (!ranges.empty() && ranges.back().first + ranges.back().second == at) {
       ranges.back().second += len;
     } else {
@@ -167,9 +193,12 @@ Status Writer::add(const Variable& v, const void* packed, uint64_t bytes) {
 
 Status Writer::finish() {
   if (!s_ || s_->finished || s_->fd < 0) return Internal("finish() on a finished or failed writer");
+  // A file with base files is version 2: its header says so (same length).
+  const uint32_t version = s_->bases.empty() ? kFormatVersion : kFormatVersionIncremental;
   ByteOut idx;
+  if (version == kFormatVersionIncremental) encode_bases(idx, s_->bases);
   idx.u32(static_cast<uint32_t>(s_->index.size()));
-  for (const VariableInfo& e : s_->index) encode_entry(idx, e);
+  for (const VariableInfo& e : s_->index) encode_entry(idx, e, version);
   ByteOut trailer;
   trailer.u64(s_->offset);
   trailer.u64(idx.data().size());
@@ -177,6 +206,11 @@ Status Writer::finish() {
   trailer.bytes(kEndMagic, sizeof kEndMagic);
   Status st = s_->write_all(idx.data().data(), idx.data().size());
   if (st.ok()) st = s_->write_all(trailer.data().data(), trailer.data().size());
+  if (st.ok() && version != kFormatVersion) {
+    const std::string h = encode_header(s_->header, host_big_endian(s_->options.pretend_big_endian_host), version);
+    if (::pwrite(s_->fd, h.data(), h.size(), 0) != static_cast<ssize_t>(h.size()))
+      st = ErrnoError("cannot write the header of " + s_->path, errno);
+  }
   if (st.ok() && ::fsync(s_->fd) != 0) st = ErrnoError("cannot fsync " + s_->path, errno);
   if (st.ok() && ::close(s_->fd) != 0) st = ErrnoError("cannot close " + s_->path, errno);
   s_->fd = -1;
@@ -186,6 +220,24 @@ Status Writer::finish() {
   }
   s_->finished = true;
   return Status::Ok();
+}
+
+std::vector<uint64_t> Writer::referenced_seqs() const {
+  std::set<uint64_t> seqs;
+  for (const VariableInfo& e : s_->index)
+    for (const VariableInfo::BaseRun& r : e.base_runs) seqs.insert(s_->bases[r.base].seq);
+  return {seqs.begin(), seqs.end()};
+}
+
+std::vector<BlockHash> block_hashes(const void* data, uint64_t bytes, uint64_t block) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::vector<BlockHash> out((bytes + block - 1) / block);
+  for (uint64_t b = 0; b < out.size(); ++b) {
+    const uint64_t at = b * block;
+    const XXH128_hash_t h = XXH3_128bits(p + at, std::min(block, bytes - at));
+    out[b] = {h.low64, h.high64};
+  }
+  return out;
 }
 
 }  // namespace lz::appfmt

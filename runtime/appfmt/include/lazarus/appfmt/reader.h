@@ -10,7 +10,11 @@
 // open() checks the magic, the format version, the trailer and the checksums
 // of the header and of the index, and that every payload lies inside the
 // file: a truncated or damaged file is refused naming the file (kDataLoss),
-// an unknown version naming it too (kUnimplemented).
+// an unknown version naming it too (kUnimplemented). The blocks an
+// incremental file leaves to its base files are read from them (opened when
+// first needed; each must be of the same job and rank and the snapshot the
+// index names), and the variable's checksum covers the assembled bytes, so
+// a missing, replaced or damaged base file is kDataLoss naming both files.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +37,20 @@ struct VariableInfo {
   bool compressed = false;
   uint64_t zero_blocks = 0;   // 4 KiB blocks left out
   std::vector<uint8_t> zero_bitmap;
+  // Blocks [first, first + count) are held by base file `base` (an
+  // incremental file); the stored payload holds the other non-zero blocks.
+  struct BaseRun {
+    uint64_t first = 0, count = 0;
+    uint32_t base = 0;
+  };
+  std::vector<BaseRun> base_runs;
+  uint64_t base_blocks() const;
+};
+
+// An older file an incremental file refers to.
+struct BaseFile {
+  std::string path;  // relative to the referring file's directory
+  uint64_t seq = 0;  // its snapshot number (its header's)
 };
 
 struct ReaderOptions {
@@ -50,6 +68,8 @@ class Reader {
   const Header& header() const;
   const std::vector<VariableInfo>& variables() const;
   const VariableInfo* find(const std::string& name) const;
+  // The older files this one refers to (empty unless incremental).
+  const std::vector<BaseFile>& bases() const;
   // Into `out` (bytes == raw_bytes), host byte order. Errors: kNotFound
   // naming the variable, kInvalidArgument for a wrong size, kDataLoss naming
   // the file and the variable (checksum, decompression, short read).
