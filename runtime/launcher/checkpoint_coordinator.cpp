@@ -446,10 +446,13 @@ void CheckpointCoordinator::commit() {
     return;
   }
   const double secs = now_seconds() - started_;
+  // An incremental snapshot names the older ones it needs (kept while it is).
+  std::string deps;
+  for (uint64_t d : info->depends) deps += (deps.empty() ? ", depends on " : ", ") + std::to_string(d);
   char text[512];
-  std::snprintf(text, sizeof text, "snapshot %llu committed: %s (%llu bytes, %.2f s)",
+  std::snprintf(text, sizeof text, "snapshot %llu committed: %s (%llu bytes, %.2f s%s)",
                 static_cast<unsigned long long>(info->seq), info->path.c_str(),
-                static_cast<unsigned long long>(info->total_bytes), secs);
+                static_cast<unsigned long long>(info->total_bytes), secs, deps.c_str());
   host_.say(text);
   tree_committed(info->path);
   last_snapshot_ = info->path;
@@ -460,6 +463,7 @@ void CheckpointCoordinator::commit() {
     nlohmann::ordered_json j{{"event", "committed"},       {"seq", info->seq}, {"path", info->path},
                              {"bytes", info->total_bytes}, {"seconds", secs},  {"message", text},
                              {"terminated", term}};
+    if (!info->depends.empty()) j["depends"] = info->depends;
     control_->reply(w.conn, json_line(j), true);
   }
   waiters_.clear();

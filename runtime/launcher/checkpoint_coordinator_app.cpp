@@ -191,19 +191,21 @@ void CheckpointCoordinator::app_commit(uint64_t safe_point, const std::vector<st
   }
   app_report_line(line.epoch, info->path, "");
   const double secs = now_seconds() - line.started;
+  // An incremental snapshot names the older ones it needs (kept while it is).
+  std::string deps;
+  for (uint64_t d : info->depends) deps += (deps.empty() ? ", depends on " : ", ") + std::to_string(d);
   char text[512];
-  std::snprintf(text, sizeof text, "snapshot %llu committed at safe point %llu: %s (%llu bytes, %.2f s)",
+  std::snprintf(text, sizeof text, "snapshot %llu committed at safe point %llu: %s (%llu bytes, %.2f s%s)",
                 static_cast<unsigned long long>(info->seq), static_cast<unsigned long long>(safe_point),
-                info->path.c_str(), static_cast<unsigned long long>(info->total_bytes), secs);
+                info->path.c_str(), static_cast<unsigned long long>(info->total_bytes), secs, deps.c_str());
   host_.say(text);
   last_snapshot_ = info->path;
   host_.job_file_changed();
-  reply(line.waiters,
-        nlohmann::ordered_json{{"event", "committed"}, {"seq", info->seq},     {"path", info->path},
-                               {"bytes", info->total_bytes}, {"seconds", secs}, {"message", text},
-                               {"safe_point", safe_point}, {"terminated", false}}
-            .dump(),
-        true);
+  nlohmann::ordered_json committed{{"event", "committed"},       {"seq", info->seq},   {"path", info->path},
+                                   {"bytes", info->total_bytes}, {"seconds", secs},    {"message", text},
+                                   {"safe_point", safe_point},   {"terminated", false}};
+  if (!info->depends.empty()) committed["depends"] = info->depends;
+  reply(line.waiters, committed.dump(), true);
   lines_.erase(safe_point);
   // Older lines still pending are superseded: the newest snapshot is the recovery line.
   while (!lines_.empty() && lines_.begin()->first < safe_point)

@@ -14,6 +14,12 @@ constexpr const char* kFormatName = "lazarus-snapshot-commit";
 constexpr std::string_view kChecksumKey = "commit_checksum: ";
 }  // namespace
 
+std::string seq_list(const std::vector<uint64_t>& seqs) {
+  std::string s = "[";
+  for (size_t i = 0; i < seqs.size(); ++i) s += (i ? ", " : "") + std::to_string(seqs[i]);
+  return s + "]";
+}
+
 std::string format_utc(int64_t t) {
   time_t tt = static_cast<time_t>(t);
   struct tm tm;
@@ -55,6 +61,7 @@ SnapshotInfo CommitRecord::info(const std::string& dir) const {
   i.total_bytes = total_bytes();
   i.file_count = files.size();
   i.path = dir;
+  i.depends = depends;
   return i;
 }
 
@@ -63,7 +70,7 @@ std::string CommitRecord::format() const {
   s.reserve(256 + files.size() * 96);
   s += "# Lazarus snapshot commit record: written last; its presence commits the snapshot.\n";
   s += std::string("format: ") + kFormatName + "\n";
-  s += "version: " + std::to_string(kVersion) + "\n";
+  s += "version: " + std::to_string(depends.empty() ? kVersionSelfContained : kVersion) + "\n";
   s += "seq: " + std::to_string(seq) + "\n";
   s += "time: " + std::to_string(meta.time) + "\n";
   s += "date: " + yaml_quote(format_utc(meta.time)) + "\n";
@@ -71,6 +78,7 @@ std::string CommitRecord::format() const {
   s += "cr: " + yaml_quote(meta.cr) + "\n";
   s += "crcp: " + yaml_quote(meta.crcp) + "\n";
   if (!meta.job.empty()) s += "job: " + yaml_quote(meta.job) + "\n";
+  if (!depends.empty()) s += "depends: " + seq_list(depends) + "\n";
   s += std::string("checksum: ") + FileHasher::kAlgorithm + "\n";
   s += "file_count: " + std::to_string(files.size()) + "\n";
   s += "total_bytes: " + std::to_string(total_bytes()) + "\n";
@@ -130,6 +138,18 @@ StatusOr<CommitRecord> CommitRecord::parse(const std::string& text, const std::s
   LZ_ASSIGN_OR_RETURN(r.meta.crcp, f.str(root, "crcp"));
   if (root["job"]) {
     LZ_ASSIGN_OR_RETURN(r.meta.job, f.str(root, "job"));
+  }
+  if (root["depends"]) {
+    if (version < 2) return f.error(root["depends"], "field 'depends' needs format version 2, the record says 1");
+    LZ_ASSIGN_OR_RETURN(r.depends, f.u64_list(root, "depends", false));
+    if (r.depends.empty()) return f.error(root["depends"], "field 'depends' is an empty list");
+    for (size_t i = 0; i < r.depends.size(); ++i) {
+      if (r.depends[i] == 0 || r.depends[i] >= r.seq)
+        return f.error(root["depends"], "snapshot " + std::to_string(r.seq) + " depends on snapshot " +
+                                            std::to_string(r.depends[i]) + ", which is not an older snapshot");
+      if (i > 0 && r.depends[i] <= r.depends[i - 1])
+        return f.error(root["depends"], "field 'depends' is not sorted without duplicates");
+    }
   }
   LZ_ASSIGN_OR_RETURN(std::string algo, f.str(root, "checksum"));
   if (algo != FileHasher::kAlgorithm)

@@ -25,6 +25,18 @@
 //     - {path: "rank.1/core-7.img", size: 1024, xxh3: "03ff2a9c0d5b7e61"}
 //   commit_checksum: "5b0f1d9e2c3a4b68"
 //
+// An incremental snapshot (one whose rank directories hold a DEPENDS file,
+// lazarus/snapshot_layout.h) also records the older snapshots its files refer
+// to, after `job`; such a record says `version: 2`, so that a Lazarus that
+// does not know dependencies (and could prune a snapshot that another needs)
+// refuses it instead of restoring half a snapshot. Records without
+// dependencies are still written as version 1, byte for byte as before:
+//
+//   version: 2
+//   ...
+//   job: "1a2b3c4d"
+//   depends: [3, 5]
+//
 //   lz::snapshot::CommitRecord r;  // filled by SnapshotStore::commit
 //   std::string text = r.format();
 //   LZ_ASSIGN_OR_RETURN(auto back, lz::snapshot::CommitRecord::parse(text, path));
@@ -66,10 +78,14 @@ struct SnapshotInfo {
   uint64_t total_bytes = 0;
   uint64_t file_count = 0;
   std::string path;  // absolute directory of the snapshot (empty when read from the manifest)
+  std::vector<uint64_t> depends;  // older snapshots this one's files refer to (sorted; empty: self-contained)
 };
 
 struct CommitRecord {
-  static constexpr int kVersion = 1;
+  // The newest format version read; written only when `depends` is not empty
+  // (kVersionSelfContained otherwise).
+  static constexpr int kVersion = 2;
+  static constexpr int kVersionSelfContained = 1;
   // Refuse absurd files before allocating for them.
   static constexpr size_t kMaxFileBytes = 64u << 20;
   static constexpr uint64_t kMaxFiles = 1u << 20;
@@ -78,6 +94,9 @@ struct CommitRecord {
   uint64_t seq = 0;
   SnapshotMeta meta;
   std::vector<CommittedFile> files;  // sorted by path
+  // Sequence numbers of the older snapshots of the same job directory whose
+  // files this one's refer to: sorted, unique, each < seq.
+  std::vector<uint64_t> depends;
 
   uint64_t total_bytes() const;
   SnapshotInfo info(const std::string& dir) const;
@@ -93,6 +112,8 @@ struct CommitRecord {
 
 // "2024-06-10T06:13:20Z".
 std::string format_utc(int64_t seconds_since_epoch);
+// "[3, 5]": a list of sequence numbers as COMMITTED and the manifest write it.
+std::string seq_list(const std::vector<uint64_t>& seqs);
 // A relative path without "", ".", ".." components, a leading '/', or control
 // characters: the only kind a snapshot may list.
 bool is_safe_relative_path(std::string_view p);

@@ -61,10 +61,10 @@ std::string Manifest::format() const {
     s += "snapshots:\n";
     for (const auto& i : snapshots) {
       s += "  - {seq: " + std::to_string(i.seq) + ", time: " + std::to_string(i.time) +
-           ", date: " + yaml_quote(format_utc(i.time)) + ", np: " + std::to_string(i.np) +
-           ", cr: " + yaml_quote(i.cr) + ", crcp: " + yaml_quote(i.crcp) +
-           ", total_bytes: " + std::to_string(i.total_bytes) + ", file_count: " + std::to_string(i.file_count) +
-           "}\n";
+           ", date: " + yaml_quote(format_utc(i.time)) + ", np: " + std::to_string(i.np) + ", cr: " + yaml_quote(i.cr) +
+           ", crcp: " + yaml_quote(i.crcp) + ", total_bytes: " + std::to_string(i.total_bytes) +
+           ", file_count: " + std::to_string(i.file_count) +
+           (i.depends.empty() ? "" : ", depends: " + seq_list(i.depends)) + "}\n";
     }
   }
   return s;
@@ -134,6 +134,7 @@ StatusOr<Manifest> Manifest::parse(const std::string& text, const std::string& p
     LZ_ASSIGN_OR_RETURN(i.crcp, f.str(item, "crcp"));
     LZ_ASSIGN_OR_RETURN(i.total_bytes, f.u64(item, "total_bytes"));
     LZ_ASSIGN_OR_RETURN(i.file_count, f.u64(item, "file_count"));
+    LZ_ASSIGN_OR_RETURN(i.depends, f.u64_list(item, "depends", true));
     m.snapshots.push_back(std::move(i));
   }
   return m;

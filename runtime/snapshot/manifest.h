@@ -24,6 +24,11 @@
 //   snapshots:
 //     - {seq: 2, time: 1718000000, date: "2024-06-10T06:13:20Z", np: 4, cr: "criu", crcp: "bkmrk",
 //        total_bytes: 1073741824, file_count: 88}
+//     - {seq: 3, time: 1718000600, date: "2024-06-10T06:23:20Z", np: 4, cr: "app", crcp: "bkmrk",
+//        total_bytes: 4096, file_count: 8, depends: [2]}
+//
+// `depends` (only present when not empty) lists the older snapshots whose
+// files an incremental snapshot refers to (CommitRecord::depends).
 //
 //   LZ_ASSIGN_OR_RETURN(auto m, lz::snapshot::Manifest::read(dir + "/manifest.yaml"));
 //   relaunch(m.job.argv, m.job.np, m.job.hosts);

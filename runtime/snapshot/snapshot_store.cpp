@@ -16,6 +16,7 @@
 #include "lazarus/log.h"
 #include "lazarus/snapshot_layout.h"
 #include "lazarus/strings.h"
+#include "snapshot/depends_file.h"
 #include "snapshot/durable_io.h"
 #include "snapshot/file_hasher.h"
 
@@ -287,6 +288,8 @@ StatusOr<SnapshotInfo> SnapshotStore::commit(PendingSnapshot& snap, const Snapsh
                                std::to_string(meta.np) + ")");
   }
 
+  LZ_ASSIGN_OR_RETURN(std::vector<uint64_t> depends, pending_depends(root, snap.seq_, tree.files));
+
   // Pass 1: fix modes and start writeback of everything, so the disk writes
   // while pass 2 hashes from the page cache and its fsync()s mostly wait for
   // I/O already under way.
@@ -311,6 +314,7 @@ StatusOr<SnapshotInfo> SnapshotStore::commit(PendingSnapshot& snap, const Snapsh
   CommitRecord rec;
   rec.seq = snap.seq_;
   rec.meta = meta;
+  rec.depends = std::move(depends);
   if (rec.meta.job.empty()) rec.meta.job = job_.id;
   if (rec.meta.time == 0) rec.meta.time = static_cast<int64_t>(::time(nullptr));
   {
@@ -360,6 +364,32 @@ StatusOr<SnapshotInfo> SnapshotStore::commit(PendingSnapshot& snap, const Snapsh
   return info;
 }
 
+StatusOr<std::vector<uint64_t>> SnapshotStore::pending_depends(const std::string& root, uint64_t seq,
+                                                               const std::vector<std::string>& files) const {
+  std::set<uint64_t> all;
+  for (const auto& rel : files) {
+    size_t slash = rel.find('/');
+    if (slash == std::string::npos || rel.compare(0, 5, "rank.") != 0 ||
+        rel.compare(slash + 1, std::string::npos, kSnapshotDependsFile) != 0)
+      continue;
+    const std::string rank_dir = root + "/" + rel.substr(0, slash);
+    auto deps = read_depends_file(root + "/" + rel);
+    if (!deps.ok()) return InvalidArgument("snapshot " + rank_dir + ": " + deps.status().message());
+    for (uint64_t d : *deps) {
+      if (d >= seq)
+        return InvalidArgument("snapshot " + rank_dir + " depends on snapshot " + std::to_string(d) + " (its " +
+                               kSnapshotDependsFile + "), which is not older than snapshot " + std::to_string(seq));
+      if (all.count(d)) continue;
+      if (auto i = info(d); !i.ok())
+        return InvalidArgument("snapshot " + rank_dir + " depends on snapshot " + std::to_string(d) + " (its " +
+                               kSnapshotDependsFile + "), which is not a committed snapshot of " + dir_ + ": " +
+                               i.status().message());
+      all.insert(d);
+    }
+  }
+  return std::vector<uint64_t>(all.begin(), all.end());
+}
+
 Status SnapshotStore::prune(uint64_t just_committed) {
   if (options_.keep <= 0) return Status::Ok();
   LZ_ASSIGN_OR_RETURN(auto names, dir_entries(dir_));
@@ -369,20 +399,42 @@ Status SnapshotStore::prune(uint64_t just_committed) {
   std::sort(seqs.rbegin(), seqs.rend());
   // Only snapshots whose COMMITTED reads count towards `keep`: a damaged one
   // must not push a good one out. The just-committed one always counts.
+  std::map<uint64_t, std::vector<uint64_t>> depends;  // of the snapshots whose COMMITTED reads
+  for (uint64_t s : seqs)
+    if (auto rec = CommitRecord::read(snapshot_dir(s) + "/" + kCommittedFile); rec.ok() && rec->seq == s)
+      depends[s] = std::move(rec->depends);
   int64_t kept = 0;
   uint64_t oldest_kept = just_committed;
+  std::vector<uint64_t> todo;
   for (uint64_t s : seqs) {
     if (kept >= options_.keep) break;
-    if (s == just_committed || CommitRecord::read(snapshot_dir(s) + "/" + kCommittedFile).ok()) {
+    if (s == just_committed || depends.count(s)) {
       ++kept;
       oldest_kept = s;
+      todo.push_back(s);
     }
   }
   if (kept < options_.keep) return Status::Ok();
+  // What the kept ones depend on, transitively, stays too (without counting
+  // towards `keep`).
+  std::set<uint64_t> needed(todo.begin(), todo.end());
+  while (!todo.empty()) {
+    uint64_t s = todo.back();
+    todo.pop_back();
+    auto it = depends.find(s);
+    if (it == depends.end()) continue;
+    for (uint64_t d : it->second)
+      if (needed.insert(d).second) todo.push_back(d);
+  }
   Status result;
   bool renamed = false;
   for (uint64_t s : seqs) {
     if (s >= oldest_kept || s == just_committed) continue;
+    if (needed.count(s)) {
+      log::debug("snapshot: keeping %s beyond cr_keep %lld: a kept snapshot depends on it", snapshot_dir(s).c_str(),
+                 static_cast<long long>(options_.keep));
+      continue;
+    }
     std::string from = snapshot_dir(s), to = from + kPruningSuffix;
     // Renamed first so the snapshot leaves the committed set atomically; a
     // crash during the removal leaves a .pruning directory, cleaned on open.
@@ -455,9 +507,46 @@ StatusOr<std::vector<SnapshotInfo>> SnapshotStore::list(std::vector<std::string>
 }
 
 Status SnapshotStore::verify(uint64_t seq) const {
+  VerifyCache cache;
+  return verify_with_depends(seq, cache);
+}
+
+const SnapshotStore::Verified& SnapshotStore::verify_cached(uint64_t seq, VerifyCache& cache) const {
+  auto it = cache.find(seq);
+  if (it != cache.end()) return it->second;
+  Verified v;
+  v.status = verify_files(seq, &v.depends);
+  return cache.emplace(seq, std::move(v)).first->second;
+}
+
+Status SnapshotStore::verify_with_depends(uint64_t seq, VerifyCache& cache) const {
+  const Verified& self = verify_cached(seq, cache);
+  if (!self.status.ok()) return self.status;
+  // (dependency, the snapshot that names it), each dependency checked once.
+  std::vector<std::pair<uint64_t, uint64_t>> todo;
+  for (uint64_t d : self.depends) todo.emplace_back(d, seq);
+  std::set<uint64_t> seen(self.depends.begin(), self.depends.end());
+  while (!todo.empty()) {
+    auto [d, by] = todo.back();
+    todo.pop_back();
+    const Verified& v = verify_cached(d, cache);
+    if (!v.status.ok()) {
+      const bool missing = v.status.code() == Code::kNotFound;
+      return DataLoss("snapshot " + std::to_string(seq) + " depends on snapshot " + std::to_string(d) +
+                      (by == seq ? "" : " (through snapshot " + std::to_string(by) + ")") + ", which is " +
+                      (missing ? "missing" : "damaged") + ": " + v.status.message());
+    }
+    for (uint64_t more : v.depends)
+      if (seen.insert(more).second) todo.emplace_back(more, d);
+  }
+  return Status::Ok();
+}
+
+Status SnapshotStore::verify_files(uint64_t seq, std::vector<uint64_t>* depends) const {
   LZ_ASSIGN_OR_RETURN(SnapshotInfo si, info(seq));
   const std::string& d = si.path;
   LZ_ASSIGN_OR_RETURN(CommitRecord rec, CommitRecord::read(d + "/" + kCommittedFile));
+  *depends = rec.depends;
   if (!rec.meta.job.empty() && rec.meta.job != job_.id)
     return DataLoss("snapshot " + d + "/" + kCommittedFile + " was written by job " + rec.meta.job +
                     ", not by job " + job_.id + " of " + dir_ + "/" + kManifestFile +
@@ -533,8 +622,9 @@ StatusOr<SnapshotInfo> SnapshotStore::newest_valid(std::vector<std::string>* ski
     if (auto s = parse_seq(n)) seqs.push_back(*s);
   std::sort(seqs.rbegin(), seqs.rend());
   std::vector<std::string> why;
+  VerifyCache cache;  // a base that several snapshots depend on is read once
   for (uint64_t s : seqs) {
-    Status v = verify(s);
+    Status v = verify_with_depends(s, cache);
     if (v.ok()) {
       auto i = info(s);
       if (i.ok()) {

@@ -23,6 +23,14 @@
 //   4. older snapshots beyond `keep` are pruned (renamed to <seq>.pruning,
 //      then removed), never the one just committed;
 //   5. manifest.yaml is rewritten atomically (temporary name, fsync, rename).
+//
+// Incremental snapshots: a rank directory may hold a DEPENDS file naming older
+// snapshots of this store whose files its own refer to (depends_file.h).
+// commit() records their union in COMMITTED and refuses to commit when one is
+// not an older committed snapshot; prune() keeps, besides the newest `keep`,
+// every snapshot a kept one depends on (transitively); verify() checks the
+// snapshots depended on as well, so newest_valid() passes over a snapshot
+// whose base is damaged or gone.
 // A crash before 3 leaves a .partial directory that is ignored and removed by
 // the next writer to open the job directory; the previous snapshot is untouched.
 // A crash after 3 leaves a committed snapshot even if the manifest lags (the
@@ -62,16 +70,17 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lazarus/status.h"
+#include "lazarus/unique_fd.h"
 #include "snapshot/commit_record.h"
 #include "snapshot/manifest.h"
 #include "snapshot/pending_snapshot.h"
 #include "snapshot/progress.h"
-#include "lazarus/unique_fd.h"
 
 namespace lz::snapshot {
 
@@ -121,6 +130,8 @@ class SnapshotStore {
   StatusOr<SnapshotInfo> info(uint64_t seq) const;
   // Re-reads every file listed in COMMITTED and checks size and checksum, and
   // that no unlisted file is present. kDataLoss names every damaged file.
+  // The snapshots `seq` depends on are verified too (each once): "snapshot 7
+  // depends on snapshot 3, which is damaged: ...".
   Status verify(uint64_t seq) const;
   // The newest snapshot that verifies; older ones are tried when newer ones do
   // not, and `skipped` (optional) gets one line per snapshot passed over.
@@ -133,6 +144,22 @@ class SnapshotStore {
   Status take_lock(bool must);
   void remove_stale();
   Status prune(uint64_t just_committed);
+  // The checked union of the DEPENDS files of the pending snapshot `seq` in
+  // `root` (`files`: every file below it), sorted.
+  StatusOr<std::vector<uint64_t>> pending_depends(const std::string& root, uint64_t seq,
+                                                  const std::vector<std::string>& files) const;
+  // verify_files() of one snapshot, remembered so that newest_valid() reads a
+  // snapshot that several others depend on once.
+  struct Verified {
+    Status status;
+    std::vector<uint64_t> depends;
+  };
+  using VerifyCache = std::map<uint64_t, Verified>;
+  // The files of `seq` alone; `depends` gets its dependencies.
+  Status verify_files(uint64_t seq, std::vector<uint64_t>* depends) const;
+  const Verified& verify_cached(uint64_t seq, VerifyCache& cache) const;
+  // verify(), with results kept in `cache`.
+  Status verify_with_depends(uint64_t seq, VerifyCache& cache) const;
   // Numeric entries of the job directory (any state), descending.
   StatusOr<std::vector<uint64_t>> numeric_dirs() const;
 

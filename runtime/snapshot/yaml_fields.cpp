@@ -121,6 +121,20 @@ StatusOr<std::vector<std::string>> YamlFields::str_list(const YAML::Node& m, con
   return out;
 }
 
+StatusOr<std::vector<uint64_t>> YamlFields::u64_list(const YAML::Node& m, const char* key, bool optional) const {
+  LZ_ASSIGN_OR_RETURN(std::vector<std::string> items, str_list(m, key, optional));
+  std::vector<uint64_t> out;
+  out.reserve(items.size());
+  for (const std::string& s : items) {
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+      return error(m[key], std::string("an item of '") + key + "' is not an unsigned integer: '" + s + "'");
+    out.push_back(v);
+  }
+  return out;
+}
+
 StatusOr<std::vector<std::pair<std::string, std::string>>> YamlFields::str_map(const YAML::Node& m, const char* key,
                                                                                bool optional) const {
   using Pairs = std::vector<std::pair<std::string, std::string>>;

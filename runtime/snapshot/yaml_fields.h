@@ -46,6 +46,9 @@ class YamlFields {
   StatusOr<int64_t> i64(const YAML::Node& m, const char* key) const;
   // A sequence of scalars; an absent key gives an empty list when `optional`.
   StatusOr<std::vector<std::string>> str_list(const YAML::Node& m, const char* key, bool optional) const;
+  // A sequence of unsigned integers ("depends: [3, 5]"); an absent key gives
+  // an empty list when `optional`.
+  StatusOr<std::vector<uint64_t>> u64_list(const YAML::Node& m, const char* key, bool optional) const;
   // A mapping of scalars to scalars, in file order.
   StatusOr<std::vector<std::pair<std::string, std::string>>> str_map(const YAML::Node& m, const char* key,
                                                                      bool optional) const;

@@ -17,4 +17,16 @@ inline std::string snapshot_rank_dir(const std::string& snapshot_dir, int rank) 
   return snapshot_dir + "/" + snapshot_rank_entry(rank);
 }
 
+// A snapshot being written is <job dir>/<seq>.partial; once committed it is
+// <job dir>/<seq> and holds this file, written last.
+inline constexpr const char* kSnapshotPartialSuffix = ".partial";
+inline constexpr const char* kSnapshotCommittedFile = "COMMITTED";
+
+// An incremental snapshot's rank directory may hold this file: the sequence
+// numbers (decimal, one per line) of the older snapshots of the same job
+// directory whose files this rank's files refer to (blocks left unchanged
+// are not written again). The store records them at commit, keeps those
+// snapshots while a kept one depends on them, and verifies them with it.
+inline constexpr const char* kSnapshotDependsFile = "DEPENDS";
+
 }  // namespace lz

@@ -1,6 +1,6 @@
-// CommitRecord and Manifest parsing: round trips, and damaged or hostile
-// input always gives a kDataLoss error naming the file (and line), never a
-// crash or an exception.
+// CommitRecord, Manifest and DEPENDS parsing: round trips, and damaged or
+// hostile input always gives a kDataLoss error naming the file (and line),
+// never a crash or an exception.
 #include "snapshot/commit_record.h"
 
 #include <gmock/gmock.h>
@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "snapshot/depends_file.h"
 #include "snapshot/file_hasher.h"
 #include "snapshot/manifest.h"
 #include "snapshot_test_util.h"
@@ -16,6 +17,7 @@ namespace lz::snapshot {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kPath = "/snap/job.1/3/COMMITTED";
 
@@ -138,6 +140,105 @@ TEST(CommitRecord, MutationsNeverCrash) {
   }
 }
 
+// Records without dependencies are byte for byte what Lazarus wrote before
+// incremental snapshots (version 1, no depends line).
+TEST(CommitRecord, SelfContainedRecordIsUnchanged) {
+  CommitRecord r = sample();
+  r.meta.job = "1a2b3c4d";
+  r.files.pop_back();
+  const std::string body =
+      "# Lazarus snapshot commit record: written last; its presence commits the snapshot.\n"
+      "format: lazarus-snapshot-commit\n"
+      "version: 1\n"
+      "seq: 3\n"
+      "time: 1718000000\n"
+      "date: \"2024-06-10T06:13:20Z\"\n"
+      "np: 2\n"
+      "cr: \"criu\"\n"
+      "crcp: \"bkmrk\"\n"
+      "job: \"1a2b3c4d\"\n"
+      "checksum: xxh3-64\n"
+      "file_count: 1\n"
+      "total_bytes: 4096\n"
+      "files:\n"
+      "  - {path: \"rank.0/pages-1.img\", size: 4096, xxh3: \"8d1ec0a2b5e9f4c1\"}\n";
+  EXPECT_EQ(r.format(), seal(body));
+}
+
+TEST(CommitRecord, DependsRoundTrip) {
+  CommitRecord r = sample();
+  r.depends = {1, 2};
+  std::string text = r.format();
+  EXPECT_THAT(text, HasSubstr("\nversion: 2\n"));
+  EXPECT_THAT(text, HasSubstr("\ndepends: [1, 2]\n"));
+  auto back = CommitRecord::parse(text, kPath);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(back->depends, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(back->info("/d").depends, (std::vector<uint64_t>{1, 2}));
+  // Without dependencies: absent, and read back as none.
+  back = CommitRecord::parse(sample().format(), kPath);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->depends.empty());
+  EXPECT_THAT(sample().format(), Not(HasSubstr("depends")));
+}
+
+TEST(CommitRecord, BadDependsNamesFileAndLine) {
+  CommitRecord r = sample();
+  r.depends = {1, 2};
+  std::string body = body_of(r.format());
+  auto with = [&](const std::string& line) {
+    std::string bad = body;
+    bad.replace(bad.find("depends: [1, 2]"), 15, line);
+    return CommitRecord::parse(seal(bad), kPath);
+  };
+  auto b = with("depends: [1, 3]");
+  EXPECT_EQ(b.status().code(), Code::kDataLoss);
+  EXPECT_THAT(b.status().message(),
+              HasSubstr(std::string(kPath) + ":10: snapshot 3 depends on snapshot 3, which is not an older snapshot"));
+  EXPECT_THAT(with("depends: [2, 1]").status().message(), HasSubstr("not sorted without duplicates"));
+  EXPECT_THAT(with("depends: [1, 1]").status().message(), HasSubstr("not sorted without duplicates"));
+  EXPECT_THAT(with("depends: [0]").status().message(), HasSubstr("depends on snapshot 0"));
+  EXPECT_THAT(with("depends: []").status().message(), HasSubstr("field 'depends' is an empty list"));
+  EXPECT_THAT(with("depends: [one]").status().message(),
+              HasSubstr(std::string(kPath) + ":10: an item of 'depends' is not an unsigned integer: 'one'"));
+  EXPECT_THAT(with("depends: 1").status().message(), HasSubstr("field 'depends' is not a list"));
+  // Dependencies came with version 2; a version 1 record has none.
+  std::string v1 = body;
+  v1.replace(v1.find("version: 2"), 10, "version: 1");
+  auto old = CommitRecord::parse(seal(v1), kPath);
+  EXPECT_EQ(old.status().code(), Code::kDataLoss);
+  EXPECT_THAT(old.status().message(), HasSubstr("field 'depends' needs format version 2"));
+  // A version newer than 2 is refused as before.
+  std::string v3 = body;
+  v3.replace(v3.find("version: 2"), 10, "version: 3");
+  EXPECT_EQ(CommitRecord::parse(seal(v3), kPath).status().code(), Code::kUnimplemented);
+}
+
+TEST(DependsFile, ParsesSequenceNumbersOnePerLine) {
+  constexpr const char* kDeps = "/snap/job.1/7.partial/rank.1/DEPENDS";
+  auto d = parse_depends_file("3\n5\n", kDeps);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(*d, (std::vector<uint64_t>{3, 5}));
+  d = parse_depends_file("\n5\n\n3\n5\n\n", kDeps);
+  ASSERT_TRUE(d.ok()) << d.status().to_string();
+  EXPECT_EQ(*d, (std::vector<uint64_t>{5, 3, 5}));
+  d = parse_depends_file("", kDeps);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->empty());
+
+  auto bad = parse_depends_file("3\n5", kDeps);
+  EXPECT_EQ(bad.status().code(), Code::kDataLoss);
+  EXPECT_THAT(bad.status().message(), HasSubstr(std::string(kDeps) + ":2: the last line has no newline"));
+  for (const char* text :
+       {"3\n-5\n", "3\n+5\n", "3\n05\n", "3\n5 \n", "3\n5\r\n", "3\nfive\n", "3\n5,6\n", "3\n99999999999999999999\n"}) {
+    bad = parse_depends_file(text, kDeps);
+    EXPECT_EQ(bad.status().code(), Code::kDataLoss) << text;
+    EXPECT_THAT(bad.status().message(), HasSubstr(std::string(kDeps) + ":2: ")) << text;
+    EXPECT_THAT(bad.status().message(), HasSubstr("is not a snapshot sequence number")) << text;
+  }
+  EXPECT_EQ(read_depends_file("/nonexistent/DEPENDS").status().code(), Code::kNotFound);
+}
+
 TEST(Manifest, RoundTripAndMutations) {
   Manifest m;
   m.job = test::sample_job();
@@ -150,13 +251,21 @@ TEST(Manifest, RoundTripAndMutations) {
   i.total_bytes = 99;
   i.file_count = 3;
   m.snapshots.push_back(i);
+  i.seq = 5;
+  i.depends = {2, 4};
+  m.snapshots.push_back(i);
   std::string text = m.format();
+  EXPECT_THAT(text, HasSubstr("file_count: 3}\n"));
+  EXPECT_THAT(text, HasSubstr("file_count: 3, depends: [2, 4]}\n"));
   auto back = Manifest::parse(text, "/m.yaml");
   ASSERT_TRUE(back.ok()) << back.status().to_string();
   EXPECT_EQ(back->job.argv, m.job.argv);
   EXPECT_EQ(back->job.environment, m.job.environment);
-  ASSERT_EQ(back->snapshots.size(), 1u);
+  ASSERT_EQ(back->snapshots.size(), 2u);
   EXPECT_EQ(back->snapshots[0].seq, 4u);
+  EXPECT_TRUE(back->snapshots[0].depends.empty());
+  EXPECT_EQ(back->snapshots[1].seq, 5u);
+  EXPECT_EQ(back->snapshots[1].depends, (std::vector<uint64_t>{2, 4}));
 
   std::mt19937 rng(777);
   for (int k = 0; k < 2000; ++k) {

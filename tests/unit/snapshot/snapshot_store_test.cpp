@@ -1,5 +1,6 @@
 // SnapshotStore: commit/verify, listing, modes, damaged files, interrupted
-// checkpoints, fallback, pruning and the manifest.
+// checkpoints, fallback, pruning, the manifest, and incremental snapshots'
+// dependencies (rank.<r>/DEPENDS).
 #include "snapshot/snapshot_store.h"
 
 #include <fcntl.h>
@@ -20,6 +21,7 @@ namespace lz::snapshot {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace lz::snapshot::test;
 
 constexpr uint64_t kPages = 1 << 20;
@@ -35,7 +37,8 @@ class SnapshotStoreTest : public ::testing::Test {
   std::string root() const { return tmp_.path() + "/snapshots"; }
 
   // Takes one checkpoint of a 2-rank "job": CRIU-like images per rank.
-  SnapshotInfo checkpoint(SnapshotStore& store, uint32_t seed = 1) {
+  // `depends` (optional): the text of each rank's DEPENDS file ("" for none).
+  SnapshotInfo checkpoint(SnapshotStore& store, uint32_t seed = 1, const std::vector<std::string>& depends = {}) {
     auto snap = store.begin(store.next_seq());
     EXPECT_TRUE(snap.ok()) << snap.status().to_string();
     for (int r = 0; r < 2; ++r) {
@@ -44,6 +47,7 @@ class SnapshotStoreTest : public ::testing::Test {
       write_pattern(*d + "/pages-1.img", kPages, seed * 10 + r);
       write_pattern(*d + "/core-" + std::to_string(100 + r) + ".img", 3000 + r, seed * 10 + r + 5, 0644);
       write_text(*d + "/inventory.img", "inv", 0644);
+      if (static_cast<size_t>(r) < depends.size() && !depends[r].empty()) write_text(*d + "/DEPENDS", depends[r]);
     }
     auto info = store.commit(*snap, {.np = 2, .cr = "criu", .crcp = "bkmrk"});
     EXPECT_TRUE(info.ok()) << info.status().to_string();
@@ -548,6 +552,225 @@ TEST_F(SnapshotStoreTest, CommitShowsProgressWhenForced) {
   EXPECT_THAT(text, HasSubstr("checkpoint 1: checksumming: "));
   EXPECT_THAT(text, HasSubstr("verifying snapshot 1: "));
   EXPECT_THAT(text, HasSubstr("(100%)"));
+}
+
+// ---------------------------------------------------------------------------
+// Incremental snapshots: rank.<r>/DEPENDS
+
+TEST_F(SnapshotStoreTest, DependsAreRecordedInCommittedAndManifest) {
+  auto store = SnapshotStore::open(root(), sample_job(), opts());
+  ASSERT_TRUE(store.ok());
+  SnapshotInfo first = checkpoint(*store, 1);
+  checkpoint(*store, 2);
+  SnapshotInfo third = checkpoint(*store, 3, {"2\n\n1\n", "2\n"});
+  EXPECT_EQ(third.depends, (std::vector<uint64_t>{1, 2}));
+  EXPECT_TRUE(first.depends.empty());
+  // The DEPENDS files are part of the snapshot like any other file.
+  EXPECT_EQ(third.file_count, 8u);
+  std::string committed = read_text(third.path + "/COMMITTED");
+  EXPECT_THAT(committed, HasSubstr("\nversion: 2\n"));
+  EXPECT_THAT(committed, HasSubstr("\ndepends: [1, 2]\n"));
+  EXPECT_THAT(committed, HasSubstr("{path: \"rank.0/DEPENDS\", size: 5,"));
+  EXPECT_THAT(committed, HasSubstr("{path: \"rank.1/DEPENDS\", size: 2,"));
+  // A self-contained snapshot's record is as before: version 1, no depends.
+  std::string plain = read_text(first.path + "/COMMITTED");
+  EXPECT_THAT(plain, HasSubstr("\nversion: 1\n"));
+  EXPECT_THAT(plain, Not(HasSubstr("depends")));
+  Status v = store->verify(3);
+  EXPECT_TRUE(v.ok()) << v.to_string();
+
+  auto i = store->info(3);
+  ASSERT_TRUE(i.ok()) << i.status().to_string();
+  EXPECT_EQ(i->depends, (std::vector<uint64_t>{1, 2}));
+  auto l = store->list();
+  ASSERT_TRUE(l.ok());
+  ASSERT_EQ(l->size(), 3u);
+  EXPECT_EQ((*l)[0].depends, (std::vector<uint64_t>{1, 2}));
+  EXPECT_TRUE((*l)[1].depends.empty());
+
+  std::string mpath = store->dir() + "/manifest.yaml";
+  EXPECT_THAT(read_text(mpath), HasSubstr("file_count: 8, depends: [1, 2]}"));
+  auto m = Manifest::read(mpath);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  ASSERT_EQ(m->snapshots.size(), 3u);
+  EXPECT_TRUE(m->snapshots[0].depends.empty());
+  EXPECT_TRUE(m->snapshots[1].depends.empty());
+  EXPECT_EQ(m->snapshots[2].depends, (std::vector<uint64_t>{1, 2}));
+}
+
+TEST_F(SnapshotStoreTest, CommitIsRefusedWhenDependsNamesNoOlderCommittedSnapshot) {
+  auto store = SnapshotStore::open(root(), sample_job(), opts());
+  ASSERT_TRUE(store.ok());
+  checkpoint(*store, 1);
+  auto try_commit = [&](uint64_t seq, const std::string& depends) -> StatusOr<SnapshotInfo> {
+    auto snap = store->begin(seq);
+    EXPECT_TRUE(snap.ok()) << snap.status().to_string();
+    for (int r = 0; r < 2; ++r) {
+      auto d = snap->rank_dir(r);
+      EXPECT_TRUE(d.ok());
+      write_text(*d + "/app.lzck", "data");
+    }
+    write_text(snap->dir() + "/rank.1/DEPENDS", depends);
+    auto info = store->commit(*snap, {.np = 2, .cr = "app", .crcp = "bkmrk"});
+    if (!info.ok()) {
+      EXPECT_TRUE(snap->pending());
+      EXPECT_TRUE(store->abort(*snap).ok());
+      EXPECT_FALSE(exists(store->snapshot_dir(seq)));
+      EXPECT_FALSE(exists(store->snapshot_dir(seq) + ".partial"));
+    }
+    return info;
+  };
+  const std::string rank1 = store->dir() + "/5.partial/rank.1";
+
+  // Newer than the snapshot itself, or itself.
+  auto r = try_commit(5, "1\n7\n");
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("snapshot " + rank1 + " depends on snapshot 7"));
+  EXPECT_THAT(r.status().message(), HasSubstr("not older than snapshot 5"));
+  r = try_commit(5, "5\n");
+  EXPECT_THAT(r.status().message(), HasSubstr("depends on snapshot 5 (its DEPENDS), which is not older"));
+
+  // Older but missing, or only a partial (never committed) one.
+  r = try_commit(5, "3\n");
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("snapshot " + rank1 + " depends on snapshot 3"));
+  EXPECT_THAT(r.status().message(), HasSubstr("which is not a committed snapshot of " + store->dir()));
+  ASSERT_EQ(::mkdir((store->dir() + "/4.partial").c_str(), 0700), 0);
+  r = try_commit(5, "4\n");
+  EXPECT_THAT(r.status().message(), HasSubstr("depends on snapshot 4"));
+  EXPECT_THAT(r.status().message(), HasSubstr("never committed"));
+  ASSERT_EQ(::rmdir((store->dir() + "/4.partial").c_str()), 0);
+
+  // Not a list of sequence numbers: named with its line.
+  r = try_commit(5, "1\n\n 2\n");
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr(rank1 + "/DEPENDS:3: \" 2\" is not a snapshot sequence number"));
+  r = try_commit(5, "1");
+  EXPECT_THAT(r.status().message(), HasSubstr(rank1 + "/DEPENDS:1: the last line has no newline"));
+
+  // And an older committed one is accepted.
+  r = try_commit(5, "1\n");
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->depends, (std::vector<uint64_t>{1}));
+}
+
+TEST_F(SnapshotStoreTest, PruningKeepsWhatAKeptSnapshotDependsOn) {
+  std::string dir;
+  {
+    auto store = SnapshotStore::open(root(), sample_job(), opts(0));
+    ASSERT_TRUE(store.ok());
+    checkpoint(*store, 1);
+    checkpoint(*store, 2);
+    dir = store->dir();
+  }
+  auto store = SnapshotStore::open(root(), sample_job(), opts(1));
+  ASSERT_TRUE(store.ok());
+  // 3 depends on 2: 2 stays although cr_keep is 1; the unrelated 1 goes.
+  checkpoint(*store, 3, {"2\n", "2\n"});
+  EXPECT_FALSE(exists(dir + "/1"));
+  EXPECT_TRUE(exists(dir + "/2/COMMITTED"));
+  EXPECT_TRUE(exists(dir + "/3/COMMITTED"));
+  auto m = Manifest::read(dir + "/manifest.yaml");
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->snapshots.size(), 2u);
+  EXPECT_EQ(m->snapshots[0].seq, 2u);
+  EXPECT_EQ(m->snapshots[1].seq, 3u);
+  Status v = store->verify(3);
+  EXPECT_TRUE(v.ok()) << v.to_string();
+  // A self-contained 4: nothing kept needs 2 or 3 any more.
+  checkpoint(*store, 4);
+  EXPECT_FALSE(exists(dir + "/2"));
+  EXPECT_FALSE(exists(dir + "/3"));
+  EXPECT_TRUE(exists(dir + "/4/COMMITTED"));
+  auto l = store->list();
+  ASSERT_TRUE(l.ok());
+  ASSERT_EQ(l->size(), 1u);
+  EXPECT_EQ((*l)[0].seq, 4u);
+}
+
+TEST_F(SnapshotStoreTest, PruningKeepsDependenciesTransitivelyWithoutCountingThem) {
+  auto store = SnapshotStore::open(root(), sample_job(), opts(2));
+  ASSERT_TRUE(store.ok());
+  const std::string dir = store->dir();
+  checkpoint(*store, 1);
+  checkpoint(*store, 2);
+  // 3 needs 1; kept only as a dependency, 1 does not push 2 out of the newest two.
+  checkpoint(*store, 3, {"1\n"});
+  EXPECT_TRUE(exists(dir + "/1/COMMITTED"));
+  EXPECT_TRUE(exists(dir + "/2/COMMITTED"));
+  // 4 needs 3 which needs 1: 4 and 3 are the newest two, 1 stays through 3, 2 goes.
+  checkpoint(*store, 4, {"", "3\n"});
+  EXPECT_TRUE(exists(dir + "/1/COMMITTED"));
+  EXPECT_FALSE(exists(dir + "/2"));
+  EXPECT_TRUE(exists(dir + "/3/COMMITTED"));
+  // 5 needs 4 needs 3 needs 1: all kept, and 5 verifies through the chain.
+  checkpoint(*store, 5, {"4\n"});
+  for (const char* s : {"1", "3", "4", "5"}) EXPECT_TRUE(exists(dir + "/" + s + "/COMMITTED")) << s;
+  Status v = store->verify(5);
+  EXPECT_TRUE(v.ok()) << v.to_string();
+  // 6 self-contained, 7 needs 6: 5, 4, 3 and 1 go.
+  checkpoint(*store, 6);
+  checkpoint(*store, 7, {"6\n", "6\n"});
+  auto l = store->list();
+  ASSERT_TRUE(l.ok());
+  ASSERT_EQ(l->size(), 2u);
+  EXPECT_EQ((*l)[0].seq, 7u);
+  EXPECT_EQ((*l)[1].seq, 6u);
+  EXPECT_FALSE(exists(dir + "/1"));
+}
+
+TEST_F(SnapshotStoreTest, VerifyNamesTheDamagedOrMissingDependency) {
+  auto store = SnapshotStore::open(root(), sample_job(), opts());
+  ASSERT_TRUE(store.ok());
+  SnapshotInfo base = checkpoint(*store, 1);
+  checkpoint(*store, 2, {"1\n"});
+  checkpoint(*store, 3, {"2\n", "2\n"});
+  ASSERT_TRUE(store->verify(3).ok());
+
+  std::string f = base.path + "/rank.0/pages-1.img";
+  write_pattern(f, kPages, 999);  // same size, other bytes
+  Status v = store->verify(2);
+  EXPECT_EQ(v.code(), Code::kDataLoss);
+  EXPECT_THAT(v.message(), HasSubstr("snapshot 2 depends on snapshot 1, which is damaged: snapshot " + f +
+                                     " is corrupted: checksum "));
+  v = store->verify(3);
+  EXPECT_EQ(v.code(), Code::kDataLoss);
+  EXPECT_THAT(v.message(), HasSubstr("snapshot 3 depends on snapshot 1 (through snapshot 2), which is damaged: "));
+  EXPECT_THAT(v.message(), HasSubstr(f));
+
+  ASSERT_EQ(std::system(("rm -rf '" + base.path + "'").c_str()), 0);
+  v = store->verify(2);
+  EXPECT_EQ(v.code(), Code::kDataLoss);
+  EXPECT_THAT(v.message(), HasSubstr("snapshot 2 depends on snapshot 1, which is missing: snapshot " + base.path +
+                                     " does not exist"));
+}
+
+TEST_F(SnapshotStoreTest, NewestValidSkipsASnapshotWhoseDependencyIsDamaged) {
+  auto store = SnapshotStore::open(root(), sample_job(), opts());
+  ASSERT_TRUE(store.ok());
+  checkpoint(*store, 1);
+  SnapshotInfo base = checkpoint(*store, 2);
+  checkpoint(*store, 3, {"2\n", "2\n"});
+  std::string f = base.path + "/rank.1/core-101.img";
+  ASSERT_EQ(::truncate(f.c_str(), 100), 0);
+  std::vector<std::string> skipped;
+  auto nv = store->newest_valid(&skipped);
+  ASSERT_TRUE(nv.ok()) << nv.status().to_string();
+  EXPECT_EQ(nv->seq, 1u);
+  EXPECT_TRUE(nv->depends.empty());
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_THAT(skipped[0], HasSubstr("snapshot 3: snapshot 3 depends on snapshot 2, which is damaged: snapshot " + f +
+                                    " is truncated"));
+  EXPECT_THAT(skipped[1], HasSubstr("snapshot 2: snapshot " + f + " is truncated"));
+
+  // With the base gone altogether the reason says so.
+  ASSERT_EQ(std::system(("rm -rf '" + base.path + "'").c_str()), 0);
+  skipped.clear();
+  nv = store->newest_valid(&skipped);
+  ASSERT_TRUE(nv.ok()) << nv.status().to_string();
+  EXPECT_EQ(nv->seq, 1u);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_THAT(skipped[0], HasSubstr("snapshot 3: snapshot 3 depends on snapshot 2, which is missing"));
 }
 
 TEST(SnapshotParams, RegisteredWithDefaults) {
