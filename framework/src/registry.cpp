@@ -53,6 +53,15 @@ constexpr ParamSpec kRegistryParams[] = {
      "it is and report the change; files mapped shared and written are always copied, files only read are "
      "checked. Given to `lazarus restart`, keep leaves every file as it is",
      2, "truncate|copy|keep"},
+    {"cr_incremental", ParamType::kEnum, "off",
+     "Incremental snapshots: a rank's file leaves out the blocks that have not changed since its previous "
+     "snapshot and refers to the older snapshot that holds them (which the store keeps while it is needed). "
+     "Built for cr=app; cr=criu writes full images whatever this says",
+     2, "off|on"},
+    {"cr_full_every", ParamType::kInt, "8",
+     "With cr_incremental on, snapshots 1, K+1, 2K+1, ... are written in full (and the first one after a "
+     "restart), bounding the chain of older snapshots a restart reads",
+     3},
     {"cr_files_copy_max", ParamType::kSize, "64M",
      "Largest file whose contents a snapshot keeps (cr_files=copy, files mapped shared); a larger one is "
      "truncated instead, as the snapshot's report says",

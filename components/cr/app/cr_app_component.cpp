@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "app_module.h"
+#include "lazarus/appfmt/writer.h"
 #include "lazarus/frameworks/cr.h"
 #include "lazarus/param_store.h"
 
@@ -23,6 +24,10 @@ constexpr ParamSpec kParams[] = {
     {"interval", ParamType::kDouble, "0",
      "Seconds between snapshots, agreed by forward negotiation (0: none; --checkpoint-interval does the same)", 3},
     {"compress", ParamType::kString, "none", "Compression of snapshot files: none or zstd", 4},
+    {"incremental_block", ParamType::kSize, "4K",
+     "With cr_incremental on: the bytes compared at once (a multiple of 4 KiB); a block whose hash has not "
+     "changed is referred to, not written again",
+     4},
     // Read by liblazarus-ft (runtime/ft), where the program is started again by
     // the vendor's mpirun; a Lazarus job restarts with --recover or `lazarus
     // restart` instead. Declared here so that one YAML file serves both.
@@ -47,6 +52,14 @@ StatusOr<std::unique_ptr<lz::Module>> query(const QueryContext& ctx) {
   if (compress == "zstd") c.compress = true;
   else if (compress != "none")
     return InvalidArgument("cr_app_compress must be none or zstd, not '" + compress + "'");
+  c.incremental = ctx.params->get_string("cr_incremental") == "on";
+  c.full_every = ctx.params->get_int("cr_full_every");
+  if (c.full_every < 1)
+    return InvalidArgument("cr_full_every must be 1 or more snapshots, not " + std::to_string(c.full_every));
+  c.incremental_block = static_cast<uint64_t>(ctx.params->get_int(ctx.param_prefix + "incremental_block"));
+  if (c.incremental_block == 0 || c.incremental_block % appfmt::kBlockSize != 0)
+    return InvalidArgument("cr_app_incremental_block must be a multiple of 4K, not " +
+                           std::to_string(c.incremental_block) + " bytes");
   if (ctx.params->get_int(ctx.param_prefix + "every") < 0)
     return InvalidArgument("cr_app_every must be 0 or more calls");
   if (ctx.params->get_double(ctx.param_prefix + "interval") < 0)
