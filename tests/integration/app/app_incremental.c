@@ -10,6 +10,8 @@
  *   lazarus run -np 2 --mca cr app --mca cr_incremental on --mca cr_app_every 1 ./app_incremental 12 20000
  *
  * Arguments: [iterations (12)] [microseconds of sleep per iteration (0)]
+ *            [MiB per rank (4)] [percent rewritten per iteration (10)]
+ * (tests/perf/incremental_bytes runs it larger.)
  */
 #include <lazarus/checkpoint.h>
 #include <mpi.h>
@@ -18,8 +20,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define N (512 * 1024) /* doubles: 4 MiB */
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -27,7 +27,14 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int iters = argc > 1 ? atoi(argv[1]) : 12;
   const int delay_us = argc > 2 ? atoi(argv[2]) : 0;
-  double *a = malloc(sizeof(double) * N);
+  const int N = (argc > 3 ? atoi(argv[3]) : 4) * 128 * 1024; /* doubles */
+  const int pct = argc > 4 ? atoi(argv[4]) : 10;
+  const int part = (int)((long long)N * pct / 100), parts = pct > 0 ? 100 / pct : 1;
+  if (N <= 0 || pct <= 0 || pct > 100) {
+    if (rank == 0) fprintf(stderr, "app_incremental: MiB per rank must be positive and percent within 1-100\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  double *a = malloc(sizeof(double) * (size_t)N);
   if (a == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
   int it = 0;
   LZ_Register("it", &it, 1, MPI_INT);
@@ -45,8 +52,8 @@ int main(int argc, char **argv) {
   }
   for (; it < iters; ++it) {
     LZ_Checkpoint(NULL);
-    const int from = (it % 10) * (N / 10);
-    for (int i = from; i < from + N / 10; ++i) a[i] = a[i] * 0.5 + (double)(it + rank + (i & 63));
+    const int from = (it % parts) * part;
+    for (int i = from; i < from + part; ++i) a[i] = a[i] * 0.5 + (double)(it + rank + (i & 63));
     if (delay_us > 0) usleep((useconds_t)delay_us);
   }
   double sum = 0;
