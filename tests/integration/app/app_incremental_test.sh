@@ -16,11 +16,9 @@ SCEN=$1 TRANSPORT=$2 BIN=$3 PROG=$4
 LZ=$BIN/lazarus
 T=$(mktemp -d /tmp/lz-apptest.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+. "$(dirname "$0")/app_test_lib.sh"
 MCA=(--mca transport "$TRANSPORT" --mca cr app --mca cr_incremental on --mca snapshot_root "$T/store")
 
-fail() { echo "FAIL: $*"; for f in "$T"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
-result_of() { grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$1" | tail -1; }
-store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
 # The manifest's line of snapshot SEQ.
 snap_line() { grep -E "seq: $1," "$(store_dir)manifest.yaml"; }
 bytes_of() { snap_line "$1" | grep -o 'total_bytes: [0-9]*' | awk '{ print $2 }'; }
@@ -29,11 +27,6 @@ reference() {  # ITERS -> $REF
   "$LZ" run -np 2 --mca transport "$TRANSPORT" --timeout 120 "$PROG" "$1" > "$T/ref.out" 2>&1 || fail "reference run failed"
   REF=$(result_of "$T/ref.out")
   [ -n "$REF" ] || fail "reference run printed no result"
-}
-same_as_ref() {  # file what
-  local got
-  got=$(result_of "$1")
-  [ "$got" = "$REF" ] || fail "$2: result '$got', uninterrupted run '$REF'"
 }
 
 case "$SCEN" in

@@ -14,22 +14,15 @@ SCEN=$1 TRANSPORT=$2 BIN=$3 STENCIL=$4 C3=$5 API=$6
 LZ=$BIN/lazarus
 T=$(mktemp -d /tmp/lz-apptest.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
+. "$(dirname "$0")/app_test_lib.sh"
 MCA=(--mca transport "$TRANSPORT" --mca cr app --mca snapshot_root "$T/store")
 
-fail() { echo "FAIL: $*"; for f in "$T"/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -30 "$f"; }; done; exit 1; }
-result_of() { grep -o 'sum=[0-9.]* hash=[0-9a-f]*' "$1" | tail -1; }
-store_dir() { ls -d "$T"/store/*/ 2>/dev/null | head -1; }
 committed() { grep -c 'committed' "$1" 2>/dev/null || true; }
 reference() {  # N ITERS -> $REF
   "$LZ" run -np 3 --mca transport "$TRANSPORT" --timeout 300 "$STENCIL" "$1" "$2" > "$T/ref.out" 2>&1 ||
     fail "reference run failed"
   REF=$(result_of "$T/ref.out")
   [ -n "$REF" ] || fail "reference run printed no result"
-}
-same_as_ref() {  # file what
-  local got
-  got=$(result_of "$1")
-  [ "$got" = "$REF" ] || fail "$2: result '$got', uninterrupted run '$REF'"
 }
 wait_for() {  # file pattern [count]
   local i
