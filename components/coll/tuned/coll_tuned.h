@@ -53,7 +53,7 @@ struct TunedConfig {
   int64_t alltoall_bruck_max = 256;
   int alltoall_bruck_min_ranks = 8;
   int64_t bcast_scatter_allgather_min = 512 * 1024;
-  int scan_linear_max_ranks = 4;
+  int scan_linear_max_ranks = 16;
   BcastAlg bcast = BcastAlg::kAuto;
   AllreduceAlg allreduce = AllreduceAlg::kAuto;
   AllgatherAlg allgather = AllgatherAlg::kAuto;

@@ -34,7 +34,10 @@ constexpr lz::ParamSpec kParams[] = {
      "Bcast message size (bytes) from which the scatter + ring allgather algorithm is used on 3 or more ranks "
      "(contiguous datatypes); below it, the binomial tree",
      5},
-    {"scan_linear_max_ranks", lz::ParamType::kInt, "4",
+    // Back-to-back calls pipeline along the chain: at np 8 and 16 on 2 cores
+    // it took 1.6-2.5 and 12 us at 8 B against recursive doubling's 35 and
+    // 404 us, 0.17 and 0.14 of it at 64 KiB (tests/perf/coll.c -o scan).
+    {"scan_linear_max_ranks", lz::ParamType::kInt, "16",
      "Largest communicator on which Scan and Exscan pass the prefix along a chain; above it, recursive doubling", 5},
     // Forcing one algorithm (Open MPI's coll_tuned_<op>_algorithm, by name).
     {"barrier_algorithm", lz::ParamType::kEnum, "auto", "Barrier algorithm: auto (the switch points) or forced", 5,
