@@ -566,6 +566,14 @@ int run_launcher(const RunOptions& options) {
   // can come back: a cr=app job's anywhere (a new process takes the rank's
   // place), a process image only where helpers run in PID namespaces.
   const bool app_level = spec.cr_app_level || spec.cr_component == "app";
+  // Incremental snapshots are cr=app's so far: a core-image job is told that
+  // its snapshots stay full rather than finding out from their sizes.
+  if (!app_level && spec.cr_component != "none" && reg.params().is_registered("cr_incremental") &&
+      reg.params().get_string("cr_incremental") == "on")
+    std::fprintf(stderr,
+                 "lazarus run: warning: cr_incremental on has no effect under cr=%s: its snapshots are "
+                 "written in full (incremental snapshots are built for cr=app)\n",
+                 spec.cr_component.c_str());
   if (app_level || (spec.cr_component != "none" && reg.params().get_bool(oob::kParamHelperPidNamespace)))
     spec.spare_hosts = hosts_without_ranks(plan->hosts, spec.placement);
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) {

@@ -87,6 +87,13 @@ recover)
   wait $job || fail "the job did not recover after kill -9 of rank pid $victim"
   grep -q 'restarting from snapshot' "$T/job.out" || fail "no restart after kill -9"
   same_as_ref "$T/job.out" "kill -9 under --recover auto with incremental snapshots"
+  # Core images stay full, and the job says so (where cr=criu runs at all).
+  if "$LZ" info --mca cr criu > /dev/null 2>&1; then
+    "$LZ" run -np 2 --mca transport "$TRANSPORT" --mca cr criu --mca cr_incremental on --mca snapshot_root "$T/store2" \
+      --timeout 60 "$PROG" 1 > "$T/criu.out" 2>&1 || fail "a cr=criu job with cr_incremental on failed"
+    grep -q 'cr_incremental on has no effect under cr=criu' "$T/criu.out" ||
+      fail "a cr=criu job with cr_incremental on was not told its snapshots stay full"
+  fi
   ;;
 *) fail "unknown scenario $SCEN" ;;
 esac
