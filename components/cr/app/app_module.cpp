@@ -46,8 +46,8 @@ std::string AppModule::job_dir_of(const AppSave& save) const {
 }
 
 std::vector<int32_t> AppModule::unchanged_blocks(const AppSave& save, const std::string& job_dir, appfmt::Writer& w,
-                                                 const appfmt::Variable& rec, const char* packed, uint64_t bytes,
-                                                 Prior* next) {
+                                                 SaveBases& bases, const appfmt::Variable& rec, const char* packed,
+                                                 uint64_t bytes, Prior* next) {
   const uint64_t blocks = (bytes + appfmt::kBlockSize - 1) / appfmt::kBlockSize;
   const uint64_t per = config_.incremental_block / appfmt::kBlockSize;  // 4 KiB blocks per compared block
   next->desc = rec;
@@ -64,17 +64,17 @@ std::vector<int32_t> AppModule::unchanged_blocks(const AppSave& save, const std:
     if (next->hashes[h] != p.hashes[h]) continue;
     for (uint64_t b = h * per; b < std::min(blocks, (h + 1) * per); ++b) {
       const uint64_t s = p.origin[b];
-      auto c = committed_.find(s);
-      if (c == committed_.end()) {
+      auto c = bases.committed.find(s);
+      if (c == bases.committed.end()) {
         const std::string marker = job_dir + "/" + std::to_string(s) + "/" + kSnapshotCommittedFile;
-        c = committed_.emplace(s, ::access(marker.c_str(), F_OK) == 0).first;
+        c = bases.committed.emplace(s, ::access(marker.c_str(), F_OK) == 0).first;
       }
       if (!c->second) continue;  // that snapshot was dropped or pruned: write the block again
-      auto base = bases_.find(s);
-      if (base == bases_.end()) {
+      auto base = bases.number.find(s);
+      if (base == bases.number.end()) {
         const std::string rel =
             "../../" + std::to_string(s) + "/" + snapshot_rank_entry(save.rank) + "/" + file_name(save.rank);
-        base = bases_.emplace(s, w.add_base(rel, s)).first;
+        base = bases.number.emplace(s, w.add_base(rel, s)).first;
       }
       where[b] = static_cast<int32_t>(base->second);
       next->origin[b] = s;
@@ -99,8 +99,7 @@ StatusOr<uint64_t> AppModule::save_variables(const AppSave& save) {
     prior_.clear();
     prior_dir_ = job_dir;
   }
-  bases_.clear();
-  committed_.clear();
+  SaveBases bases;
   std::map<std::string, Prior> next;
   uint64_t total = 0;
   std::vector<char> packed;
@@ -124,7 +123,8 @@ StatusOr<uint64_t> AppModule::save_variables(const AppSave& save) {
       LZ_RETURN_IF_ERROR(w.add(rec, packed.data(), packed.size()));
     } else {
       Prior& n = next[rec.name];
-      const std::vector<int32_t> where = unchanged_blocks(save, job_dir, w, rec, packed.data(), packed.size(), &n);
+      const std::vector<int32_t> where =
+          unchanged_blocks(save, job_dir, w, bases, rec, packed.data(), packed.size(), &n);
       LZ_RETURN_IF_ERROR(w.add(rec, packed.data(), packed.size(), &where));
     }
     total += packed.size();

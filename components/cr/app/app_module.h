@@ -58,16 +58,20 @@ class AppModule final : public Module {
   // The job directory and snapshot number of an incremental save into
   // <job dir>/<seq>.partial/rank.<r> ("" when `save` is not one).
   std::string job_dir_of(const AppSave& save) const;
+  // What one save has learnt of older snapshots, across its variables.
+  struct SaveBases {
+    std::map<uint64_t, uint32_t> number;  // snapshot -> base number in the file being written
+    std::map<uint64_t, bool> committed;   // snapshot -> its COMMITTED exists
+  };
   // Per 4 KiB block of `packed`: -1 (write it) or the base of `w` that holds
   // it; fills `next` with this save's record of the variable.
   std::vector<int32_t> unchanged_blocks(const AppSave& save, const std::string& job_dir, appfmt::Writer& w,
-                                        const appfmt::Variable& rec, const char* packed, uint64_t bytes, Prior* next);
+                                        SaveBases& bases, const appfmt::Variable& rec, const char* packed,
+                                        uint64_t bytes, Prior* next);
 
   AppConfig config_;
   std::map<std::string, Prior> prior_;  // by variable name
   std::string prior_dir_;               // the job directory prior_ refers to
-  std::map<uint64_t, uint32_t> bases_;  // snapshot -> base number, for the file being written
-  std::map<uint64_t, bool> committed_;  // snapshot -> its COMMITTED exists (per save)
 };
 
 }  // namespace lz::cr::app
