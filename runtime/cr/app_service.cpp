@@ -210,6 +210,7 @@ Status AppService::take_line(uint64_t safe_point) {
   // meanwhile, the program being here).
   lz::io::IoQueue::instance().drain();
   Status files = record_own_files(rt_.registry().params(), dir_);
+  if (files.ok() && save_state_) files = save_state_(dir_);
   auto bytes = files.ok() ? rt_.cr_module().save_variables(save) : StatusOr<uint64_t>(files);
   if (!bytes.ok()) {
     pending_ = true;
@@ -461,6 +462,7 @@ Status AppService::hand_over(const std::string& rank_dir, uint64_t seq) {
   cr::AppSave save{rank_dir, job_id, seq, calls_, rt_.rank(), rt_.size(), &vars_.all(), /*whole_allocation=*/true};
   auto bytes = rt_.cr_module().save_variables(save);
   if (!bytes.ok()) return bytes.status().with_context("writing the registered variables");
+  if (save_state_) LZ_RETURN_IF_ERROR(save_state_(rank_dir));
   AppHandover h;
   h.job_id = job_id;
   h.rank = rt_.rank();

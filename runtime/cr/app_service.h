@@ -58,6 +58,14 @@ class AppService {
   // The back end saves application variables (cr=app).
   bool active() const { return active_; }
 
+  // State of the MPI layer kept beside the variables (the open MPI files,
+  // mpi/io/file_record.h): written into the rank's directory of every
+  // snapshot and hand-over, after the program's files are recorded.
+  void set_state_saver(std::function<Status(const std::string& rank_dir)> save) { save_state_ = std::move(save); }
+  // The snapshot being restarted from and its rank count (restarting() only).
+  const std::string& restart_dir() const { return restart_dir_; }
+  int restart_nranks() const { return restart_info_.nranks; }
+
   // The registered variables (RegisteredVariables: add takes the datatype
   // reference, and releases it on error).
   Status add(cr::AppVariable v) { return vars_.add(std::move(v)); }
@@ -138,6 +146,7 @@ class AppService {
 
   Runtime& rt_;
   bool active_ = false;
+  std::function<Status(const std::string&)> save_state_;
   int64_t every_ = 0;
   dt::RegisteredVariables vars_;
   crcp::LineProtocol* line_ = nullptr;

@@ -2,15 +2,16 @@
 // checks, then the rank's AppService (runtime/cr/app_service.h). Each is an
 // MPI entry (the checkpoint entry lock serialises it with the CR thread) and
 // reports errors through MPI_COMM_WORLD's error handler.
-#include "lazarus/checkpoint.h"
-
 #include <string>
 
 #include "cr/app_service.h"
 #include "entry.h"
 #include "errors.h"
+#include "lazarus/checkpoint.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/frameworks/cr_app_args.h"
+#include "mpi/io/file_record.h"
+#include "p2p/runtime.h"
 
 using lz::rt::mpi_error;
 
@@ -95,7 +96,16 @@ int LZ_Restarting(int* flag) {
 
 int LZ_Restore(void) {
   LZ_MPI_ENTRY("LZ_Restore");
-  lz::Status s = lz::rt::app_service()->restore();
+  lz::rt::AppService* app = lz::rt::app_service();
+  lz::Status s = app->restore();
+  // The first call reads the open MPI files' records, for the files the
+  // program opens again (or has open already).
+  static bool files_loaded = false;
+  if (s.ok() && !files_loaded && app->active()) {
+    lz::rt::Runtime& r = lz::rt::runtime();
+    s = lz::rt::io::load_file_records(app->restart_dir(), app->restart_nranks(), r.rank(), r.size());
+    files_loaded = s.ok();
+  }
   return s.ok() ? MPI_SUCCESS : mpi_error(MPI_COMM_WORLD, "LZ_Restore", s);
 }
 

@@ -19,6 +19,7 @@
 #include "mpi/dpm_state.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
+#include "mpi/io/file_record.h"
 #include "p2p/comm_factory.h"
 #include "p2p/engine.h"
 #include "p2p/runtime.h"
@@ -60,6 +61,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   if (multiple) r.engine().set_thread_gate(&lz::rt::ThreadGate::instance());
   // Application-level checkpoints (lazarus/checkpoint.h): valid under every cr back end.
   lz::rt::set_app_service(std::make_unique<lz::rt::AppService>(r));
+  lz::rt::app_service()->set_state_saver(lz::rt::io::save_open_files);
   if (lz::Status s = lz::rt::app_service()->start(); !s.ok()) {
     std::fprintf(stderr, "MPI_Init: application-level checkpoints (cr=%s): %s\n", r.cr_name().c_str(),
                  s.message().c_str());

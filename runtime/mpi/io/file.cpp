@@ -7,6 +7,7 @@
 
 #include "mpi/datatype/datarep.h"
 #include "mpi/errors.h"
+#include "mpi/io/file_record.h"
 
 lz_mpi_file_s::lz_mpi_file_s() : view(0, MPI_BYTE, MPI_BYTE) {}
 
@@ -110,6 +111,7 @@ int prepare(const char* fn, Transfer* t) {
   if (!t->dt->is_committed())
     return file_error(fh, fn, MPI_ERR_TYPE, "datatype " + t->dt->name() + " is not committed");
   t->bytes = t->dt->size() * static_cast<uint64_t>(t->count);
+  forget_record(fh);  // the program accesses data from where it stands now
   if (t->bytes % fh->etype_size() != 0)
     return file_error(fh, fn, MPI_ERR_TYPE,
                       std::to_string(t->count) + " elements of " + t->dt->name() + " are " + std::to_string(t->bytes) +

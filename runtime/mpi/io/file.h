@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,24 @@ struct lz_mpi_file_s {
   MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
   MPI_Win shared = MPI_WIN_NULL;  // the shared file pointer (rank 0: one MPI_Offset)
   std::vector<int> aggregators;   // collective buffering's ranks (collective.cpp), set at the first use
+  // The shared pointer since its last collective reset (open, set_view,
+  // seek_shared): the value set then, and what this rank's accesses have
+  // added to it since. A cr=app snapshot records them (file_record.h): the
+  // pointer at the ranks' safe points is the reset plus every rank's part.
+  uint64_t shared_resets = 0;
+  MPI_Offset shared_reset_to = 0;
+  MPI_Offset shared_added = 0;
+  std::string abs_path;  // `path` made absolute at the open (cr=app records)
+  // After a cr=app restart: what the snapshot recorded of this file, put
+  // back when the view is the recorded one (file_record.h).
+  struct Recorded {
+    uint64_t etype_size = 1;
+    std::string datarep = "native";
+    std::optional<MPI_Offset> pointer;  // nullopt: the old ranks' differ and the rank count changed
+    bool atomic = false;
+    std::optional<MPI_Offset> shared;  // nullopt: not known (see file_record.cpp)
+  };
+  std::optional<Recorded> recorded;
   // A split collective begun (MPI_File_*_begin) and not yet ended.
   bool split_active = false;
   const void* split_buf = nullptr;

@@ -17,6 +17,7 @@
 #include "mpi/errors.h"
 #include "mpi/info.h"
 #include "mpi/io/file.h"
+#include "mpi/io/file_record.h"
 #include "mpi/io/hints.h"
 #include "mpi/io/shared_pointer.h"
 #include "p2p/comm_factory.h"
@@ -129,10 +130,17 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
     delete f;
     return file_error(MPI_FILE_NULL, kFn, e, "creating the shared file pointer failed");
   }
+  MPI_Offset shared_at = 0;
   if (amode & MPI_MODE_APPEND) {  // every pointer starts at the end (the default view counts bytes)
     struct stat st {};
     if (fstat(fd, &st) == 0) f->pointer = st.st_size;
-    if (rank == 0) lz::rt::io::shared_pointer_set(f, f->pointer);
+    shared_at = f->pointer;
+  }
+  // A cr=app restart's record of the file, when it was in the default view.
+  lz::rt::io::track_open(f);
+  lz::rt::io::take_record(f, &shared_at);
+  if (shared_at != 0) {
+    lz::rt::io::shared_pointer_reset(f, shared_at);
     PMPI_Barrier(f->comm);
   }
   *fh = f;
@@ -146,6 +154,7 @@ int MPI_File_close(MPI_File* fh) {
   if (int e = check_file(kFn, *fh)) return e;
   MPI_File f = *fh;
   lz::io::IoQueue::instance().drain();  // its non-blocking operations end first
+  lz::rt::io::track_close(f);
   lz::rt::io::shared_pointer_free(f);
   int err = close(f->fd) != 0 ? errno : 0;
   if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {

@@ -16,6 +16,7 @@
 #include "mpi/errors.h"
 #include "mpi/info.h"
 #include "mpi/io/file.h"
+#include "mpi/io/file_record.h"
 #include "mpi/io/hints.h"
 #include "mpi/io/shared_pointer.h"
 
@@ -121,9 +122,11 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   fh->datarep = datarep;
   fh->pointer = 0;
   if (info != MPI_INFO_NULL) lz::rt::io::merge_hints(fh, info->entries);
-  int rank = 0;
-  PMPI_Comm_rank(fh->comm, &rank);
-  if (rank == 0) lz::rt::io::shared_pointer_set(fh, 0);
+  // Both pointers at the start of the view, or where a cr=app restart's
+  // record of the file puts them.
+  MPI_Offset shared_at = 0;
+  lz::rt::io::take_record(fh, &shared_at);
+  lz::rt::io::shared_pointer_reset(fh, shared_at);
   PMPI_Barrier(fh->comm);
   return MPI_SUCCESS;
 }
@@ -184,6 +187,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   if (to < 0)
     return file_error(fh, kFn, MPI_ERR_ARG, "the pointer would be negative (" + std::to_string(to) + " etypes)");
   fh->pointer = to;
+  lz::rt::io::forget_record(fh);
   return MPI_SUCCESS;
 }
 
@@ -216,20 +220,19 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   PMPI_Allreduce(args, agreed, 4, MPI_OFFSET, MPI_MAX, fh->comm);
   if (agreed[0] != -agreed[1] || agreed[2] != -agreed[3])
     return file_error(fh, kFn, MPI_ERR_NOT_SAME, "the ranks gave different offsets or whence");
-  int rank = 0, bad = 0;
+  int rank = 0;
   PMPI_Comm_rank(fh->comm, &rank);
+  lz::rt::io::forget_record(fh);
   MPI_Offset to = 0;
   if (rank == 0) {
     MPI_Offset current = 0;
     lz::rt::io::shared_pointer_fetch_add(fh, 0, &current);
     to = seek_target(fh, current, offset, whence);
-    if (to < 0)
-      bad = 1;
-    else
-      lz::rt::io::shared_pointer_set(fh, to);
   }
-  PMPI_Bcast(&bad, 1, MPI_INT, 0, fh->comm);  // also orders the set before every later access
-  if (bad) return file_error(fh, kFn, MPI_ERR_ARG, "the shared pointer would be negative");
+  PMPI_Bcast(&to, 1, MPI_OFFSET, 0, fh->comm);
+  if (to < 0) return file_error(fh, kFn, MPI_ERR_ARG, "the shared pointer would be negative");
+  lz::rt::io::shared_pointer_reset(fh, to);
+  PMPI_Barrier(fh->comm);  // the pointer is set before every later access
   return MPI_SUCCESS;
 }
 

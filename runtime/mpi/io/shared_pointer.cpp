@@ -28,10 +28,17 @@ int shared_pointer_fetch_add(MPI_File fh, MPI_Offset etypes, MPI_Offset* before)
   if (int e = PMPI_Win_lock(MPI_LOCK_SHARED, 0, 0, fh->shared)) return e;
   int e = PMPI_Fetch_and_op(&etypes, before, MPI_OFFSET, 0, 0, etypes == 0 ? MPI_NO_OP : MPI_SUM, fh->shared);
   const int u = PMPI_Win_unlock(0, fh->shared);
+  if (e == MPI_SUCCESS && u == MPI_SUCCESS) fh->shared_added += etypes;
   return e != MPI_SUCCESS ? e : u;
 }
 
-int shared_pointer_set(MPI_File fh, MPI_Offset etypes) {
+int shared_pointer_reset(MPI_File fh, MPI_Offset etypes) {
+  ++fh->shared_resets;
+  fh->shared_reset_to = etypes;
+  fh->shared_added = 0;
+  int rank = 0;
+  PMPI_Comm_rank(fh->comm, &rank);
+  if (rank != 0) return MPI_SUCCESS;
   if (int e = PMPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, fh->shared)) return e;
   MPI_Offset old = 0;
   int e = PMPI_Fetch_and_op(&etypes, &old, MPI_OFFSET, 0, 0, MPI_REPLACE, fh->shared);

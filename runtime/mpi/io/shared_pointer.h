@@ -15,10 +15,13 @@ namespace lz::rt::io {
 int shared_pointer_create(MPI_File fh);
 // Collective: frees it.
 void shared_pointer_free(MPI_File fh);
-// Adds `etypes` and returns the value before (atomically among the ranks).
+// Adds `etypes` and returns the value before (atomically among the ranks);
+// counts them in fh->shared_added.
 int shared_pointer_fetch_add(MPI_File fh, MPI_Offset etypes, MPI_Offset* before);
-// Sets it (the caller makes the ranks agree and orders the call: a barrier
-// before and after).
-int shared_pointer_set(MPI_File fh, MPI_Offset etypes);
+// Collective (open, set_view, seek_shared), after the ranks agreed on
+// `etypes`: rank 0 sets the pointer, and every rank notes the reset
+// (fh->shared_resets, _reset_to, _added). The caller orders it: a barrier
+// before and after.
+int shared_pointer_reset(MPI_File fh, MPI_Offset etypes);
 
 }  // namespace lz::rt::io

@@ -29,7 +29,12 @@
  * Under cr=app (LZ_Register/LZ_Restore) it re-opens every file, sets the
  * views again and moves the individual and shared pointers to where the
  * restored iteration starts, as a program restarting itself does (the
- * restart rolled the files back to their sizes at the checkpoint).
+ * restart rolled the files back to their sizes at the checkpoint); with
+ * CR_MPIIO_SEEK=0 in its environment it does not move them, and checks
+ * that the restart put them there (mpi/io/file_record.h), also on another
+ * rank count than the snapshot's (the shared pointer then counts the lines
+ * of the snapshot's ranks); with CR_MPIIO_OPEN=before it opens them before
+ * LZ_Restore, which then puts the pointers back.
  * Prints "result <sum>" on rank 0. */
 #include <lazarus/checkpoint.h>
 #include <mpi.h>
@@ -45,6 +50,7 @@
 #define NBREC 32 /* bytes of one rank's record in nb.out */
 
 static int rank, np;
+static int np0; /* the rank count of the iterations shared.out holds (a restart may change it) */
 
 static void check(int rc, const char* what, int it) {
   if (rc == MPI_SUCCESS) return;
@@ -75,7 +81,7 @@ static MPI_Offset ordered_bytes_before(int it) {
   MPI_Offset n = 0;
   char line[64];
   for (int j = 0; j < it; ++j)
-    for (int r = 0; r < np; ++r) n += ordered_line(line, sizeof line, j, r);
+    for (int r = 0; r < np0; ++r) n += ordered_line(line, sizeof line, j, r);
   return n;
 }
 
@@ -115,14 +121,22 @@ static void open_files(struct files* f, int it, int restarting) {
   check(MPI_File_set_view(f->ind, 0, MPI_INT, f->rec_type, "native", MPI_INFO_NULL), "set_view ind.out", it);
   check(MPI_File_set_view(f->coll, 0, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL), "set_view coll.out", it);
   /* The pointers where iteration `it` starts (set_view put them at 0). */
-  check(MPI_File_seek(f->ind, (MPI_Offset)it * REC, MPI_SEEK_SET), "seek ind.out", it);
-  check(MPI_File_seek_shared(f->shared, ordered_bytes_before(it), MPI_SEEK_SET), "seek_shared shared.out", it);
+  const char* seek = getenv("CR_MPIIO_SEEK");
+  if (!restarting || !seek || strcmp(seek, "0") != 0) {
+    check(MPI_File_seek(f->ind, (MPI_Offset)it * REC, MPI_SEEK_SET), "seek ind.out", it);
+    check(MPI_File_seek_shared(f->shared, ordered_bytes_before(it), MPI_SEEK_SET), "seek_shared shared.out", it);
+  }
+}
+
+/* Both pointers where iteration `it` starts. */
+static void check_pointers(struct files* f, int it) {
   MPI_Offset pos = -1, shared_pos = -1;
   MPI_File_get_position(f->ind, &pos);
   MPI_File_get_position_shared(f->shared, &shared_pos);
   if (pos != (MPI_Offset)it * REC || shared_pos != ordered_bytes_before(it)) {
-    fprintf(stderr, "cr_mpiio: rank %d: pointers at %lld and %lld after the seeks to iteration %d\n", rank,
-            (long long)pos, (long long)shared_pos, it);
+    fprintf(stderr, "cr_mpiio: rank %d: pointers at %lld and %lld where iteration %d starts (%lld and %lld)\n",
+            rank, (long long)pos, (long long)shared_pos, it, (long long)it * REC,
+            (long long)ordered_bytes_before(it));
     MPI_Abort(MPI_COMM_WORLD, 4);
   }
 }
@@ -145,8 +159,15 @@ int main(int argc, char** argv) {
   long sum = 0;
   LZ_Register("it", &it, 1, MPI_INT);
   LZ_Register("sum", &sum, 1, MPI_LONG);
+  np0 = np;
+  LZ_Register("np0", &np0, 1, MPI_INT);
   int restarting = 0;
   LZ_Restarting(&restarting);
+  /* CR_MPIIO_OPEN=before: the files are open when LZ_Restore runs. */
+  const char* when = getenv("CR_MPIIO_OPEN");
+  const int open_first = when && strcmp(when, "before") == 0;
+  struct files f;
+  if (open_first) open_files(&f, 0, restarting);
   if (restarting) LZ_Restore();
 
   char name[64];
@@ -157,8 +178,8 @@ int main(int argc, char** argv) {
     perror(name);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  struct files f;
-  open_files(&f, it, restarting);
+  if (!open_first) open_files(&f, it, restarting);
+  check_pointers(&f, it);
 
   MPI_Request nb_req = MPI_REQUEST_NULL;
   int nb_it = -1; /* the iteration whose nb.out record is in flight */
@@ -195,9 +216,9 @@ int main(int argc, char** argv) {
       check(MPI_File_sync(f.coll), "MPI_File_sync coll.out", it);
       MPI_Barrier(MPI_COMM_WORLD);
       check(MPI_File_sync(f.coll), "MPI_File_sync coll.out", it);
+      double back = -1;
       if (rank == 0) {
         const int k = it % BLOCK;
-        double back = -1;
         check(MPI_File_read_at(f.coll, (MPI_Offset)(it * np + np - 1) * BLOCK + k, &back, 1, MPI_DOUBLE, &st),
               "MPI_File_read_at coll.out", it);
         check_count(&st, MPI_DOUBLE, 1, "MPI_File_read_at coll.out", it);
@@ -206,8 +227,10 @@ int main(int argc, char** argv) {
                   np - 1, coll_value(it, np - 1, k), it);
           MPI_Abort(MPI_COMM_WORLD, 5);
         }
-        sum += (long)back;
       }
+      /* Every rank's sum the same: a restart on another rank count takes it. */
+      MPI_Bcast(&back, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      sum += (long)back;
     }
 
     snprintf(nb_rec, sizeof nb_rec, "nb %06d rank %02d %013ld\n", it, rank, sum);

@@ -17,6 +17,16 @@
 #   app       cr=app every 40 safe points, kill -9 of rank 1 under --recover
 #             auto after snapshot 2: the program reopens its files, sets the
 #             views again and seeks both pointers itself
+#   app_pointers  the same, but the program does not seek (CR_MPIIO_SEEK=0):
+#             the snapshot's record of the open files puts both pointers
+#             back (mpi/io/file_record.h), and the program checks them
+#   app_ranks a cr=app snapshot on request of np 2, the job stopped (it
+#             wrote on past the snapshot), restarted on 3 ranks without
+#             seeks, the files opened before LZ_Restore (CR_MPIIO_OPEN=
+#             before): the program checks both pointers (the
+#             shared one counts the 2 ranks' lines), shared.out begins with
+#             the uninterrupted run's lines of those iterations and has no
+#             hole, and the job ends well
 # Usage: cr_mpiio_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 set -u
@@ -32,7 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 CR=criu
-[ "$SCEN" = app ] && CR=app
+case "$SCEN" in app*) CR=app ;; esac
 MCA=(--mca transport "$TRANSPORT" --mca cr $CR --mca snapshot_root "$T/store")
 MPI_FILES="ind.out shared.out coll.out nb.out"
 
@@ -183,8 +193,9 @@ migrate)
   grep -q "truncated" "$T/job/err" && fail "a migration rolled a file back: $(grep truncated "$T/job/err")"
   same_files "$T/job" "$T/job/out"
   ;;
-app)
+app | app_pointers)
   reference
+  [ "$SCEN" = app_pointers ] && JOB_ENV+=(-x CR_MPIIO_SEEK=0)
   start_job job --mca cr_app_every 40 --recover auto
   for i in $(seq 1 400); do grep -q "snapshot 2 committed" "$T/job/err" && break; sleep 0.05; done
   grep -q "snapshot 2 committed" "$T/job/err" || fail "no second snapshot"
@@ -205,6 +216,39 @@ app)
     [ -d "$s" ] && consistent_sizes "${s%/}" "$T/job" exact
   done
   same_files "$T/job" "$T/job/out"
+  if [ "$SCEN" = app_pointers ]; then
+    grep -q "CR_MPIIO_SEEK" "$T/job/err" && fail "the job's environment was not passed"
+    for s in "$(store_dir)"*/; do
+      [ -f "${s}rank.0/mpi-files" ] || fail "snapshot $s has no record of the open MPI files"
+    done
+  fi
+  ;;
+app_ranks)
+  reference
+  start_job job --mca cr_app_every 0
+  wait_lines "$T/job" 60
+  "$LZ" checkpoint "$JOB_ID" --wait > "$T/ck.out" 2>&1 || fail "checkpoint failed: $(cat "$T/ck.out")"
+  SNAP=$(grep -o 'committed at safe point [0-9]*: [^ ]*' "$T/ck.out" | awk '{ print $NF }')
+  [ -d "$SNAP" ] || fail "no committed snapshot: $(cat "$T/ck.out")"
+  wait_lines "$T/job" 100
+  kill -TERM $JOB_PID
+  wait $JOB_PID
+  [ -n "$(result_of "$T/job/out")" ] && fail "the job finished before it was stopped"
+  release_job
+  (cd "$T/job" && CR_MPIIO_SEEK=0 CR_MPIIO_OPEN=before "$LZ" restart -np 3 "$SNAP" --timeout 300 > "$T/rs.out" 2> "$T/rs.err") ||
+    fail "restart on 3 ranks failed"
+  [ -n "$(result_of "$T/rs.out")" ] || fail "the job restarted on 3 ranks printed no result"
+  # shared.out: the 2 ranks' lines of the snapshot's iterations, then the
+  # 3 ranks' lines, with nothing overwritten and no hole between.
+  n=$(grep -c '^it [0-9]* rank [0-9]* #*$' "$T/job/shared.out")
+  [ "$n" = "$(wc -l < "$T/job/shared.out")" ] || fail "shared.out has lines that are not whole: $(grep -vc '^it [0-9]* rank [0-9]* #*$' "$T/job/shared.out")"
+  tr -d '\0' < "$T/job/shared.out" | cmp -s - "$T/job/shared.out" || fail "shared.out has a hole (NUL bytes)"
+  k2=$(grep -c ' rank 2 ' "$T/job/shared.out")
+  [ "$k2" -gt 0 ] && [ $((n - 3 * k2)) -gt 0 ] && [ $(((n - 3 * k2) % 2)) = 0 ] ||
+    fail "shared.out holds $n lines, $k2 of rank 2: not the snapshot's 2-rank iterations then 3-rank ones"
+  head -n $((n - 3 * k2)) "$T/job/shared.out" | cmp -s - <(head -n $((n - 3 * k2)) "$T/ref/shared.out") ||
+    fail "shared.out's first $((n - 3 * k2)) lines differ from the uninterrupted run's"
+  [ $(((n - 3 * k2) / 2 + k2)) = $ITERS ] || fail "shared.out holds $(((n - 3 * k2) / 2)) + $k2 iterations, not $ITERS"
   ;;
 *)
   fail "unknown scenario '$SCEN'"
