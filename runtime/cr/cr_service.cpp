@@ -491,6 +491,10 @@ Status CrService::quiesce_at_safe_point(Coordinator& coord, uint32_t flags) {
                          " communicator(s) made after its first safe point (or intercommunicators); the new "
                          "process taking its place makes again only those made before the first LZ_Checkpoint "
                          "(cr=criu moves any rank)");
+    if (const int held = CommRecord::instance().unmovable(); held > 0)
+      return Unavailable("rank " + std::to_string(rt_.rank()) + " holds " + std::to_string(held) +
+                         " one-sided window(s) (an open MPI file has one, for its shared pointer), which the new "
+                         "process taking its place could not join alone under cr=app (cr=criu moves any rank)");
   }
   const auto budget = std::chrono::milliseconds(static_cast<int64_t>(drain_timeout_ * 1000));
   // Every message sent before the peers stopped has arrived.

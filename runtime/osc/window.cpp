@@ -12,6 +12,7 @@
 #include "osc/shared_segment.h"
 #include "osc/target_words.h"
 #include "p2p/comm_factory.h"
+#include "p2p/comm_record.h"
 #include "p2p/runtime.h"
 
 namespace {
@@ -31,6 +32,7 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
       disp_unit_(disp_unit),
       sizes_(std::move(sizes)),
       units_(std::move(units)) {
+  lz::rt::CommRecord::instance().count_unmovable(1);
   const auto n = static_cast<size_t>(comm_->size());
   targets_.resize(n);
   direct_.resize(n);
@@ -54,6 +56,7 @@ lz_mpi_win_s::lz_mpi_win_s(Comm* comm, int flavor, void* base, MPI_Aint size, in
 }
 
 lz_mpi_win_s::~lz_mpi_win_s() {
+  lz::rt::CommRecord::instance().count_unmovable(-1);
   if (!all_direct_) lz::osc::ProgressThread::agent_done();
   engine_.remove_progress_hook(this);
   if (native_rma_ != kNativeOff) engine_.rma_forget(this);

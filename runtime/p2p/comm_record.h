@@ -43,6 +43,12 @@ class CommRecord {
   void count_unrecorded(int delta) { unrecorded_ += delta; }
   int unrecorded() const { return unrecorded_; }
 
+  // Objects alive in this process that a process taking its place could
+  // not make again alone, whenever made: one-sided windows (and so MPI
+  // files, whose shared pointer is one). cr=app refuses to move such a rank.
+  void count_unmovable(int delta) { unmovable_ += delta; }
+  int unmovable() const { return unmovable_; }
+
   // Replay, in a process that took a moved rank's place, until its LZ_Restore.
   void start_replay(std::vector<Entry> entries);
   bool replaying() const { return replaying_; }
@@ -57,6 +63,7 @@ class CommRecord {
  private:
   bool recording_ = false, replaying_ = false;
   int unrecorded_ = 0;
+  int unmovable_ = 0;
   std::vector<Entry> entries_;
   size_t next_ = 0;
 };

@@ -20,6 +20,9 @@
 #   app_pointers  the same, but the program does not seek (CR_MPIIO_SEEK=0):
 #             the snapshot's record of the open files puts both pointers
 #             back (mpi/io/file_record.h), and the program checks them
+#   app_migrate  a cr=app migration of rank 1 is refused before anything
+#             moves (the new process could not join the files' shared-pointer
+#             windows alone), naming why, and the job ends as uninterrupted
 #   app_ranks a cr=app snapshot on request of np 2, the job stopped (it
 #             wrote on past the snapshot), restarted on 3 ranks without
 #             seeks, the files opened before LZ_Restore (CR_MPIIO_OPEN=
@@ -222,6 +225,17 @@ app | app_pointers)
       [ -f "${s}rank.0/mpi-files" ] || fail "snapshot $s has no record of the open MPI files"
     done
   fi
+  ;;
+app_migrate)
+  reference
+  start_job job --mca cr_app_every 0
+  wait_lines "$T/job" 30
+  "$LZ" migrate "$JOB_ID" --rank 1 --to "$(hostname)" > "$T/mig.out" 2>&1 && fail "cr=app moved a rank holding MPI files"
+  grep -q "holds 4 one-sided window(s) (an open MPI file has one" "$T/mig.out" ||
+    fail "the refusal does not say why: $(cat "$T/mig.out")"
+  release_job
+  wait $JOB_PID || fail "the job failed after the refused migration (status $?)"
+  same_files "$T/job" "$T/job/out"
   ;;
 app_ranks)
   reference
