@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 namespace lz::io {
 
@@ -116,21 +117,33 @@ RangeLock::~RangeLock() {
 }
 
 namespace {
+// fcntl locks do not exclude within a process: with sieving writes on, this
+// process's writes (the program's and the I/O thread's) go one at a time.
+std::mutex g_sieving_writes;
+
 StatusOr<uint64_t> write_impl(int fd, const std::vector<Segment>& segs, const char* data, const AccessOptions& o) {
   if (segs.empty()) return uint64_t{0};
+  const bool guarded = o.sieve_writes || o.lock_writes;
+  std::unique_lock<std::mutex> one_at_a_time(g_sieving_writes, std::defer_lock);
+  if (guarded) one_at_a_time.lock();
   RangeLock whole(o.atomic ? fd : -1, first_offset(segs), span_of(segs), true);
   if (o.atomic && !whole.status().ok()) return whole.status();
   uint64_t done = 0;
   std::vector<char> sieve;
   for (size_t i = 0; i < segs.size();) {
-    const size_t end = o.sieve_writes ? sieve_end(segs, i, o.sieve_bytes) : i + 1;
+    const size_t end = o.sieve_writes ? sieve_end(segs, i, o.sieve_write_bytes) : i + 1;
     if (!worth_sieving(segs, i, end)) {
+      // Where writers sieve, every writer locks what it writes: a sieving
+      // writer's read-modify-write must not put back old bytes over a
+      // range another process wrote meanwhile.
+      RangeLock lock(guarded && !o.atomic ? fd : -1, segs[i].offset, segs[i].length, true);
+      if (guarded && !o.atomic && !lock.status().ok()) return lock.status();
       LZ_RETURN_IF_ERROR(pwrite_all(fd, data + done, segs[i].length, segs[i].offset));
       done += segs[i].length;
       ++i;
       continue;
     }
-    // Read-modify-write of the span, under a lock every sieving writer takes.
+    // Read-modify-write of the span, under a lock every writer takes.
     const uint64_t start = segs[i].offset;
     const uint64_t span = segs[end - 1].offset + segs[end - 1].length - start;
     RangeLock lock(o.atomic ? -1 : fd, start, span, true);

@@ -5,9 +5,11 @@
 //  - Data sieving: a read of many small ranges close together reads their
 //    whole span once (at most sieve_bytes at a time) and copies the ranges
 //    out; a write does the same with a read-modify-write of the span under
-//    an exclusive fcntl lock, when the caller asks for it (the holes may be
-//    another process's data, which only a lock every writer takes keeps
-//    safe: ROMIO's romio_ds_write; off by default here).
+//    an exclusive fcntl lock, when the caller asks for it (ROMIO's
+//    romio_ds_write). The holes may be another process's data, so with
+//    sieving writes on every write locks its range, sieved or not (ROMIO
+//    locks only the sieving ones), and a process's writes go one at a time
+//    (its I/O thread's and the program's: fcntl locks are per process).
 //  - Atomic mode (MPI_File_set_atomicity): the access holds an fcntl lock
 //    over its span, shared for reads and exclusive for writes, so that
 //    concurrent overlapping accesses see all or nothing of each other.
@@ -28,7 +30,11 @@ struct AccessOptions {
   bool atomic = false;
   bool sieve_reads = true;
   bool sieve_writes = false;
-  uint64_t sieve_bytes = 4ull << 20;  // ROMIO's ind_rd_buffer_size default
+  uint64_t sieve_bytes = 4ull << 20;          // reads: ROMIO's ind_rd_buffer_size default
+  uint64_t sieve_write_bytes = 512ull << 10;  // writes: ROMIO's ind_wr_buffer_size default
+  // Every write locks its range (and a process's writes go one at a time):
+  // set wherever any process may sieve writes to the file.
+  bool lock_writes = false;
 };
 
 // Writes the packed `data` (the segments' lengths summed) to the segments in

@@ -155,7 +155,7 @@ struct Window {
   }
   Status write(MPI_File fh, int* err) {
     lz::io::AccessOptions o = fh->access;
-    o.sieve_writes = false;
+    o.sieve_writes = false;  // the window is written whole (lock_writes stays: others may sieve around it)
     for (const Segment& r : ranges()) {
       std::vector<Segment> one{r};
       auto n = lz::io::write_segments(fh->fd, one, buf.data() + (r.offset - lo), o, err);

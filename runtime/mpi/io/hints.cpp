@@ -16,7 +16,7 @@ const Hints& defaults() {
   static const Hints d = {{"cb_buffer_size", "4194304"},    {"romio_cb_read", "automatic"},
                           {"romio_cb_write", "automatic"},  {"cb_nodes", ""},
                           {"cb_config_list", "*:*"},        {"romio_ds_read", "automatic"},
-                          {"romio_ds_write", "disable"},    {"ind_rd_buffer_size", "4194304"},
+                          {"romio_ds_write", "automatic"},  {"ind_rd_buffer_size", "4194304"},
                           {"ind_wr_buffer_size", "524288"}, {"striping_unit", "0"},
                           {"striping_factor", "0"}};
   return d;
@@ -26,9 +26,16 @@ const Hints& defaults() {
 
 void apply_hints(MPI_File fh) {
   fh->access.sieve_reads = hint_in_use(fh, "romio_ds_read") != "disable";
-  fh->access.sieve_writes = hint_in_use(fh, "romio_ds_write") == "enable";
+  // Sieving writes, and the locks every writer of the file then takes:
+  // `automatic` when some rank's view has holes (a file written only
+  // through contiguous views, shared-pointer appends say, takes no lock).
+  const std::string ds_write = hint_in_use(fh, "romio_ds_write");
+  fh->access.lock_writes = ds_write == "enable" || (ds_write == "automatic" && fh->views_have_holes);
+  fh->access.sieve_writes = fh->access.lock_writes && fh->fd_readable;
   const long long rd = std::atoll(hint_in_use(fh, "ind_rd_buffer_size").c_str());
   if (rd > 0) fh->access.sieve_bytes = static_cast<uint64_t>(rd);
+  const long long wr = std::atoll(hint_in_use(fh, "ind_wr_buffer_size").c_str());
+  if (wr > 0) fh->access.sieve_write_bytes = static_cast<uint64_t>(wr);
 }
 
 void merge_hints(MPI_File fh, const Hints& more) {

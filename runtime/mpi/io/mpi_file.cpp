@@ -82,23 +82,35 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   const std::string path = strip_prefix(filename);
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
-  int flags = O_CLOEXEC | (amode & MPI_MODE_RDONLY ? O_RDONLY : amode & MPI_MODE_WRONLY ? O_WRONLY : O_RDWR);
+  // A write-only file is opened for reading too when the system allows it,
+  // as ROMIO does, so that sieving writes can read the holes between the
+  // ranges (romio_ds_write); the access mode stays write-only.
+  const int flags = O_CLOEXEC | (amode & MPI_MODE_RDONLY ? O_RDONLY : O_RDWR);
+  bool fd_readable = !(amode & MPI_MODE_WRONLY);
+  auto open_fd = [&](int extra) {
+    int d = open(path.c_str(), flags | extra, 0666);
+    if (d < 0 && (amode & MPI_MODE_WRONLY) && (errno == EACCES || errno == EPERM))
+      d = open(path.c_str(), (flags & ~O_RDWR) | O_WRONLY | extra, 0666);
+    else if (d >= 0 && (amode & MPI_MODE_WRONLY))
+      fd_readable = true;
+    return d;
+  };
   // Rank 0 creates the file (exclusively when asked); the others open it then.
   int fd = -1, err = 0;
   if (amode & MPI_MODE_CREATE) {
     int created_err = 0;
     if (rank == 0) {
-      fd = open(path.c_str(), flags | O_CREAT | (amode & MPI_MODE_EXCL ? O_EXCL : 0), 0666);
+      fd = open_fd(O_CREAT | (amode & MPI_MODE_EXCL ? O_EXCL : 0));
       created_err = fd < 0 ? errno : 0;
     }
     if (int e = PMPI_Bcast(&created_err, 1, MPI_INT, 0, comm)) return e;
     err = created_err;
     if (rank != 0 && created_err == 0) {
-      fd = open(path.c_str(), flags);
+      fd = open_fd(0);
       if (fd < 0) err = errno;
     }
   } else {
-    fd = open(path.c_str(), flags);
+    fd = open_fd(0);
     if (fd < 0) err = errno;
   }
   int worst = 0;
@@ -121,6 +133,7 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
   f->path = path;
   f->amode = amode;
   f->fd = fd;
+  f->fd_readable = fd_readable;
   f->errhandler = lz::rt::io::default_file_errhandler();
   if (info != MPI_INFO_NULL) f->info = info->entries;
   lz::rt::io::apply_hints(f);

@@ -121,7 +121,11 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   fh->view = lz::io::FileView(disp, etype, filetype);
   fh->datarep = datarep;
   fh->pointer = 0;
+  int holes = filetype->is_contiguous() && static_cast<ptrdiff_t>(filetype->size()) == filetype->extent() ? 0 : 1;
+  PMPI_Allreduce(MPI_IN_PLACE, &holes, 1, MPI_INT, MPI_MAX, fh->comm);
+  fh->views_have_holes = holes != 0;
   if (info != MPI_INFO_NULL) lz::rt::io::merge_hints(fh, info->entries);
+  lz::rt::io::apply_hints(fh);
   // Both pointers at the start of the view, or where a cr=app restart's
   // record of the file puts them.
   MPI_Offset shared_at = 0;
