@@ -36,7 +36,7 @@ struct lz_mpi_file_s {
   int amode = 0;
   int fd = -1;
   bool fd_readable = true;        // a write-only file's descriptor reads too, unless the system refused
-  bool views_have_holes = false;  // some rank's view of the file has holes (set_view agrees it)
+  bool views_sieve = false;       // some rank's view is one whose writes are sieved (set_view agrees it)
   std::vector<std::pair<std::string, std::string>> info;  // the hints given (open, set_view, set_info)
   lz::io::FileView view;
   std::string datarep = "native";

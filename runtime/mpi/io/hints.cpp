@@ -27,10 +27,11 @@ const Hints& defaults() {
 void apply_hints(MPI_File fh) {
   fh->access.sieve_reads = hint_in_use(fh, "romio_ds_read") != "disable";
   // Sieving writes, and the locks every writer of the file then takes:
-  // `automatic` when some rank's view has holes (a file written only
-  // through contiguous views, shared-pointer appends say, takes no lock).
+  // `automatic` when some rank's view has holes between data that fill at
+  // least a quarter of it (a file written only through contiguous or
+  // sparse views, shared-pointer appends say, takes no lock).
   const std::string ds_write = hint_in_use(fh, "romio_ds_write");
-  fh->access.lock_writes = ds_write == "enable" || (ds_write == "automatic" && fh->views_have_holes);
+  fh->access.lock_writes = ds_write == "enable" || (ds_write == "automatic" && fh->views_sieve);
   fh->access.sieve_writes = fh->access.lock_writes && fh->fd_readable;
   const long long rd = std::atoll(hint_in_use(fh, "ind_rd_buffer_size").c_str());
   if (rd > 0) fh->access.sieve_bytes = static_cast<uint64_t>(rd);

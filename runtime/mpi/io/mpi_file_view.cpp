@@ -121,9 +121,15 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   fh->view = lz::io::FileView(disp, etype, filetype);
   fh->datarep = datarep;
   fh->pointer = 0;
-  int holes = filetype->is_contiguous() && static_cast<ptrdiff_t>(filetype->size()) == filetype->extent() ? 0 : 1;
-  PMPI_Allreduce(MPI_IN_PLACE, &holes, 1, MPI_INT, MPI_MAX, fh->comm);
-  fh->views_have_holes = holes != 0;
+  // Whether some rank may sieve its writes: its view has holes, and data
+  // in at least a quarter of the bytes it spans (sparser, sieving moves
+  // more than it saves; io/file_access.cpp sieves a span at most 4 times
+  // its data).
+  const auto extent = static_cast<uint64_t>(filetype->extent());
+  const bool holes = !filetype->is_contiguous() || filetype->size() != extent;
+  int sieves = holes && 4 * filetype->size() >= extent ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &sieves, 1, MPI_INT, MPI_MAX, fh->comm);
+  fh->views_sieve = sieves != 0;
   if (info != MPI_INFO_NULL) lz::rt::io::merge_hints(fh, info->entries);
   lz::rt::io::apply_hints(fh);
   // Both pointers at the start of the view, or where a cr=app restart's
