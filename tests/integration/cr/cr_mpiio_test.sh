@@ -29,7 +29,9 @@
 #             before): the program checks both pointers (the
 #             shared one counts the 2 ranks' lines), shared.out begins with
 #             the uninterrupted run's lines of those iterations and has no
-#             hole, and the job ends well
+#             hole, and the job ends well; before that, a restart from a
+#             damaged record of the open files is refused, naming it (the
+#             snapshot's verification covers the record)
 # Usage: cr_mpiio_test.sh SCENARIO TRANSPORT BIN_DIR PROGRAM
 # Every job is bounded with --timeout; nothing measures wall-clock time.
 set -u
@@ -249,6 +251,14 @@ app_ranks)
   wait $JOB_PID
   [ -n "$(result_of "$T/job/out")" ] && fail "the job finished before it was stopped"
   release_job
+  # A damaged record of the open files is refused, named (the snapshot's
+  # verification covers it), then put back.
+  cp "$SNAP/rank.1/mpi-files" "$T/mpi-files.good"
+  sed -i '2s/^[0-9]*/x/' "$SNAP/rank.1/mpi-files"
+  (cd "$T/job" && CR_MPIIO_SEEK=0 "$LZ" restart -np 3 "$SNAP" --timeout 120 > "$T/bad.out" 2>&1) &&
+    fail "a restart from a damaged mpi-files record succeeded"
+  grep -q "rank.1/mpi-files" "$T/bad.out" || fail "the refusal does not name the damaged record: $(tail -5 "$T/bad.out")"
+  cp "$T/mpi-files.good" "$SNAP/rank.1/mpi-files"
   (cd "$T/job" && CR_MPIIO_SEEK=0 CR_MPIIO_OPEN=before "$LZ" restart -np 3 "$SNAP" --timeout 300 > "$T/rs.out" 2> "$T/rs.err") ||
     fail "restart on 3 ranks failed"
   [ -n "$(result_of "$T/rs.out")" ] || fail "the job restarted on 3 ranks printed no result"
