@@ -14,6 +14,10 @@ struct GeneralizedRequest {
   MPI_Grequest_free_function* free = nullptr;
   MPI_Grequest_cancel_function* cancel = nullptr;
   void* extra_state = nullptr;
+  // An operation the runtime completes itself (a nonblocking MPI-IO one, on
+  // the I/O thread), not MPI_Grequest_complete: freeing it before it
+  // completes waits for it, and then releases it.
+  bool completes_on_io_thread = false;
 };
 
 namespace binding {

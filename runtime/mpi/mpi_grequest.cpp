@@ -4,6 +4,7 @@
 // wait), and retires it through retire_generalized().
 #include <string>
 
+#include "io/io_queue.h"
 #include "mpi.h"
 #include "mpi/entry.h"
 #include "mpi/grequest.h"
@@ -57,7 +58,8 @@ int cancel_generalized(const char* fn, Request* r) {
 }
 
 int free_generalized(const char* fn, Request* r) {
-  if (!r->complete) {
+  if (!r->complete && r->generalized->completes_on_io_thread) lz::io::IoQueue::instance().drain();
+  if (!__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE)) {
     r->user_freed = true;  // freed by MPI_Grequest_complete
     return MPI_SUCCESS;
   }

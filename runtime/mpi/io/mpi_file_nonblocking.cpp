@@ -61,7 +61,7 @@ int start(const char* fn, const Transfer& t, MPI_Request* request) {
   r->comm = t.fh->comm;  // its handler returns: query() applied the file's
   r->active = true;
   r->complete = false;
-  r->generalized = new GeneralizedRequest{query, release, nullptr, p};
+  r->generalized = new GeneralizedRequest{query, release, nullptr, p, /*completes_on_io_thread=*/true};
   *request = r;
   auto finish_op = [p, r] {
     run(&p->t);
