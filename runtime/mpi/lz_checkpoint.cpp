@@ -2,12 +2,13 @@
 // checks, then the rank's AppService (runtime/cr/app_service.h). Each is an
 // MPI entry (the checkpoint entry lock serialises it with the CR thread) and
 // reports errors through MPI_COMM_WORLD's error handler.
+#include "lazarus/checkpoint.h"
+
 #include <string>
 
 #include "cr/app_service.h"
 #include "entry.h"
 #include "errors.h"
-#include "lazarus/checkpoint.h"
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/frameworks/cr_app_args.h"
 #include "mpi/io/file_record.h"

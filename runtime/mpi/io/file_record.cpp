@@ -123,6 +123,13 @@ int occurrence(const std::vector<Line>& lines, size_t i) {
                                         [&](const Line& l) { return l.path == lines[i].path; }));
 }
 
+// Rank 0 of the file's communicator (which warns for the file).
+bool first_of_file(MPI_File f) {
+  int rank = 0;
+  PMPI_Comm_rank(f->comm, &rank);
+  return rank == 0;
+}
+
 // Attaches the first pending record of f's path and access mode.
 void match(MPI_File f) {
   auto& p = pending();
@@ -229,24 +236,20 @@ bool take_record(MPI_File f, MPI_Offset* shared) {
   if (r.etype_size != f->etype_size() || r.datarep != f->datarep) return false;
   if (r.pointer) {
     f->pointer = *r.pointer;
-  } else {
-    int rank = 0;
-    PMPI_Comm_rank(f->comm, &rank);
-    if (rank == 0)
-      log::warn(
-          "%s: the snapshot's ranks had their individual pointers at different places, which do not map to "
-          "this rank count: they start at 0 (the program seeks them itself, or restarts on the old count)",
-          f->abs_path.c_str());
+  } else if (first_of_file(f)) {
+    log::warn(
+        "%s: the snapshot's ranks had their individual pointers at different places, which do not map to "
+        "this rank count: they start at 0 (the program seeks them itself, or restarts on the old count)",
+        f->abs_path.c_str());
   }
   f->atomic = r.atomic;
   f->access.atomic = r.atomic;
   if (!r.shared) {
-    int rank = 0;
-    PMPI_Comm_rank(f->comm, &rank);
-    if (rank == 0)
-      log::warn("%s: the snapshot's records of the file do not give its shared pointer (not every rank of its "
-                "communicator recorded it at the same reset): it starts at 0",
-                f->abs_path.c_str());
+    if (first_of_file(f))
+      log::warn(
+          "%s: the snapshot's records of the file do not give its shared pointer (not every rank of its "
+          "communicator recorded it at the same reset): it starts at 0",
+          f->abs_path.c_str());
     return false;
   }
   *shared = *r.shared;

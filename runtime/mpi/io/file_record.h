@@ -20,11 +20,11 @@
 // the record is put back each time the file's view has the recorded etype
 // size and representation (at the open's default view, or at
 // MPI_File_set_view), until the program moves a pointer itself (seek) or
-// accesses data. On
-// another rank count a rank takes the individual pointer that every old rank
-// had (its part of an interleaving view, the usual case), and the shared
-// pointer of a file the whole old job held; a pointer the old ranks had
-// different values of is left at 0, with a warning naming the file.
+// accesses data. On another rank count a rank takes the individual pointer
+// that every old rank had (its part of an interleaving view, the usual
+// case), and the shared pointer of a file the whole old job held; a pointer
+// the old ranks had different values of is left at 0, with a warning naming
+// the file.
 //
 //   MPI_File_open:      io::track_open(f)  ... io::take_record(f, &shared) when the view matches
 //   MPI_File_close:     io::track_close(f)
