@@ -45,7 +45,8 @@ wait_lines() {
 }
 checkpoint() {  # extra args -> the snapshot's path in $SNAP
   "$LZ" checkpoint "$JOB_ID" --wait "$@" > "$T/ck.out" 2>&1 || fail "checkpoint $* failed: $(cat "$T/ck.out")"
-  SNAP=$(grep -o 'committed: [^ ]*' "$T/ck.out" | cut -d' ' -f2)
+  # "committed: PATH", or under cr=app "committed at safe point N: PATH".
+  SNAP=$(grep -o 'committed[^:]*: [^ ]*' "$T/ck.out" | awk '{ print $NF }')
   [ -d "$SNAP" ] || fail "no committed snapshot: $(cat "$T/ck.out")"
 }
 # kill -9 of rank $1 of the job, which must then recover and end well

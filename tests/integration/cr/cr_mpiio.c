@@ -125,6 +125,8 @@ static void open_files(struct files* f, int it, int restarting) {
   if (!restarting || !seek || strcmp(seek, "0") != 0) {
     check(MPI_File_seek(f->ind, (MPI_Offset)it * REC, MPI_SEEK_SET), "seek ind.out", it);
     check(MPI_File_seek_shared(f->shared, ordered_bytes_before(it), MPI_SEEK_SET), "seek_shared shared.out", it);
+  } else {
+    fprintf(stderr, "cr_mpiio: rank %d: pointers left to the restart\n", rank);
   }
 }
 
