@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mpi/datatype/datarep.h"
+#include "mpi/datatype/datarep_layout.h"
 #include "mpi/errors.h"
 #include "mpi/io/file_record.h"
 
@@ -86,19 +87,10 @@ int check_access(const char* fn, MPI_File fh, bool write) {
 
 namespace {
 
-// The native size of each basic type a representation must keep (the
-// stream's layout is the native one; only the bytes differ).
-std::string representation_problem(MPI_File fh, const lz::dt::Datatype& dt) {
-  if (fh->datarep == "native" || fh->datarep == "internal") return "";
-  if (fh->datarep == "external32") {
-    if (lz::rt::datarep::external32_size(dt) != dt.size())
-      return "the datatype " + dt.name() + " has another size in \"external32\" than in memory (" +
-             std::to_string(lz::rt::datarep::external32_size(dt)) + " bytes against " + std::to_string(dt.size()) +
-             "); Lazarus' file views convert only types of the same size (MPI_LONG is 4 bytes there: use "
-             "MPI_INT or MPI_LONG_LONG)";
-    return "";
-  }
-  return "";  // a registered representation: its extent function was checked at MPI_File_set_view
+bool is_native(MPI_File fh) { return fh->datarep == "native" || fh->datarep == "internal"; }
+
+const lz::rt::datarep::Registered* registered(MPI_File fh) {
+  return is_native(fh) || fh->datarep == "external32" ? nullptr : lz::rt::datarep::find(fh->datarep);
 }
 
 }  // namespace
@@ -110,34 +102,32 @@ int prepare(const char* fn, Transfer* t) {
     return file_error(fh, fn, MPI_ERR_TYPE, "invalid datatype (MPI_DATATYPE_NULL)");
   if (!t->dt->is_committed())
     return file_error(fh, fn, MPI_ERR_TYPE, "datatype " + t->dt->name() + " is not committed");
-  t->bytes = t->dt->size() * static_cast<uint64_t>(t->count);
+  t->native_bytes = t->dt->size() * static_cast<uint64_t>(t->count);
+  auto file_size = lz::rt::datarep::file_type_size(fh->datarep, *t->dt);
+  if (!file_size.ok()) return file_error(fh, fn, MPI_ERR_UNSUPPORTED_DATAREP, file_size.status().message());
+  t->bytes = *file_size * static_cast<uint64_t>(t->count);
   forget_record(fh);  // the program accesses data from where it stands now
   if (t->bytes % fh->etype_size() != 0)
     return file_error(fh, fn, MPI_ERR_TYPE,
                       std::to_string(t->count) + " elements of " + t->dt->name() + " are " + std::to_string(t->bytes) +
-                          " bytes, not a whole number of the view's etype (" + fh->view.etype()->name() + ", " +
-                          std::to_string(fh->etype_size()) + " bytes)");
-  const std::string problem = representation_problem(fh, *t->dt);
-  if (!problem.empty()) return file_error(fh, fn, MPI_ERR_UNSUPPORTED_DATAREP, problem);
+                          " bytes in the file, not a whole number of the view's etype (" +
+                          fh->view_as_set().etype()->name() + ", " + std::to_string(fh->etype_size()) +
+                          " bytes there)");
+  const lz::rt::datarep::Registered* reg = registered(fh);
+  if (reg != nullptr && t->bytes != t->native_bytes && (t->write ? reg->write : reg->read) == nullptr)
+    return file_error(fh, fn, MPI_ERR_CONVERSION,
+                      "representation \"" + fh->datarep + "\" gives " + t->dt->name() +
+                          " another size in the file than in memory but has no " + (t->write ? "write" : "read") +
+                          " conversion function (MPI_CONVERSION_FN_NULL) to convert it");
   return MPI_SUCCESS;
 }
-
-namespace {
-
-bool is_native(MPI_File fh) { return fh->datarep == "native" || fh->datarep == "internal"; }
-
-const lz::rt::datarep::Registered* registered(MPI_File fh) {
-  return is_native(fh) || fh->datarep == "external32" ? nullptr : lz::rt::datarep::find(fh->datarep);
-}
-
-}  // namespace
 
 char* FileBytes::for_write(Transfer* t) {
   MPI_File fh = t->fh;
   const lz::dt::Datatype& dt = *t->dt;
   char* direct = static_cast<char*>(t->buf) + dt.true_lb();
   if (is_native(fh) && dt.is_contiguous()) return direct;
-  tmp_.reset(new char[t->bytes]);
+  tmp_.reset(new char[t->bytes]);  // the file's bytes
   if (const lz::rt::datarep::Registered* reg = registered(fh); reg != nullptr && reg->write != nullptr) {
     if (int rc = reg->write(t->buf, t->dt, t->count, tmp_.get(), 0, reg->extra_state)) {
       t->error = MPI_ERR_CONVERSION;
@@ -145,7 +135,7 @@ char* FileBytes::for_write(Transfer* t) {
       return nullptr;
     }
   } else if (fh->datarep == "external32") {
-    std::unique_ptr<char[]> packed(new char[t->bytes]);
+    std::unique_ptr<char[]> packed(new char[t->native_bytes]);
     dt.pack(t->buf, t->count, packed.get());
     lz::rt::datarep::external32_convert(dt, t->count, reinterpret_cast<unsigned char*>(packed.get()),
                                         reinterpret_cast<unsigned char*>(tmp_.get()), true);
@@ -170,7 +160,8 @@ void FileBytes::deliver(Transfer* t, uint64_t got) {
   if (!tmp_) return;  // read in place
   // A representation converts whole elements; the rest of a partial
   // element is unpacked natively.
-  const int whole = static_cast<int>(dt.size() ? t->done / dt.size() : 0);
+  const uint64_t element = t->count > 0 ? t->bytes / static_cast<uint64_t>(t->count) : 0;
+  const int whole = static_cast<int>(element ? t->done / element : 0);
   if (const lz::rt::datarep::Registered* reg = registered(fh); reg != nullptr && reg->read != nullptr) {
     if (int rc = reg->read(t->buf, t->dt, whole, tmp_.get(), 0, reg->extra_state)) {
       t->error = MPI_ERR_CONVERSION;
@@ -179,7 +170,7 @@ void FileBytes::deliver(Transfer* t, uint64_t got) {
     return;
   }
   if (fh->datarep == "external32") {
-    std::unique_ptr<char[]> native_bytes(new char[t->bytes]);
+    std::unique_ptr<char[]> native_bytes(new char[t->native_bytes]);
     lz::rt::datarep::external32_convert(dt, whole, reinterpret_cast<unsigned char*>(tmp_.get()),
                                         reinterpret_cast<unsigned char*>(native_bytes.get()), false);
     dt.unpack(native_bytes.get(), static_cast<size_t>(whole) * dt.size(), t->count, t->buf);
@@ -222,7 +213,10 @@ void fill_status(const Transfer& t, MPI_Status* st) {
   st->MPI_SOURCE = MPI_ANY_SOURCE;
   st->MPI_TAG = MPI_ANY_TAG;
   st->lz_cancelled = 0;
-  st->lz_bytes = static_cast<MPI_Count>(t.done);
+  uint64_t bytes = t.done;
+  if (t.bytes != t.native_bytes && t.bytes > 0)  // whole elements: what the conversion delivered
+    bytes = t.done == t.bytes ? t.native_bytes : t.done / (t.bytes / static_cast<uint64_t>(t.count)) * t.dt->size();
+  st->lz_bytes = static_cast<MPI_Count>(bytes);
 }
 
 int finish(const char* fn, const Transfer& t, MPI_Status* st) {

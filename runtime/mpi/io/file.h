@@ -38,7 +38,13 @@ struct lz_mpi_file_s {
   bool fd_readable = true;        // a write-only file's descriptor reads too, unless the system refused
   bool views_sieve = false;       // some rank's view is one whose writes are sieved (set_view agrees it)
   std::vector<std::pair<std::string, std::string>> info;  // the hints given (open, set_view, set_info)
+  // The view. Its etype and filetype are the program's, or, where the
+  // representation gives a type they hold another size in the file, the
+  // two rebuilt at their file sizes (mpi/datatype/datarep_layout.h); then
+  // `as_set` keeps the program's for MPI_File_get_view. Stream positions
+  // count the file's bytes either way.
   lz::io::FileView view;
+  std::optional<lz::io::FileView> as_set;
   std::string datarep = "native";
   int64_t pointer = 0;  // the individual file pointer, in etypes of the view
   bool atomic = false;
@@ -72,7 +78,9 @@ struct lz_mpi_file_s {
 
   lz_mpi_file_s();
   bool valid() const { return magic == kMagic; }
-  size_t etype_size() const { return view.etype_size(); }
+  size_t etype_size() const { return view.etype_size(); }  // in the file
+  // The view's etype and filetype as the program set them.
+  const lz::io::FileView& view_as_set() const { return as_set ? *as_set : view; }
   bool writable() const { return (amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) != 0; }
   bool readable() const { return (amode & MPI_MODE_WRONLY) == 0; }
   // The hint `key`'s value, or `dflt`.
@@ -105,13 +113,14 @@ struct Transfer {
   int count;
   MPI_Datatype dt;
   // Filled by prepare()/run():
-  uint64_t bytes = 0;  // the request's packed native bytes
-  uint64_t done = 0;   // bytes moved (fewer at the end of the file)
+  uint64_t bytes = 0;         // the request's bytes in the file (its representation's sizes)
+  uint64_t native_bytes = 0;  // the same packed in memory (equal but where the representation resizes a type)
+  uint64_t done = 0;          // file bytes moved (fewer at the end of the file)
   int error = MPI_SUCCESS;
   std::string error_text;
 };
 // Checks the buffer's arguments against the view (count, committed type, a
-// whole number of etypes, the representation's sizes); sets t->bytes.
+// whole number of etypes in the file); sets t->bytes and t->native_bytes.
 int prepare(const char* fn, Transfer* t);
 // Moves the data (packing and converting as the view's representation
 // needs); fills done/error. Calls no MPI function: the I/O thread runs it.
@@ -132,7 +141,8 @@ class FileBytes {
  private:
   std::unique_ptr<char[]> tmp_;
 };
-// The status of a completed transfer (count: `done` bytes).
+// The status of a completed transfer (count: the memory bytes of the
+// `done` file bytes: whole elements where the representation resizes).
 void fill_status(const Transfer& t, MPI_Status* st);
 // The file's error handler for a failed transfer, or MPI_SUCCESS.
 int finish(const char* fn, const Transfer& t, MPI_Status* st);

@@ -4,14 +4,13 @@
 // and their shared-pointer twins. The view's mapping is io/file_view.h.
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "io/io_queue.h"
 #include "mpi.h"
 #include "mpi/datatype/datarep.h"
+#include "mpi/datatype/datarep_layout.h"
 #include "mpi/entry.h"
 #include "mpi/errors.h"
 #include "mpi/info.h"
@@ -27,36 +26,6 @@ namespace {
 
 bool known_datarep(const std::string& d) {
   return d == "native" || d == "internal" || d == "external32" || lz::rt::datarep::find(d) != nullptr;
-}
-
-// The predefined types a type is built from (the program's own objects,
-// which a representation's extent function knows).
-void leaves(const lz_datatype_s& t, std::vector<const lz_datatype_s*>* out) {
-  if (t.is_predefined()) {
-    if (std::find(out->begin(), out->end(), &t) == out->end()) out->push_back(&t);
-    return;
-  }
-  for (const lz_datatype_s* c : t.contents().types) leaves(*c, out);
-}
-
-// A registered representation keeps the stream's native layout only when
-// its file extent of each predefined type `dt` is built from is the native
-// size; a representation that changes sizes is refused, named.
-std::string registered_problem(const std::string& name, const lz_datatype_s& dt) {
-  const lz::rt::datarep::Registered* reg = lz::rt::datarep::find(name);
-  if (reg == nullptr) return "";
-  std::vector<const lz_datatype_s*> basics;
-  leaves(dt, &basics);
-  for (const lz_datatype_s* basic : basics) {
-    MPI_Aint ext = 0;
-    if (int rc = reg->extent(const_cast<lz_datatype_s*>(basic), &ext, reg->extra_state))
-      return "the extent function of \"" + name + "\" returned " + std::to_string(rc) + " for " + basic->name();
-    if (static_cast<size_t>(ext) != basic->size())
-      return "representation \"" + name + "\" gives " + basic->name() + " " + std::to_string(ext) +
-             " bytes in the file against " + std::to_string(basic->size()) +
-             " in memory: Lazarus' file views take registered representations that keep each type's size";
-  }
-  return "";
 }
 
 MPI_Offset file_size(MPI_File fh) {
@@ -98,13 +67,26 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
                           "': use \"native\", \"internal\", \"external32\" or one of MPI_Register_datarep");
   if (info != MPI_INFO_NULL && (info == nullptr || !info->valid()))
     return file_error(fh, kFn, MPI_ERR_INFO, "invalid info object");
-  bool layout = false;
-  const std::string why = lz::io::FileView::invalid_filetype(*etype, *filetype, !fh->writable(), &layout);
-  if (!why.empty()) return file_error(fh, kFn, layout ? MPI_ERR_IO : MPI_ERR_TYPE, why);
-  for (const lz_datatype_s* t : {etype, filetype}) {
-    const std::string p = registered_problem(datarep, *t);
-    if (!p.empty()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, p);
+  // The view's types as the file lays them out: the program's, or rebuilt
+  // at the file's sizes where the representation changes a type's size.
+  const lz_datatype_s* file_types[2] = {etype, filetype};
+  for (int k = 0; k < 2; ++k) {
+    auto resized = lz::rt::datarep::resizes(datarep, *file_types[k]);
+    auto t = resized.ok() && *resized ? lz::rt::datarep::file_layout(datarep, *file_types[k])
+                                      : lz::StatusOr<lz_datatype_s*>(const_cast<lz_datatype_s*>(file_types[k]));
+    if (!resized.ok() || !t.ok()) {
+      if (k == 1 && file_types[0] != etype) lz_datatype_s::release(file_types[0]);
+      return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, (resized.ok() ? t.status() : resized.status()).message());
+    }
+    file_types[k] = *t;
   }
+  const lz::io::FileView in_file(disp < 0 ? 0 : disp, file_types[0], file_types[1]);
+  if (file_types[0] != etype) lz_datatype_s::release(file_types[0]);  // the view holds them
+  if (file_types[1] != filetype) lz_datatype_s::release(file_types[1]);
+  bool layout = false;
+  const std::string why =
+      lz::io::FileView::invalid_filetype(*in_file.etype(), *in_file.filetype(), !fh->writable(), &layout);
+  if (!why.empty()) return file_error(fh, kFn, layout ? MPI_ERR_IO : MPI_ERR_TYPE, why);
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     if (!(fh->amode & MPI_MODE_SEQUENTIAL))
       return file_error(fh, kFn, MPI_ERR_ARG, "MPI_DISPLACEMENT_CURRENT needs a file opened MPI_MODE_SEQUENTIAL");
@@ -118,16 +100,19 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   lz::io::IoQueue::instance().drain();
   // Collective: nobody uses the old shared pointer once it is reset.
   PMPI_Barrier(fh->comm);
-  fh->view = lz::io::FileView(disp, etype, filetype);
+  fh->view = lz::io::FileView(disp, in_file.etype(), in_file.filetype());
+  fh->as_set.reset();
+  if (in_file.etype() != etype || in_file.filetype() != filetype) fh->as_set.emplace(disp, etype, filetype);
   fh->datarep = datarep;
   fh->pointer = 0;
   // Whether some rank may sieve its writes: its view has holes, and data
   // in at least a quarter of the bytes it spans (sparser, sieving moves
   // more than it saves; io/file_access.cpp sieves a span at most 4 times
   // its data).
-  const auto extent = static_cast<uint64_t>(filetype->extent());
-  const bool holes = !filetype->is_contiguous() || filetype->size() != extent;
-  int sieves = holes && 4 * filetype->size() >= extent ? 1 : 0;
+  const lz_datatype_s& tiled = *fh->view.filetype();
+  const auto extent = static_cast<uint64_t>(tiled.extent());
+  const bool holes = !tiled.is_contiguous() || tiled.size() != extent;
+  int sieves = holes && 4 * tiled.size() >= extent ? 1 : 0;
   PMPI_Allreduce(MPI_IN_PLACE, &sieves, 1, MPI_INT, MPI_MAX, fh->comm);
   fh->views_sieve = sieves != 0;
   if (info != MPI_INFO_NULL) lz::rt::io::merge_hints(fh, info->entries);
@@ -148,6 +133,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
   if (disp == nullptr || etype == nullptr || filetype == nullptr || datarep == nullptr)
     return file_error(fh, kFn, MPI_ERR_ARG, "an output argument is NULL");
   *disp = fh->view.disp();
+  const lz::io::FileView& as_set = fh->view_as_set();
   // A derived type comes back as a new type the program frees.
   auto give = [](const lz_datatype_s* t) -> MPI_Datatype {
     if (t->is_predefined()) return const_cast<lz_datatype_s*>(t);
@@ -156,8 +142,8 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     (*d)->commit();
     return *d;
   };
-  *etype = give(fh->view.etype());
-  *filetype = give(fh->view.filetype());
+  *etype = give(as_set.etype());
+  *filetype = give(as_set.filetype());
   std::strncpy(datarep, fh->datarep.c_str(), MPI_MAX_DATAREP_STRING);
   return MPI_SUCCESS;
 }
@@ -168,16 +154,14 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
   if (int e = check_file(kFn, fh)) return e;
   if (datatype == MPI_DATATYPE_NULL) return file_error(fh, kFn, MPI_ERR_TYPE, "invalid datatype");
   if (extent == nullptr) return file_error(fh, kFn, MPI_ERR_ARG, "extent is NULL");
-  if (fh->datarep == "external32") {
-    // The type's size in external32 replaces its native size; its holes stay.
-    *extent = datatype->extent() + static_cast<MPI_Aint>(lz::rt::datarep::external32_size(*datatype)) -
-              static_cast<MPI_Aint>(datatype->size());
-    return MPI_SUCCESS;
-  }
-  if (const lz::rt::datarep::Registered* reg = lz::rt::datarep::find(fh->datarep);
-      reg != nullptr && datatype->is_predefined()) {
-    if (int rc = reg->extent(datatype, extent, reg->extra_state))
-      return file_error(fh, kFn, rc, "the representation's extent function returned " + std::to_string(rc));
+  // In the file's layout: the representation's sizes, byte displacements as given.
+  auto resized = lz::rt::datarep::resizes(fh->datarep, *datatype);
+  if (!resized.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, resized.status().message());
+  if (*resized) {
+    auto t = lz::rt::datarep::file_layout(fh->datarep, *datatype);
+    if (!t.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, t.status().message());
+    *extent = (*t)->extent();
+    lz_datatype_s::release(*t);
     return MPI_SUCCESS;
   }
   *extent = datatype->extent();

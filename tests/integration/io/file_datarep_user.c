@@ -5,9 +5,10 @@
  *    extent); the ranks' ints interleaved by a resized filetype, written
  *    collectively, read back under it (the values) and under "native" (the
  *    values + 1000).
- *  - "lz_be64" would store each int as an 8-byte big-endian integer (file
- *    extent 8): a representation that changes a type's size, which
- *    Lazarus' views refuse (MPI_ERR_UNSUPPORTED_DATAREP, named).
+ *  - be64.out: "lz_be64" stores each int as an 8-byte big-endian integer
+ *    (file extent 8): a representation that changes a type's size. The
+ *    ranks' ints interleaved by a vector filetype, whose stride is then 8
+ *    bytes an int in the file; the bytes checked, read back.
  *  - failing.tmp: "lz_failing"'s functions return an error: a write and a
  *    read under it fail with MPI_ERR_CONVERSION.
  * The conversion functions handle any position and count (MPI may convert a
@@ -26,7 +27,10 @@
 
 static int rank, size;
 
-static int ival(int r, int i) { return (i % 2 ? -1 : 1) * (r * 1000003 + i * 17) - (i == 3 ? 2147480000 : 0); }
+/* Wide values, some past INT_MIN (wrapped: GCC converts modulo 2^32). */
+static int ival(int r, int i) {
+  return (int)((i % 2 ? -1LL : 1LL) * (r * 1000003LL + i * 17) - (i == 3 ? 2147480000LL : 0));
+}
 
 struct conv_state {
   const char* name;
@@ -198,26 +202,67 @@ static void plus1000(const char* dir) {
   IO_OK(rank, "lz_plus1000 (same extent)");
 }
 
-/* A representation that changes a type's size: Lazarus' views keep the
- * native layout and convert bytes only, so MPI_File_set_view refuses it,
- * naming the type, with MPI_ERR_UNSUPPORTED_DATAREP (the extent function
- * is asked), and the file stays usable. */
+/* A representation that changes a type's size: each int is 8 bytes in the
+ * file, so the view's vector filetype (stride np ints) strides 8 * np
+ * bytes there, MPI_File_get_type_extent says so, and the file holds every
+ * rank's ints as 8-byte big-endian integers, interleaved. */
 static void be64(const char* dir) {
   char path[IO_PATH_MAX];
-  io_path(path, dir, "file_datarep_user.be64.tmp");
+  io_path(path, dir, "file_datarep_user.be64.out");
   io_remove(MPI_COMM_WORLD, path);
+  int mine[N], got[N];
+  for (int i = 0; i < N; ++i) mine[i] = ival(rank, i);
+  MPI_Datatype vec, filetype;
+  CHECK_MPI(MPI_Type_vector(N, 1, size, MPI_INT, &vec));
+  CHECK_MPI(MPI_Type_create_resized(vec, 0, 8 * (MPI_Aint)size * N, &filetype)); /* bytes: the file's */
+  CHECK_MPI(MPI_Type_commit(&filetype));
   MPI_File fh;
-  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                          MPI_INFO_NULL, &fh));
-  CHECK_MPI_ERR(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "lz_be64", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_DATAREP);
-  CHECK(be64_state.extents > 0, "lz_be64's extent function was never called");
-  CHECK(be64_state.writes == 0 && be64_state.reads == 0, "lz_be64's conversions ran although its view was refused");
-  int one = rank;
   MPI_Status st;
-  CHECK_MPI(MPI_File_write_at(fh, rank * (MPI_Offset)sizeof(int), &one, 1, MPI_INT, &st));
-  CHECK(io_count(&st, MPI_INT) == 1, "a write after the refused view: count %d", io_count(&st, MPI_INT));
+  CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+  CHECK_MPI(MPI_File_set_view(fh, 8 * (MPI_Offset)rank, MPI_INT, filetype, "lz_be64", MPI_INFO_NULL));
+  CHECK(be64_state.extents > 0, "lz_be64's extent function was never called");
+  check_datarep(fh, "lz_be64");
+  MPI_Aint ext = -1;
+  CHECK_MPI(MPI_File_get_type_extent(fh, MPI_INT, &ext));
+  CHECK(ext == 8, "get_type_extent(MPI_INT) under lz_be64: %ld, expected 8", (long)ext);
+  CHECK_MPI(MPI_File_get_type_extent(fh, vec, &ext));
+  CHECK(ext == 8 * ((N - 1) * size + 1), "get_type_extent(vector) under lz_be64: %ld, expected %d", (long)ext,
+        8 * ((N - 1) * size + 1));
+  CHECK_MPI(MPI_File_write_all(fh, mine, N, MPI_INT, &st));
+  CHECK(io_count(&st, MPI_INT) == N, "write_all count %d", io_count(&st, MPI_INT));
+  CHECK(be64_state.writes > 0 && be64_state.items_written >= N, "lz_be64's write conversion: %d calls, %ld items",
+        be64_state.writes, be64_state.items_written);
+  MPI_Offset byte = -1;
+  CHECK_MPI(MPI_File_get_byte_offset(fh, 1, &byte));
+  CHECK(byte == 8 * (rank + size), "byte offset of int 1: %lld, expected %d", (long long)byte, 8 * (rank + size));
+  io_sync_barrier(fh, MPI_COMM_WORLD);
+  const int from = (rank + 1) % size;
+  CHECK_MPI(MPI_File_set_view(fh, 8 * (MPI_Offset)from, MPI_INT, filetype, "lz_be64", MPI_INFO_NULL));
+  CHECK_MPI(MPI_File_read_at_all(fh, 0, got, N, MPI_INT, &st));
+  CHECK(io_count(&st, MPI_INT) == N, "read_at_all count %d", io_count(&st, MPI_INT));
+  check_ints("read under lz_be64", got, from, N);
   CHECK_MPI(MPI_File_close(&fh));
-  IO_OK(rank, "lz_be64 (file extent 8 an int) refused with MPI_ERR_UNSUPPORTED_DATAREP");
+  if (rank == 0) {
+    const long total = 8L * N * size;
+    unsigned char* bytes = calloc((size_t)total + 1, 1);
+    unsigned char* expect = calloc((size_t)total, 1);
+    for (int i = 0; i < N; ++i)
+      for (int r = 0; r < size; ++r) {
+        const uint64_t v = (uint64_t)(int64_t)ival(r, i);
+        for (int b = 0; b < 8; ++b) expect[8 * (i * size + r) + b] = (unsigned char)(v >> (56 - 8 * b));
+      }
+    CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    CHECK_MPI(MPI_File_read_at(fh, 0, bytes, (int)total + 1, MPI_BYTE, &st));
+    CHECK(io_count(&st, MPI_BYTE) == total, "be64.out: %d bytes, expected %ld", io_count(&st, MPI_BYTE), total);
+    CHECK_MPI(MPI_File_close(&fh));
+    io_check_bytes("be64.out", bytes, expect, total, 0);
+    free(bytes);
+    free(expect);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Type_free(&vec);
+  MPI_Type_free(&filetype);
+  IO_OK(rank, "lz_be64 (file extent 8 an int)");
 }
 
 static void failing(const char* dir) {
