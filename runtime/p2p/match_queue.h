@@ -5,7 +5,11 @@
 // gives MPI's non-overtaking rule per (source, tag, communicator): transports
 // deliver each peer's frames in order, and an earlier message or receive is
 // always found first. MPI_ANY_SOURCE / MPI_ANY_TAG are wildcards of the
-// receive side only.
+// receive side only. Each unexpected message is also in its source's own
+// list, in the same order, which a receive from one source searches: a
+// sender that runs far ahead (oversubscribed ranks, a gather's root behind
+// its leaves) no longer makes every other source's receive walk past its
+// messages (np 4 gather of 8 B: find_unexpected was 37 % of the samples).
 #pragma once
 
 #include <cstdint>
@@ -27,8 +31,10 @@ struct Unexpected {
   uint64_t addr = 0;    // kRts: sender's buffer address
   uint64_t stamp = 0;   // the sender's application-level checkpoint stamp (protocol.h)
   std::vector<char> data;  // kEager: the payload; kRts: the remote key (capacity kept across reuse)
-  Unexpected* next = nullptr;
+  Unexpected* next = nullptr;  // arrival order, all sources
   Unexpected* prev = nullptr;
+  Unexpected* src_next = nullptr;  // arrival order, this source's messages
+  Unexpected* src_prev = nullptr;
 };
 
 inline bool tag_matches(int want, int have) { return want == MPI_ANY_TAG || want == have; }
@@ -87,11 +93,19 @@ class MatchQueue {
  private:
   // Takes `u` out of the unexpected list (its links cleared).
   void unlink_unexpected(Unexpected* u);
+  // One source's unexpected messages, oldest first.
+  struct SourceList {
+    Unexpected* head = nullptr;
+    Unexpected* tail = nullptr;
+  };
+  // The list of source `src`; null for a negative one (in no source list).
+  SourceList* source_list(int src);
 
   Request* posted_head_ = nullptr;
   Request* posted_tail_ = nullptr;
   Unexpected* unexp_head_ = nullptr;
   Unexpected* unexp_tail_ = nullptr;
+  std::vector<SourceList> by_source_;  // indexed by the sender's rank in the communicator
   Unexpected* free_ = nullptr;
 };
 
