@@ -158,6 +158,11 @@ lz::StatusOr<bool> resizes(const std::string& rep, const lz::dt::Datatype& dt) {
 }
 
 lz::StatusOr<lz::dt::Datatype*> file_layout(const std::string& rep, const lz::dt::Datatype& dt) {
+  LZ_ASSIGN_OR_RETURN(bool resized, resizes(rep, dt));
+  if (!resized) {
+    const_cast<Datatype&>(dt).retain();
+    return const_cast<Datatype*>(&dt);
+  }
   LZ_ASSIGN_OR_RETURN(Datatype * t, rebuild(rep, dt));
   t->commit();
   return t;

@@ -8,7 +8,9 @@
 // (hvector, hindexed, struct, resized) are kept as given, as the standard
 // says. MPI_File_get_type_extent answers with the rebuilt type's extent.
 //
-//   if (*resizes(rep, *filetype)) view_type = *file_layout(rep, *filetype);  // one reference
+//   auto t = file_layout(rep, *filetype);   // the filetype itself, or rebuilt
+//   ... (*t)->extent() ...;                 // its extent in the file
+//   lz::dt::Datatype::release(*t);
 #pragma once
 
 #include <cstddef>
@@ -25,8 +27,9 @@ lz::StatusOr<size_t> file_size_of(const std::string& rep, const lz::dt::Datatype
 // Whether `rep` gives some predefined type `dt` is built from another size
 // in the file than in memory.
 lz::StatusOr<bool> resizes(const std::string& rep, const lz::dt::Datatype& dt);
-// `dt` as laid out in a file of representation `rep`: a new committed type
-// (one reference, which the caller releases).
+// `dt` as laid out in a file of representation `rep`, with one reference
+// the caller releases: `dt` itself where `rep` keeps the sizes of its
+// types, else a new committed type.
 lz::StatusOr<lz::dt::Datatype*> file_layout(const std::string& rep, const lz::dt::Datatype& dt);
 // The bytes of one element of `dt` in a file of representation `rep`.
 lz::StatusOr<size_t> file_type_size(const std::string& rep, const lz::dt::Datatype& dt);

@@ -69,20 +69,16 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     return file_error(fh, kFn, MPI_ERR_INFO, "invalid info object");
   // The view's types as the file lays them out: the program's, or rebuilt
   // at the file's sizes where the representation changes a type's size.
-  const lz_datatype_s* file_types[2] = {etype, filetype};
-  for (int k = 0; k < 2; ++k) {
-    auto resized = lz::rt::datarep::resizes(datarep, *file_types[k]);
-    auto t = resized.ok() && *resized ? lz::rt::datarep::file_layout(datarep, *file_types[k])
-                                      : lz::StatusOr<lz_datatype_s*>(const_cast<lz_datatype_s*>(file_types[k]));
-    if (!resized.ok() || !t.ok()) {
-      if (k == 1 && file_types[0] != etype) lz_datatype_s::release(file_types[0]);
-      return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, (resized.ok() ? t.status() : resized.status()).message());
-    }
-    file_types[k] = *t;
+  auto file_etype = lz::rt::datarep::file_layout(datarep, *etype);
+  if (!file_etype.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, file_etype.status().message());
+  auto file_filetype = lz::rt::datarep::file_layout(datarep, *filetype);
+  if (!file_filetype.ok()) {
+    lz_datatype_s::release(*file_etype);
+    return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, file_filetype.status().message());
   }
-  const lz::io::FileView in_file(disp < 0 ? 0 : disp, file_types[0], file_types[1]);
-  if (file_types[0] != etype) lz_datatype_s::release(file_types[0]);  // the view holds them
-  if (file_types[1] != filetype) lz_datatype_s::release(file_types[1]);
+  const lz::io::FileView in_file(disp < 0 ? 0 : disp, *file_etype, *file_filetype);
+  lz_datatype_s::release(*file_etype);  // the view holds them
+  lz_datatype_s::release(*file_filetype);
   bool layout = false;
   const std::string why =
       lz::io::FileView::invalid_filetype(*in_file.etype(), *in_file.filetype(), !fh->writable(), &layout);
@@ -155,16 +151,10 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
   if (datatype == MPI_DATATYPE_NULL) return file_error(fh, kFn, MPI_ERR_TYPE, "invalid datatype");
   if (extent == nullptr) return file_error(fh, kFn, MPI_ERR_ARG, "extent is NULL");
   // In the file's layout: the representation's sizes, byte displacements as given.
-  auto resized = lz::rt::datarep::resizes(fh->datarep, *datatype);
-  if (!resized.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, resized.status().message());
-  if (*resized) {
-    auto t = lz::rt::datarep::file_layout(fh->datarep, *datatype);
-    if (!t.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, t.status().message());
-    *extent = (*t)->extent();
-    lz_datatype_s::release(*t);
-    return MPI_SUCCESS;
-  }
-  *extent = datatype->extent();
+  auto in_file = lz::rt::datarep::file_layout(fh->datarep, *datatype);
+  if (!in_file.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, in_file.status().message());
+  *extent = (*in_file)->extent();
+  lz_datatype_s::release(*in_file);
   return MPI_SUCCESS;
 }
 
