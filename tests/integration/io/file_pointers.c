@@ -33,19 +33,7 @@ static long ord2(int r) { return 50 + 11 * (size - 1 - r); } /* second one */
 
 /* Rank 0 reads the whole file over MPI_COMM_SELF and compares. */
 static void check_whole(const char* path, const unsigned char* expect, long n) {
-  if (rank != 0) return;
-  MPI_File fh;
-  MPI_Status st;
-  MPI_Offset sz = -1;
-  unsigned char* got = malloc(n + 1);
-  CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
-  CHECK_MPI(MPI_File_get_size(fh, &sz));
-  CHECK(sz == n, "%s: size %lld, expected %ld", path, (long long)sz, n);
-  CHECK_MPI(MPI_File_read_at(fh, 0, got, (int)n + 1, MPI_BYTE, &st));
-  CHECK(io_count(&st, MPI_BYTE) == n, "%s: read %d bytes, expected %ld", path, io_count(&st, MPI_BYTE), n);
-  io_check_bytes(path, got, expect, n, 0);
-  CHECK_MPI(MPI_File_close(&fh));
-  free(got);
+  if (rank == 0) io_check_file(path, 0, expect, n);
 }
 
 /* explicit.out: a rank's region is 100 native ints, then 600 bytes. */

@@ -106,6 +106,24 @@ static inline void io_check_bytes(const char* what, const unsigned char* got, co
           expect[i]);
 }
 
+/* Reads a file over MPI_COMM_SELF from byte `from` on and compares with the
+ * n bytes expected there; the file must end right after them. */
+static inline void io_check_file(const char* path, long long from, const unsigned char* expect, long n) {
+  MPI_File fh;
+  MPI_Status st;
+  MPI_Offset sz = -1;
+  unsigned char* got = malloc((size_t)n + 1);
+  CHECK(got != NULL, "%s: out of memory for %ld bytes", path, n);
+  CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+  CHECK_MPI(MPI_File_get_size(fh, &sz));
+  CHECK(sz == from + n, "%s: size %lld, expected %lld", path, (long long)sz, from + n);
+  CHECK_MPI(MPI_File_read_at(fh, from, got, (int)n + 1, MPI_BYTE, &st));
+  CHECK(io_count(&st, MPI_BYTE) == n, "%s: read %d bytes, expected %ld", path, io_count(&st, MPI_BYTE), n);
+  io_check_bytes(path, got, expect, n, from);
+  CHECK_MPI(MPI_File_close(&fh));
+  free(got);
+}
+
 /* Consistency after writes by other ranks of the file's group: MPI-3.1
  * 13.6.1's sync-barrier-sync. Collective over the file's communicator. */
 static inline void io_sync_barrier(MPI_File fh, MPI_Comm comm) {
