@@ -25,17 +25,6 @@ void leaves(const Datatype& dt, std::vector<const Datatype*>* out) {
   for (const Datatype* c : dt.contents().types) leaves(*c, out);
 }
 
-// A reference released when it goes.
-struct Held {
-  Datatype* t = nullptr;
-  Held() = default;
-  Held(const Held&) = delete;
-  Held& operator=(const Held&) = delete;
-  ~Held() {
-    if (t != nullptr) Datatype::release(t);
-  }
-};
-
 // A type of a large-count constructor (MPI_Type_*_c) rebuilt over `old`
 // (`types`: a struct's), from its contents' large counts.
 lz::StatusOr<Datatype*> rebuild_large(const Datatype& dt, const Datatype& old,
@@ -81,11 +70,12 @@ lz::StatusOr<Datatype*> rebuild(const std::string& rep, const Datatype& dt) {
     return Datatype::contiguous(static_cast<int>(n), lz::dt::byte_type());
   }
   const Datatype::Contents& c = dt.contents();
-  std::vector<Held> kids(c.types.size());
+  std::vector<HeldType> kids;  // released when the new type holds them
   std::vector<const Datatype*> rebuilt;
-  for (size_t i = 0; i < c.types.size(); ++i) {
-    LZ_ASSIGN_OR_RETURN(kids[i].t, rebuild(rep, *c.types[i]));
-    rebuilt.push_back(kids[i].t);
+  for (const Datatype* kid : c.types) {
+    LZ_ASSIGN_OR_RETURN(Datatype * k, rebuild(rep, *kid));
+    kids.emplace_back(k);
+    rebuilt.push_back(k);
   }
   const int* n = c.ints.data();
   const ptrdiff_t* a = c.addresses.data();
@@ -174,9 +164,7 @@ lz::StatusOr<size_t> file_type_size(const std::string& rep, const lz::dt::Dataty
   LZ_ASSIGN_OR_RETURN(bool resized, resizes(rep, dt));
   if (!resized) return dt.size();
   LZ_ASSIGN_OR_RETURN(Datatype * t, rebuild(rep, dt));
-  const size_t n = t->size();
-  Datatype::release(t);
-  return n;
+  return HeldType(t)->size();
 }
 
 }  // namespace lz::rt::datarep

@@ -9,17 +9,24 @@
 // says. MPI_File_get_type_extent answers with the rebuilt type's extent.
 //
 //   auto t = file_layout(rep, *filetype);   // the filetype itself, or rebuilt
-//   ... (*t)->extent() ...;                 // its extent in the file
-//   lz::dt::Datatype::release(*t);
+//   HeldType held(*t);                       // released when it goes
+//   ... held->extent() ...;                 // its extent in the file
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "lazarus/datatype/datatype.h"
 #include "lazarus/status.h"
 
 namespace lz::rt::datarep {
+
+// A reference to a datatype, released when it goes.
+struct ReleaseType {
+  void operator()(lz::dt::Datatype* t) const { lz::dt::Datatype::release(t); }
+};
+using HeldType = std::unique_ptr<lz::dt::Datatype, ReleaseType>;
 
 // The bytes predefined type `basic` takes in a file of representation `rep`
 // ("native", "internal", "external32" or a registered one).

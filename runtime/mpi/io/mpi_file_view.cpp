@@ -69,19 +69,15 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     return file_error(fh, kFn, MPI_ERR_INFO, "invalid info object");
   // The view's types as the file lays them out: the program's, or rebuilt
   // at the file's sizes where the representation changes a type's size.
-  auto file_etype = lz::rt::datarep::file_layout(datarep, *etype);
-  if (!file_etype.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, file_etype.status().message());
-  auto file_filetype = lz::rt::datarep::file_layout(datarep, *filetype);
-  if (!file_filetype.ok()) {
-    lz_datatype_s::release(*file_etype);
-    return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, file_filetype.status().message());
-  }
-  const lz::io::FileView in_file(disp < 0 ? 0 : disp, *file_etype, *file_filetype);
-  lz_datatype_s::release(*file_etype);  // the view holds them
-  lz_datatype_s::release(*file_filetype);
+  auto etype_layout = lz::rt::datarep::file_layout(datarep, *etype);
+  if (!etype_layout.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, etype_layout.status().message());
+  const lz::rt::datarep::HeldType file_etype(*etype_layout);
+  auto filetype_layout = lz::rt::datarep::file_layout(datarep, *filetype);
+  if (!filetype_layout.ok())
+    return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, filetype_layout.status().message());
+  const lz::rt::datarep::HeldType file_filetype(*filetype_layout);
   bool layout = false;
-  const std::string why =
-      lz::io::FileView::invalid_filetype(*in_file.etype(), *in_file.filetype(), !fh->writable(), &layout);
+  const std::string why = lz::io::FileView::invalid_filetype(*file_etype, *file_filetype, !fh->writable(), &layout);
   if (!why.empty()) return file_error(fh, kFn, layout ? MPI_ERR_IO : MPI_ERR_TYPE, why);
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     if (!(fh->amode & MPI_MODE_SEQUENTIAL))
@@ -96,9 +92,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
   lz::io::IoQueue::instance().drain();
   // Collective: nobody uses the old shared pointer once it is reset.
   PMPI_Barrier(fh->comm);
-  fh->view = lz::io::FileView(disp, in_file.etype(), in_file.filetype());
+  fh->view = lz::io::FileView(disp, file_etype.get(), file_filetype.get());
   fh->as_set.reset();
-  if (in_file.etype() != etype || in_file.filetype() != filetype) fh->as_set.emplace(disp, etype, filetype);
+  if (file_etype.get() != etype || file_filetype.get() != filetype) fh->as_set.emplace(disp, etype, filetype);
   fh->datarep = datarep;
   fh->pointer = 0;
   // Whether some rank may sieve its writes: its view has holes, and data
@@ -153,8 +149,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
   // In the file's layout: the representation's sizes, byte displacements as given.
   auto in_file = lz::rt::datarep::file_layout(fh->datarep, *datatype);
   if (!in_file.ok()) return file_error(fh, kFn, MPI_ERR_UNSUPPORTED_DATAREP, in_file.status().message());
-  *extent = (*in_file)->extent();
-  lz_datatype_s::release(*in_file);
+  *extent = lz::rt::datarep::HeldType(*in_file)->extent();
   return MPI_SUCCESS;
 }
 
