@@ -1,18 +1,18 @@
 // `lazarus`: the command-line front end (info, run, ps, checkpoint, restart,
 // snapshot, conformance).
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "conformance_command.h"
+#include "coordinate_command.h"
 #include "cr_commands.h"
 #include "helper_command.h"
 #include "info_command.h"
+#include "lazarus/userns/job_namespace.h"
 #include "run_command.h"
 #include "snapshot_command.h"
-#include "lazarus/userns/job_namespace.h"
 
 int main(int argc, char** argv) {
   // It starts jobs: a cr=criu job of an ordinary user runs in a user namespace it makes.
@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   lz::cli::add_snapshot_command(app, exit_code);
   lz::cli::add_conformance_command(app, exit_code);
   lz::cli::add_helper_command(app, exit_code);
+  lz::cli::add_coordinate_command(app, exit_code);
   // mpirun's spelling `-np M` (CLI11 takes one-letter short options only).
   std::vector<std::string> args(argv + 1, argv + argc);
   for (auto& a : args)

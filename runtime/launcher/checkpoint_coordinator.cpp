@@ -118,6 +118,13 @@ void CheckpointCoordinator::request(Waiter w, uint32_t flags, const std::string&
     app_request(w);
     return;
   }
+  if ((flags & oob::kCrTerminate) && spec_.adopted) {
+    // Its ranks are not this process's children: their ends after the dump
+    // would not be seen, and the commit waits for them.
+    refuse(w, "--term is not available for a job started by its process manager (" + spec_.manager_job +
+                  "); checkpoint, then end the job with it (scancel)");
+    return;
+  }
   if (migration_) {
     const std::string why = "a migration of job " + spec_.job_id + " is under way; checkpoint once it ended";
     refuse(w, why);

@@ -128,6 +128,9 @@ class CheckpointCoordinator final : public SpawnTree::Handler {
   void shutdown();
 
   void on_control(uint64_t conn, const std::string& line);
+  // A checkpoint asked for by a signal (SIGUSR1 to a job started by srun:
+  // Slurm's --signal), as the interval timer asks: no one waits for it.
+  void request_checkpoint(const std::string& origin) { request({0, false}, 0, origin); }
   // A CR frame (kCheckpointRequest .. kCrReservedLast) from a rank.
   void on_frame(int rank, oob::Frame& f);
   // A rank connected (a restored one was CR-ready when it was saved).

@@ -19,6 +19,7 @@
 
 #include "launcher/live_children.h"
 #include "launcher/output_options.h"
+#include "launcher/slurm_allocation.h"
 #include "lazarus/auth.h"
 #include "lazarus/log.h"
 #include "lazarus/unique_fd.h"
@@ -80,7 +81,8 @@ Job::~Job() {
 }
 
 void Job::say(const std::string& line) const {
-  std::string s = "lazarus run: " + line + "\n";
+  // A job srun started: its coordinator speaks (on rank 0's stderr).
+  std::string s = (starter_.adopted() ? "lazarus coordinate: " : "lazarus run: ") + line + "\n";
   write_fully(STDERR_FILENO, s.data(), s.size());
 }
 
@@ -92,6 +94,9 @@ Status Job::setup_signals() {
   sigset_t set;
   sigemptyset(&set);
   for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  // Slurm's --signal / scancel --signal=USR1: a checkpoint (ranks it
+  // reaches pass it on to this process: coordinator_link.h).
+  if (starter_.adopted()) sigaddset(&set, SIGUSR1);
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return ErrnoError("sigprocmask", errno);
   int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
   if (fd < 0) return ErrnoError("signalfd", errno);
@@ -169,6 +174,7 @@ Status Job::open_output(RankProcess& r) {
 }
 
 void Job::watch_output(RankProcess& r) {
+  if (!r.out.valid() && !r.err.valid()) return;  // adopted: its process manager has its output
   const OutputSpec& o = spec_.output;
   const std::string tag = "[" + spec_.job_id + "," + std::to_string(r.rank) + "]";
   const std::string rank = o.prepend_rank ? "[" + std::to_string(r.rank) + "] " : "";
@@ -279,6 +285,7 @@ std::string Job::job_json() const {
   }
   j["command"] = command;
   j["launcher_command"] = spec_.command_line;
+  if (!spec_.manager_job.empty()) j["manager_job"] = spec_.manager_job;
   j["oob_address"] = oob_address_;
   if (control_) j["control_socket"] = control_->path();
   if (cr_ && !cr_->store_dir().empty()) j["snapshot_store"] = cr_->store_dir();
@@ -314,7 +321,10 @@ void Job::write_job_file() {
 }
 
 int Job::run() {
-  secret_ = auth::new_secret();
+  secret_ = spec_.secret.empty() ? auth::new_secret() : spec_.secret;
+  // Inside a Slurm allocation (a batch script's `lazarus restart`) the job
+  // answers to the allocation's name as well.
+  if (spec_.manager_job.empty()) spec_.manager_job = slurm_job_name();
   if (Status s = setup_signals(); !s.ok()) {
     say(s.message());
     return 1;
@@ -379,6 +389,13 @@ int Job::run() {
                  std::to_string(server_->bound_address().port());
   log::debug("job %s: OOB listener on %s, ranks use %s", spec_.job_id.c_str(),
              server_->bound_address().to_string().c_str(), oob_address_.c_str());
+  if (spec_.address_fd >= 0) {
+    const std::string line = oob_address_ + " " + std::to_string(getpid()) + "\n";
+    if (write(spec_.address_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+      log::warn("cannot tell the ranks the OOB address: %s", std::strerror(errno));
+    close(spec_.address_fd);
+    spec_.address_fd = -1;
+  }
 
   Status started = start_ranks();
   if (started.ok()) started = restart_spawned();
@@ -432,6 +449,10 @@ void Job::on_signal_fd() {
     int sig = static_cast<int>(si.ssi_signo);
     if (sig == SIGCHLD) {
       reap();
+      continue;
+    }
+    if (sig == SIGUSR1) {
+      if (!stopping_) cr_->request_checkpoint("SIGUSR1");
       continue;
     }
     ++signals_seen_;
@@ -701,6 +722,15 @@ void Job::answer_round(RankProcess& r, const StatusOr<std::optional<std::string>
 void Job::on_oob_closed(int rank, const Status& why) {
   RankProcess& r = ranks_[static_cast<size_t>(rank)];
   r.connected = false;
+  if (starter_.adopted() && !r.detached && r.running()) {
+    // All the coordinator sees of an adopted rank's end.
+    if (r.finalized || stopping_) {
+      rank_exited(rank, r.finalized ? 0 : SIGKILL);
+    } else {
+      ranks_lost({rank}, r.describe() + " ended without MPI_Finalize (its connection to the job's coordinator closed)");
+    }
+    return;
+  }
   if (r.finalized || r.detached || stopping_ || r.exited) return;
   if (why.code() == Code::kProtocol) {
     fail(1, r.describe() + " broke the OOB protocol: " + why.message());
@@ -769,7 +799,10 @@ void Job::fail(int exit_code, const std::string& message) {
   if (stopping_) return;
   stopping_ = true;
   exit_code_ = exit_code;
-  say(message + "; stopping the job");
+  std::string newest;
+  if (starter_.adopted() && cr_ && !cr_->last_snapshot().empty())
+    newest = " (newest snapshot: " + cr_->last_snapshot() + "; lazarus restart it)";
+  say(message + "; stopping the job" + newest);
   if (server_) server_->broadcast(oob::MsgType::kError, oob::encode_error({"the job is stopping: " + message}));
   stop_ranks(SIGTERM);
 }
@@ -792,6 +825,10 @@ void Job::stop_ranks(int sig) {
 void Job::kill_remaining() {
   for (auto& r : ranks_)
     if (r.running()) starter_.signal(r.rank, r.pid, SIGKILL);
+  // Adopted ranks on other hosts are their process manager's to end.
+  if (starter_.adopted())
+    for (auto& r : ranks_)
+      if (r.running()) rank_exited(r.rank, SIGKILL);
   spawned_->signal_all(SIGKILL);
 }
 

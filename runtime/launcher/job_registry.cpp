@@ -77,6 +77,7 @@ std::vector<JobEntry> list_jobs(bool prune) {
     je.last_snapshot = j.value("last_snapshot", "");
     je.control_socket = j.value("control_socket", "");
     je.snapshot_store = j.value("snapshot_store", "");
+    je.manager_job = j.value("manager_job", "");
     if (!alive(je)) {
       if (prune) {
         unlink(path.c_str());
@@ -97,12 +98,26 @@ StatusOr<JobEntry> find_job(const std::string& what) {
   auto jobs = list_jobs(true);
   for (const auto& j : jobs)
     if (j.job_id == what) return j;
+  // A job srun started, by Slurm's "JOB.STEP", or by "JOB" when one step of it runs here.
+  std::vector<const JobEntry*> steps;
+  for (const auto& j : jobs) {
+    if (j.manager_job == what) return j;
+    if (j.manager_job.rfind(what + ".", 0) == 0) steps.push_back(&j);
+  }
+  if (steps.size() == 1) return *steps.front();
+  if (steps.size() > 1) {
+    std::string names;
+    for (const JobEntry* j : steps) names += (names.empty() ? "" : ", ") + j->manager_job;
+    return InvalidArgument("job " + what + " runs several coordinated steps here (" + names + "); name one");
+  }
   char* end = nullptr;
   long pid = std::strtol(what.c_str(), &end, 10);
   if (end != what.c_str() && *end == '\0')
     for (const auto& j : jobs)
       if (j.launcher_pid == pid) return j;
-  return NotFound("no running job '" + what + "' (neither a job id nor a launcher pid; `lazarus ps` lists the jobs)");
+  return NotFound("no running job '" + what +
+                  "' (neither a job id, a launcher pid nor a Slurm job or step coordinated on this host; `lazarus ps` "
+                  "lists the jobs)");
 }
 
 }  // namespace lz::launcher

@@ -31,6 +31,7 @@ struct JobEntry {
   std::string last_snapshot;
   std::string control_socket;
   std::string snapshot_store;
+  std::string manager_job;  // "123.0": the Slurm job and step of a job srun started (`lazarus coordinate`)
   std::string file;  // the registry file
 };
 
@@ -39,7 +40,8 @@ struct JobEntry {
 // launcher SIGKILLed in another PID namespace leaves a pid that may be alive
 // here) are removed when `prune` (else skipped); unreadable ones are skipped.
 std::vector<JobEntry> list_jobs(bool prune);
-// By job id, or by launcher pid when `what` is a number that is no job id.
+// By job id; by Slurm job ("123") or step ("123.0") of a job srun started;
+// or by launcher pid when `what` is a number that is neither.
 StatusOr<JobEntry> find_job(const std::string& what);
 
 }  // namespace lz::launcher

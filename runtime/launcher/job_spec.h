@@ -56,6 +56,12 @@ struct JobSpec {
   SockAddr bind_address;           // OOB listener
   std::string advertised_host;          // host part of LZ_OOB_ADDR given to ranks
   std::vector<std::string> command_line;  // the launcher's own argv, for the job registry
+  // The job's name in the Slurm allocation it runs in ("123", or "123.0"
+  // for a step), which `lazarus checkpoint` takes too (empty: none).
+  std::string manager_job;
+  bool adopted = false;  // its ranks were started by srun (`lazarus coordinate`)
+  std::string secret;    // the ranks' job secret (empty: the Job draws one)
+  int address_fd = -1;   // the OOB address and this pid go there once listening
 
   const JobApp& app_of(int rank) const { return apps[static_cast<size_t>(rank_app[static_cast<size_t>(rank)])]; }
   pid_t registry_pid = 0;               // launcher pid for the job registry (0: getpid()); the outer

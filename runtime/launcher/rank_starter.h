@@ -110,6 +110,10 @@ class RankStarter {
     (void)pid;
     return false;
   }
+  // Whether the ranks were started by another process manager (srun) and
+  // are only adopted (launcher/adopted_starter.h): the job learns of a
+  // rank's end from its OOB connection alone.
+  virtual bool adopted() const { return false; }
   // Helpers' OOB connections (OobServer callbacks, by host index as given to
   // the helper). admit_helper's error refuses the connection; the default
   // refuses every helper.

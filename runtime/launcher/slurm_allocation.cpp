@@ -134,4 +134,11 @@ StatusOr<std::vector<HostEntry>> slurm_allocation_hosts() {
   return hosts;
 }
 
+std::string slurm_job_name() {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (job == nullptr || *job == '\0') return "";
+  const char* step = std::getenv("SLURM_STEP_ID");
+  return std::string(job) + (step != nullptr && *step != '\0' ? std::string(".") + step : "");
+}
+
 }  // namespace lz::launcher

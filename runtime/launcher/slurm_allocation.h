@@ -24,6 +24,10 @@ namespace lz::launcher {
 // Whether SLURM_JOB_ID is set (and not empty).
 bool in_slurm_allocation();
 
+// The allocation's name for this process's job: SLURM_JOB_ID, with
+// ".SLURM_STEP_ID" inside a step (srun); empty outside an allocation.
+std::string slurm_job_name();
+
 // Expands a Slurm hostlist expression: comma-separated names, each with
 // bracketed ranges and lists ("n[1-3,05]x" gives n1x, n2x, n3x, n05x; the
 // width of a range's first bound is kept, "n[08-10]" gives n08, n09, n10),

@@ -42,11 +42,13 @@ class JobRegistryTest : public ::testing::Test {
   }
   std::string dir() const { return JobFile::directory(); }
   // A job file for `id` with this launcher pid and socket path ("" = none).
-  std::string write_job(const std::string& id, pid_t pid, const std::string& sock) {
+  // `manager`: its Slurm name ("123.0"), or "" for none.
+  std::string write_job(const std::string& id, pid_t pid, const std::string& sock, const std::string& manager = "") {
     const std::string path = dir() + "/" + id + ".json";
     std::ofstream out(path);
     out << "{\"job_id\": \"" << id << "\", \"launcher_pid\": " << pid << ", \"np\": 2, \"start_time\": 1";
     if (!sock.empty()) out << ", \"control_socket\": \"" << sock << "\"";
+    if (!manager.empty()) out << ", \"manager_job\": \"" << manager << "\"";
     out << "}";
     return path;
   }
@@ -135,6 +137,43 @@ TEST_F(JobRegistryTest, ADeadPidWithASocketThatNoLongerListensIsStale) {
 TEST_F(JobRegistryTest, AFileWithoutASocketCountsOnItsPidAlone) {
   write_job("old", getpid(), "");
   EXPECT_EQ(list_jobs(false).size(), 1u);
+}
+
+// `lazarus checkpoint 4711` / `4711.0`: a job srun started (its coordinator)
+// or a `lazarus restart` inside allocation 4711, by its Slurm name.
+TEST_F(JobRegistryTest, AJobIsFoundByItsSlurmStepOrByItsJobWhenOneStepRunsHere) {
+  const std::string a = dir() + "/a.sock", b = dir() + "/b.sock";
+  make_socket(a, true);
+  make_socket(b, true);
+  write_job("pmi2-4711-0", getpid(), a, "4711.0");
+  write_job("5a5a5a5a", getpid(), b, "4712");
+  auto step = find_job("4711.0");
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  EXPECT_EQ(step->job_id, "pmi2-4711-0");
+  EXPECT_EQ(step->manager_job, "4711.0");
+  auto job = find_job("4711");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->job_id, "pmi2-4711-0");
+  auto alloc = find_job("4712");
+  ASSERT_TRUE(alloc.ok()) << alloc.status().message();
+  EXPECT_EQ(alloc->job_id, "5a5a5a5a");
+  auto none = find_job("4713");
+  EXPECT_EQ(none.status().code(), Code::kNotFound);
+  EXPECT_NE(none.status().message().find("Slurm job or step"), std::string::npos) << none.status().message();
+}
+
+TEST_F(JobRegistryTest, ASlurmJobWithTwoCoordinatedStepsHereMustBeNamedByStep) {
+  const std::string a = dir() + "/a.sock", b = dir() + "/b.sock";
+  make_socket(a, true);
+  make_socket(b, true);
+  write_job("pmi2-4711-0", getpid(), a, "4711.0");
+  write_job("pmi2-4711-1", getpid(), b, "4711.1");
+  auto both = find_job("4711");
+  EXPECT_EQ(both.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(both.status().message().find("4711.0, 4711.1"), std::string::npos) << both.status().message();
+  auto one = find_job("4711.1");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->job_id, "pmi2-4711-1");
 }
 
 }  // namespace
