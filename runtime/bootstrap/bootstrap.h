@@ -133,6 +133,10 @@ class Bootstrap : public Modex {
     return Unimplemented("this bootstrap cannot move to another launcher");
   }
   virtual bool connected() const { return false; }
+  // Started by a process manager (PMI-2, PMIx: srun, mpiexec) rather than by
+  // `lazarus run`: with checkpointing on, the rank attaches to a coordinator
+  // of its own (bootstrap/coordinator_link.h).
+  virtual bool from_process_manager() const { return false; }
 
   // Asks the launcher to start a new job (MPI_Comm_spawn and
   // MPI_Comm_spawn_multiple: one app each, oob/spawn_messages.h) and waits

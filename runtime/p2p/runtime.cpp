@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "bootstrap/coordinator_link.h"
 #include "lazarus/log.h"
+#include "oob/oob_params.h"
 #include "p2p/coll_select.h"
 #include "p2p/comm_factory.h"
 #include "p2p/engine.h"
@@ -79,6 +81,13 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Reg
                            ": application-level checkpoints of a " + std::to_string(job.size) +
                            "-rank job need a protocol for the messages that cross the line; use --mca crcp c3");
   if (rt->cr_name_ != "none") LZ_RETURN_IF_ERROR(rt->cr_->init().with_context("cr " + rt->cr_name_ + ": init"));
+  // Started by srun or mpiexec with checkpointing on: the job gets a
+  // coordinator, as under `lazarus run`, before any transport opens.
+  if (rt->cr_name_ != "none" && rt->bootstrap_->from_process_manager()) {
+    LZ_ASSIGN_OR_RETURN(
+        rt->bootstrap_,
+        attach_coordinator(std::move(rt->bootstrap_), rt->registry_->params().get_double(oob::kParamConnectTimeout)));
+  }
 
   rt->engine_ = std::make_unique<Engine>();
   LZ_RETURN_IF_ERROR(rt->engine_->init(*rt->bootstrap_, *rt->registry_));

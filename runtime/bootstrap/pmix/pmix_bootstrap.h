@@ -37,6 +37,7 @@ class PmixBootstrap final : public Bootstrap {
   Status barrier() override { return fence_with(false); }
   Status abort(int code, std::string_view reason) override;
   Status finalize() override;
+  bool from_process_manager() const override { return true; }
   int control_fd() const override { return -1; }
 
  private:
