@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -200,6 +201,14 @@ void CrService::run() {
       auto m = boot.next_control();
       if (!m.ok()) {
         log::debug("CR service: control channel closed: %s", m.status().message().c_str());
+        if (rt_.coordinated() && !stop_.load(std::memory_order_acquire)) {
+          // Under srun no launcher ends this process: the job is over
+          // (its coordinator ended it, or is gone), so it ends here.
+          std::fprintf(stderr, "rank %d: the job's coordinator ended the job (%s); exiting\n", rt_.rank(),
+                       m.status().message().c_str());
+          std::fflush(stderr);
+          std::_Exit(1);
+        }
         break;
       }
       if (!m->has_value()) break;

@@ -380,6 +380,8 @@ int Job::run() {
   server_ = std::make_unique<OobServer>(loop_, spec_.job_id, secret_, std::move(welcome), spec_.handshake_timeout,
                                         std::move(cb));
   server_->set_helper_keepalive(spec_.helper_keepalive);
+  // Adopted ranks are the coordinator's only view of their hosts.
+  if (starter_.adopted()) server_->set_rank_keepalive(spec_.helper_keepalive);
   if (Status s = server_->listen(spec_.bind_address); !s.ok()) {
     say("cannot open the OOB listener: " + s.message());
     return 1;
@@ -727,7 +729,13 @@ void Job::on_oob_closed(int rank, const Status& why) {
     if (r.finalized || stopping_) {
       rank_exited(rank, r.finalized ? 0 : SIGKILL);
     } else {
-      ranks_lost({rank}, r.describe() + " ended without MPI_Finalize (its connection to the job's coordinator closed)");
+      // A plain close: the process ended. Else its host fell silent
+      // (keepalive) or the connection broke.
+      ranks_lost({rank},
+                 why.code() == Code::kAborted
+                     ? r.describe() + " ended without MPI_Finalize (its connection to the job's coordinator closed)"
+                     : r.describe() + " is unreachable (its connection to the job's coordinator failed: " +
+                           why.message() + "; is its host down?)");
     }
     return;
   }

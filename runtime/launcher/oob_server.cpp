@@ -133,7 +133,12 @@ void OobServer::on_event(uint64_t id, short revents) {
       refuse(c, n == 0 ? "closed before authenticating" : std::string("connection error: ") + std::strerror(errno));
     } else {
       const char* closed = c.helper ? "connection closed by the helper" : "connection closed by the rank";
-      drop(id, Status(Code::kAborted, n == 0 ? closed : std::string("connection error: ") + std::strerror(errno)),
+      // A plain close (kAborted): the peer's process ended or closed it; an
+      // error (kUnavailable): the connection broke, or its host fell silent
+      // (keepalive: ETIMEDOUT).
+      drop(id,
+           n == 0 ? Status(Code::kAborted, closed)
+                  : Status(Code::kUnavailable, std::string("connection error: ") + std::strerror(errno)),
            c.state == ConnState::kRank);
     }
     return;
@@ -191,10 +196,9 @@ void OobServer::handle_handshake(Conn& c) {
   c.state = ConnState::kRank;
   c.rank = rank;
   c.helper = helper;
-  if (helper && helper_keepalive_ > 0) {
-    if (Status s = oob::set_keepalive(c.fd.get(), helper_keepalive_); !s.ok())
-      log::warn("the helper of host %d: %s; a host that stops answering will not be noticed", rank,
-                s.message().c_str());
+  if (const double keepalive = helper ? helper_keepalive_ : rank_keepalive_; keepalive > 0) {
+    if (Status s = oob::set_keepalive(c.fd.get(), keepalive); !s.ok())
+      log::warn("%s%d: %s; a host that stops answering will not be noticed", what, rank, s.message().c_str());
   }
   // A rank back from disconnect() before its old connection's end was read
   // (Job::admit): the old one goes without a word, this one is the rank's.

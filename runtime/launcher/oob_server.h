@@ -42,7 +42,8 @@ class OobServer {
     std::function<void(int rank, uint32_t flags)> on_connected;
     std::function<void(int rank, oob::Frame& frame)> on_frame;
     // The rank's connection ended: kAborted for a plain close by the peer,
-    // kProtocol when it broke the protocol (already logged).
+    // kUnavailable when it failed (reset, or timed out: its host is
+    // silent), kProtocol when it broke the protocol (already logged).
     std::function<void(int rank, const Status& why)> on_closed;
 
     // The same for per-host helpers, by host index.
@@ -85,6 +86,9 @@ class OobServer {
   // the connection after about `seconds` of silence, which then ends as a
   // helper's closed connection does (on_helper_closed). 0: no probes.
   void set_helper_keepalive(double seconds) { helper_keepalive_ = seconds; }
+  // The same for ranks' connections: those of a job srun started, whose
+  // ranks on other hosts have no helper to watch them (0: never).
+  void set_rank_keepalive(double seconds) { rank_keepalive_ = seconds; }
   // Connections still in their handshake (for tests and diagnostics).
   size_t pending_handshakes() const;
 
@@ -120,6 +124,7 @@ class OobServer {
   oob::WelcomeMsg welcome_;
   double handshake_timeout_;
   double helper_keepalive_ = 0;
+  double rank_keepalive_ = 0;
   Callbacks cb_;
   oob::Fd listener_;
   SockAddr bound_;

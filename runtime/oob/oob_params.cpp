@@ -46,7 +46,8 @@ constexpr ParamSpec kParams[] = {
      5},
     {kParamHelperKeepalive, ParamType::kDouble, "10",
      "Seconds of silence (TCP keepalive probes unanswered) after which the launcher takes a remote host's "
-     "helper for lost, as if it had died: a host whose link went down (0: never)",
+     "helper for lost, as if it had died: a host whose link went down; in a job srun started (no helpers), "
+     "each rank's connection to the job's coordinator (0: never)",
      5},
     {kParamHelperPidNamespace, ParamType::kBool, "false",
      "Start each helper as pid 1 of its own PID namespace (an ordinary user's inside a user namespace of its "

@@ -81,12 +81,17 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::create(Status (*register_params)(Reg
                            ": application-level checkpoints of a " + std::to_string(job.size) +
                            "-rank job need a protocol for the messages that cross the line; use --mca crcp c3");
   if (rt->cr_name_ != "none") LZ_RETURN_IF_ERROR(rt->cr_->init().with_context("cr " + rt->cr_name_ + ": init"));
-  // Started by srun or mpiexec with checkpointing on: the job gets a
-  // coordinator, as under `lazarus run`, before any transport opens.
-  if (rt->cr_name_ != "none" && rt->bootstrap_->from_process_manager()) {
+  // Started by srun or mpiexec with checkpointing asked for (LZ_MCA_cr, a
+  // configuration file; not a back end the selection merely found): the
+  // job gets a coordinator, as under `lazarus run`, before any transport
+  // opens. Without it the ranks are a plain PMI job.
+  const Param* cr_param = rt->registry_->params().find("cr");
+  if (rt->cr_name_ != "none" && rt->bootstrap_->from_process_manager() && cr_param != nullptr &&
+      cr_param->source.kind != SourceKind::kDefault) {
     LZ_ASSIGN_OR_RETURN(
         rt->bootstrap_,
         attach_coordinator(std::move(rt->bootstrap_), rt->registry_->params().get_double(oob::kParamConnectTimeout)));
+    rt->coordinated_ = true;
   }
 
   rt->engine_ = std::make_unique<Engine>();

@@ -49,6 +49,10 @@ class Runtime {
   // Checkpointing is on: a cr component other than none, and a launcher to
   // ask for checkpoints (a singleton has none).
   bool cr_enabled() const { return cr_name_ != "none" && bootstrap_->control_fd() >= 0; }
+  // Started by srun or mpiexec, coordinated by the job's `lazarus
+  // coordinate` (bootstrap/coordinator_link.h): no launcher stops this
+  // process when the job ends, so it ends itself when the coordinator does.
+  bool coordinated() const { return coordinated_; }
 
   int rank() const { return bootstrap_->job().rank; }
   int size() const { return bootstrap_->job().size; }
@@ -68,6 +72,7 @@ class Runtime {
   cr::Module* cr_ = nullptr;
   crcp::Module* crcp_ = nullptr;
   std::string cr_name_ = "none", crcp_name_ = "none";
+  bool coordinated_ = false;
 };
 
 // Parameters the program set before MPI_Init (MPI_T_cvar_write, in order):
