@@ -28,6 +28,23 @@
 #           srun --mpi=pmi2 (and pmix) -N3 --ntasks-per-node=2 runs ring np 6 across
 #           them (tcp between hosts, shm within); each rank knows its node's
 #           ranks and host name from PMI_process_mapping and the modex.
+#   direct_cr  one node, checkpointing without lazarus run (rank 0 starts
+#           the job's coordinator, bootstrap/coordinator_link.h): cr=criu
+#           under --mpi=pmi2 checkpointed by `lazarus checkpoint <Slurm job
+#           id>` finishes with the uninterrupted result, and its snapshot
+#           restored by `lazarus restart` in an allocation gives it too;
+#           cr=app under --mpi=pmix checkpoints on `scancel --signal=USR1`,
+#           a rank killed ends the step within seconds naming the rank and
+#           the newest snapshot, and the restart gives the uninterrupted
+#           result; examples/slurm/checkpointed.sbatch checkpoints on its
+#           warning signal, requeues itself twice and resumes each time,
+#           ending with the uninterrupted result.
+#   direct_cr_hosts  three nodes: srun -N3 --ntasks-per-node=2 with cr=criu
+#           under --mpi=pmix (as root) and cr=app under --mpi=pmi2, checkpointed
+#           by `lazarus checkpoint <Slurm job id>` on node 0; a rank on node 2
+#           killed ends the step within seconds, named, nothing left on any
+#           node; `lazarus restart` in a 3-node allocation gives the
+#           uninterrupted result.
 # After every job no process of it is left (no helper, no rank, no srun).
 set -u
 S=$1
@@ -45,7 +62,7 @@ fail() { echo "FAIL ($CASE): $*"; exit 1; }
 
 no_leftovers() {
   local left
-  left=$(pgrep -a -f "$B/bin/lazarus helper|lazarus-helpers|$B/tests/mpi/" | grep -v "pgrep")
+  left=$(pgrep -a -f "$B/bin/lazarus (helper|coordinate)|lazarus-helpers|$B/tests/(mpi|cr|app)/" | grep -v "pgrep")
   [ -z "$left" ] || fail "processes left after the job ($1): $left"
 }
 
@@ -258,6 +275,182 @@ EOC
       no_leftovers "--mpi=$mpi over 3 nodes"
     done
     echo "slurm.direct_hosts: srun --mpi=pmi2 and pmix: ring np 6 over 3 Slurm nodes, 2 ranks each, each rank knowing its node's"
+    ;;
+  direct_cr)
+    cluster_up
+    LZ=$B/bin/lazarus
+    al() { timeout 200 salloc -Q -N1 -n4 "$@"; }
+    # The one job running: its Slurm id, once its coordinator is registered.
+    slurm_job() {
+      local jid=""
+      for _ in $(seq 1 300); do
+        jid=$(squeue -h -o %i | head -1)
+        [ -n "$jid" ] && "$LZ" ps | grep -q "$1" && { echo "$jid"; return 0; }
+        sleep 0.1
+      done
+      return 1
+    }
+    summary=""
+    if [ "$(id -u)" = 0 ] && "$LZ" info --mca cr criu >/dev/null 2>&1; then
+      "$LZ" run -np 4 --timeout 120 "$B/tests/cr/cr_iter" 300 >"$D/ref.out" 2>&1 || fail "cr_iter reference run failed"
+      REF=$(grep -o 'result [0-9]*' "$D/ref.out")
+      LZ_MCA_cr=criu LZ_MCA_snapshot_root="$D/criu" timeout 120 srun --mpi=pmi2 -n 4 "$B/tests/cr/cr_iter" 300 \
+        >"$D/job.out" 2>&1 &
+      job=$!
+      jid=$(slurm_job cr_iter) || { kill $job; fail "the srun job did not register a coordinator: $(cat "$D/job.out")"; }
+      sleep 1
+      "$LZ" checkpoint "$jid" --wait >"$D/ck.out" 2>&1 || fail "lazarus checkpoint $jid failed: $(cat "$D/ck.out")"
+      grep -q "snapshot 1 committed" "$D/ck.out" || fail "no snapshot committed: $(cat "$D/ck.out")"
+      wait $job || fail "the checkpointed srun job failed: $(cat "$D/job.out")"
+      got=$(grep -o 'result [0-9]*' "$D/job.out")
+      [ "$got" = "$REF" ] || fail "cr=criu under srun, checkpointed: '$got', uninterrupted '$REF': $(cat "$D/job.out")"
+      no_leftovers "cr=criu under srun"
+      out=$(al "$LZ" restart "$D"/criu/*/1 --timeout 120 2>&1) || fail "restart of the srun job's image failed: $out"
+      got=$(echo "$out" | grep -o 'result [0-9]*')
+      [ "$got" = "$REF" ] || fail "the srun job's image restored: '$got', uninterrupted '$REF': $out"
+      no_leftovers "cr=criu restart"
+      summary=" cr=criu (pmi2) checkpointed by Slurm job id and restored: $got as uninterrupted;"
+    else
+      summary=" cr=criu skipped (needs root and CRIU);"
+    fi
+    # cr=app under pmix: SIGUSR1 from Slurm, then a rank killed.
+    ref=$("$LZ" run -np 4 --timeout 120 "$B/tests/app/stencil" 64 3000 2>&1 | grep -o 'sum=.*')
+    [ -n "$ref" ] || fail "the stencil's reference run printed no result"
+    LZ_MCA_cr=app LZ_MCA_crcp=c3 LZ_MCA_snapshot_root="$D/app" timeout 120 srun --mpi=pmix -n 4 \
+      "$B/tests/app/stencil" 64 3000 3000 >"$D/app.out" 2>&1 &
+    job=$!
+    jid=$(slurm_job stencil) || { kill $job; fail "the cr=app srun job did not register: $(cat "$D/app.out")"; }
+    sleep 1
+    scancel --signal=USR1 "$jid"
+    snap=""
+    for _ in $(seq 1 300); do
+      snap=$("$LZ" ps | awk '/stencil/ { print $NF }' | grep / | head -1)
+      [ -n "$snap" ] && break
+      sleep 0.1
+    done
+    [ -n "$snap" ] || { kill $job; fail "SIGUSR1 committed no snapshot: $(cat "$D/app.out")"; }
+    victim=$(pgrep -x stencil | sort -n | sed -n 2p)
+    kill -9 "$victim"
+    t0=$(date +%s)
+    wait $job && fail "the cr=app step with a killed rank succeeded"
+    took=$(($(date +%s) - t0))
+    [ $took -le 20 ] || fail "the step took $took s to end after a rank was killed"
+    # By the coordinator (the rank's connection closed) or by a peer first
+    # (shm's liveness check), which then aborts the job.
+    grep -q "rank 1 (pid $victim on [^)]*) ended without MPI_Finalize\|rank 1 (pid $victim) on this host exited without finalizing" "$D/app.out" ||
+      fail "the killed rank is not named: $(cat "$D/app.out")"
+    grep -qF "newest snapshot: $snap" "$D/app.out" || fail "the newest snapshot $snap is not named: $(cat "$D/app.out")"
+    [ -z "$(pgrep -x stencil)" ] || fail "ranks left after the killed step: $(pgrep -a -x stencil)"
+    no_leftovers "cr=app killed rank"
+    out=$(al "$LZ" restart "$snap" --timeout 120 2>&1) || fail "restart after the killed rank failed: $out"
+    got=$(echo "$out" | grep -o 'sum=.*')
+    [ "$got" = "$ref" ] || fail "restarted after the killed rank: '$got', uninterrupted '$ref': $out"
+    no_leftovers "cr=app restart"
+    summary="$summary cr=app (pmix): SIGUSR1 checkpoint, killed rank ended the step in $took s, restart as uninterrupted;"
+    # The batch script: warned, checkpointed, requeued, resumed (twice).
+    mkdir -p "$D/batch"
+    jid=$(cd "$D/batch" && PATH="$B/bin:$PATH" SNAPSHOT_ROOT="$D/batch/snap" sbatch --parsable -o "$D/batch/out" \
+      "$S/../examples/slurm/checkpointed.sbatch" "$B/tests/app/stencil" 64 3000 3000) || fail "sbatch failed"
+    for run in 0 1; do
+      for _ in $(seq 1 300); do
+        [ "$(squeue -h -j "$jid" -o %T)" = RUNNING ] && grep -q "run $run:" "$D/batch/out" 2>/dev/null && break
+        sleep 0.1
+      done
+      grep -q "run $run:" "$D/batch/out" || fail "run $run of the batch job did not start: $(cat "$D/batch/out")"
+      sleep 2  # into the computation
+      scancel --batch --signal=USR1 "$jid"
+      for _ in $(seq 1 300); do
+        [ "$(squeue -h -j "$jid" -o %T)" = PENDING ] && break
+        sleep 0.1
+      done
+      [ "$(squeue -h -j "$jid" -o %T)" = PENDING ] || fail "run $run did not requeue: $(cat "$D/batch/out")"
+      scontrol update JobId="$jid" StartTime=now  # Slurm holds a requeued job 2 minutes
+    done
+    for _ in $(seq 1 600); do
+      [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] && break
+      sleep 0.1
+    done
+    o=$(cat "$D/batch/out")
+    [ "$(grep -c 'snapshot [0-9]* committed' <<<"$o")" -ge 2 ] || fail "the batch job did not checkpoint twice: $o"
+    grep -q "run 2: resuming from $D/batch/snap/slurm-$jid/" <<<"$o" || fail "run 2 did not resume from a snapshot: $o"
+    got=$(grep -o 'sum=.*' <<<"$o")
+    [ "$got" = "$ref" ] || fail "the batch job ended with '$got', uninterrupted '$ref': $o"
+    no_leftovers "batch script"
+    echo "slurm.direct_cr:$summary batch script checkpointed on its warning, requeued and resumed twice: $got as uninterrupted"
+    ;;
+  direct_cr_hosts)
+    cluster_up 3
+    LZ=$B/bin/lazarus
+    on0() { "$S/test_hosts" exec "$HD" 0 env SLURM_CONF="$D/slurm/slurm.conf" "$@"; }
+    summary=""
+    cases=("app pmi2 $B/tests/app/stencil 64 3000 3000")
+    [ "$(id -u)" = 0 ] && "$LZ" info --mca cr criu >/dev/null 2>&1 && cases+=("criu pmix $B/tests/cr/cr_iter 300")
+    for c in "${cases[@]}"; do
+      read -r cr mpi prog args <<<"$c"
+      name=${prog##*/}
+      ref=$("$LZ" run -np 6 --timeout 120 "$prog" $args 2>&1 | grep -o 'sum=.*\|result [0-9]*')
+      [ -n "$ref" ] || fail "$name: the reference run printed no result"
+      env=(LZ_MCA_cr=$cr LZ_MCA_snapshot_root="$D/$cr"); [ $cr = app ] && env+=(LZ_MCA_crcp=c3)
+      on0 env "${env[@]}" timeout 200 srun --mpi=$mpi -N3 --ntasks-per-node=2 "$prog" $args >"$D/$cr.out" 2>&1 &
+      job=$!
+      jid=""
+      for _ in $(seq 1 300); do
+        jid=$(on0 squeue -h -o %i | head -1)
+        [ -n "$jid" ] && on0 "$LZ" ps | grep -q "$name" && break
+        sleep 0.1
+      done
+      on0 "$LZ" ps | grep -q "$name" || { kill $job; fail "cr=$cr: no coordinator registered on node 0: $(cat "$D/$cr.out")"; }
+      sleep 1
+      on0 "$LZ" checkpoint "$jid" --wait >"$D/ck.out" 2>&1 || fail "cr=$cr: lazarus checkpoint $jid failed: $(cat "$D/ck.out")"
+      snap=$(grep -o "committed[^:]*: [^ ]*" "$D/ck.out" | awk '{ print $NF }')
+      [ -d "$snap" ] || fail "cr=$cr: no snapshot committed: $(cat "$D/ck.out")"
+      # Rank 5 runs on node 2 (its SLURM_PROCID is 5).
+      victim=""
+      for p in $(pgrep -x "$name"); do
+        tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx SLURM_PROCID=5 && victim=$p
+      done
+      [ -n "$victim" ] || { kill $job; fail "cr=$cr: rank 5 not found"; }
+      kill -9 "$victim"
+      t0=$(date +%s)
+      wait $job && fail "cr=$cr: the step with a killed rank succeeded"
+      took=$(($(date +%s) - t0))
+      [ $took -le 20 ] || fail "cr=$cr: the step took $took s to end after rank 5 was killed: $(cat "$D/$cr.out")"
+      grep -q "rank 5 (pid $victim on ${H[2]}) ended without MPI_Finalize\|rank 5 (pid $victim) on this host exited without finalizing\|rank 5 closed its tcp connection without finalizing" "$D/$cr.out" ||
+        fail "cr=$cr: the killed rank 5 is not named: $(cat "$D/$cr.out")"
+      [ -z "$(pgrep -x "$name")" ] || fail "cr=$cr: ranks left on the nodes: $(pgrep -a -x "$name")"
+      no_leftovers "cr=$cr killed rank over 3 nodes"
+      out=$(on0 timeout 200 salloc -Q -N3 --ntasks-per-node=2 "$LZ" restart "$snap" --timeout 120 2>&1) ||
+        fail "cr=$cr: the restart over 3 nodes failed: $out"
+      got=$(echo "$out" | grep -o 'sum=.*\|result [0-9]*')
+      [ "$got" = "$ref" ] || fail "cr=$cr: restarted over 3 nodes: '$got', uninterrupted '$ref': $out"
+      no_leftovers "cr=$cr restart over 3 nodes"
+      summary="$summary cr=$cr (srun --mpi=$mpi): checkpointed, rank 5 killed (step ended in $took s), restarted: $got;"
+    done
+    # A node falls silent (its link down: no process dies, nothing closes):
+    # the coordinator's keepalive on its ranks' connections (launch_helper_keepalive)
+    # ends the job, naming them.
+    tag=${H[0]%-h0}
+    on0 env LZ_MCA_launch_helper_keepalive=4 LZ_MCA_cr=app LZ_MCA_crcp=c3 LZ_MCA_snapshot_root="$D/silent" timeout 200 \
+      srun --mpi=pmi2 -N3 --ntasks-per-node=2 "$B/tests/app/stencil" 64 100000 3000 >"$D/silent.out" 2>&1 &
+    job=$!
+    for _ in $(seq 1 300); do on0 "$LZ" ps | grep -q stencil && break; sleep 0.1; done
+    on0 "$LZ" ps | grep -q stencil || { kill $job; fail "silent node: no coordinator: $(cat "$D/silent.out")"; }
+    sleep 1
+    ip -n "$tag-hub" link set "${tag}v2b" down || { kill $job; fail "cannot take node 2's link down"; }
+    t0=$(date +%s)
+    for _ in $(seq 1 600); do
+      grep -q "rank [45] (pid [0-9]* on ${H[2]}) is unreachable" "$D/silent.out" && break
+      sleep 0.1
+    done
+    took=$(($(date +%s) - t0))
+    ip -n "$tag-hub" link set "${tag}v2b" up
+    grep -q "rank [45] (pid [0-9]* on ${H[2]}) is unreachable" "$D/silent.out" ||
+      { kill $job; fail "the silent node's ranks were not named within 60 s: $(cat "$D/silent.out")"; }
+    wait $job && fail "the job with a silent node succeeded"
+    [ -z "$(pgrep -x stencil)" ] || fail "ranks left after the silent node's job: $(pgrep -a -x stencil)"
+    no_leftovers "silent node"
+    summary="$summary node 2 silent: its ranks named after $took s (launch_helper_keepalive 4);"
+    echo "slurm.direct_cr_hosts: 6 ranks over 3 nodes:$summary"
     ;;
   *) fail "unknown case" ;;
 esac
