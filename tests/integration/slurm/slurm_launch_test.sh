@@ -66,6 +66,16 @@ no_leftovers() {
   [ -z "$left" ] || fail "processes left after the job ($1): $left"
 }
 
+# pid_of_rank PROGRAM R: the pid of task R (SLURM_PROCID) of a step of
+# PROGRAM, on whichever node (the namespace hosts share the pid space).
+pid_of_rank() {
+  local p
+  for p in $(pgrep -x "$1"); do
+    tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx "SLURM_PROCID=$2" && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
 # cluster_up [N]: a Slurm cluster (scripts/test_slurm) on N namespace hosts
 # (scripts/test_hosts; H: their names, A: their addresses), or on this host
 # without N. Exits 77 with the reason where either cannot run.
@@ -329,7 +339,7 @@ EOC
       sleep 0.1
     done
     [ -n "$snap" ] || { kill $job; fail "SIGUSR1 committed no snapshot: $(cat "$D/app.out")"; }
-    victim=$(pgrep -x stencil | sort -n | sed -n 2p)
+    victim=$(pid_of_rank stencil 1) || { kill $job; fail "rank 1 not found"; }
     kill -9 "$victim"
     t0=$(date +%s)
     wait $job && fail "the cr=app step with a killed rank succeeded"
@@ -404,12 +414,7 @@ EOC
       on0 "$LZ" checkpoint "$jid" --wait >"$D/ck.out" 2>&1 || fail "cr=$cr: lazarus checkpoint $jid failed: $(cat "$D/ck.out")"
       snap=$(grep -o "committed[^:]*: [^ ]*" "$D/ck.out" | awk '{ print $NF }')
       [ -d "$snap" ] || fail "cr=$cr: no snapshot committed: $(cat "$D/ck.out")"
-      # Rank 5 runs on node 2 (its SLURM_PROCID is 5).
-      victim=""
-      for p in $(pgrep -x "$name"); do
-        tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx SLURM_PROCID=5 && victim=$p
-      done
-      [ -n "$victim" ] || { kill $job; fail "cr=$cr: rank 5 not found"; }
+      victim=$(pid_of_rank "$name" 5) || { kill $job; fail "cr=$cr: rank 5 (node 2) not found"; }
       kill -9 "$victim"
       t0=$(date +%s)
       wait $job && fail "cr=$cr: the step with a killed rank succeeded"
