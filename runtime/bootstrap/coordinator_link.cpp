@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "bootstrap/pmi2_wire.h"
 #include "lazarus/companion_library.h"
 #include "lazarus/log.h"
+#include "lazarus/strings.h"
 
 namespace lz::rt {
 namespace {
@@ -53,23 +53,11 @@ void take_checkpoint_signal(pid_t coordinator) {
   sigaction(SIGUSR1, &sa, nullptr);
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
+// The program as rank 0 runs it (the coordinator records it for restarts).
 std::vector<std::string> own_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> argv;
-  size_t at = 0;
-  while (at < all.size()) {
-    const size_t end = all.find('\0', at);
-    argv.push_back(all.substr(at, end == std::string::npos ? std::string::npos : end - at));
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
+  for (std::string a; std::getline(in, a, '\0');) argv.push_back(a);
   return argv;
 }
 
@@ -146,8 +134,9 @@ StatusOr<Coordinator> start_coordinator(const Bootstrap& manager, const std::vec
   const JobInfo& job = manager.job();
   std::vector<std::string> nodes;
   for (uint64_t n : job.node_of_rank) nodes.push_back(std::to_string(n));
-  std::vector<std::string> args{exe,       "coordinate", "--job",  job.job_id, "--hosts", join(job.hostname_of_rank),
-                                "--nodes", join(nodes),  "--pids", join(pids)};
+  std::vector<std::string> args{
+      exe,       "coordinate",          "--job",  job.job_id,          "--hosts", str::join(job.hostname_of_rank, ","),
+      "--nodes", str::join(nodes, ","), "--pids", str::join(pids, ",")};
   args.push_back("--");
   for (std::string& a : own_command_line()) args.push_back(std::move(a));
   std::vector<char*> argv;

@@ -1,6 +1,7 @@
 // `lazarus`: the command-line front end (info, run, ps, checkpoint, restart,
 // snapshot, conformance).
 #include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -10,9 +11,9 @@
 #include "cr_commands.h"
 #include "helper_command.h"
 #include "info_command.h"
-#include "lazarus/userns/job_namespace.h"
 #include "run_command.h"
 #include "snapshot_command.h"
+#include "lazarus/userns/job_namespace.h"
 
 int main(int argc, char** argv) {
   // It starts jobs: a cr=criu job of an ordinary user runs in a user namespace it makes.

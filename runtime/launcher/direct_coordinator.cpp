@@ -85,15 +85,8 @@ int run_coordinator(const CoordinatorOptions& o) {
                   "): the job needs no coordinator");
   if (Status s = fill_oob_spec(reg.params(), spec); !s.ok()) return refuse(s.message());
   spec.checkpoint_interval = spec.cr_app_interval;
-  const std::string& argv0 = o.argv.front();
-  spec.record.name = argv0.substr(argv0.find_last_of('/') + 1);
-  spec.record.id = spec.job_id;
   spec.record.argv = o.argv;
-  spec.record.np = static_cast<int>(np);
-  spec.record.hosts = o.hosts;
-  for (const Param* p : reg.params().all())
-    if (p->source.kind != SourceKind::kDefault)
-      spec.record.parameters.emplace_back(p->name, format_param_value(p->spec.type, p->value));
+  fill_job_record(reg.params(), spec);
   spec.address_fd = g_answer_fd;
   g_answer_fd = -1;  // the Job answers once it listens
 

@@ -331,6 +331,17 @@ void fill_cr_spec(Registry& reg, JobSpec& spec) {
   }
 }
 
+void fill_job_record(const ParamStore& params, JobSpec& spec) {
+  const std::string& argv0 = spec.apps.front().argv.front();
+  spec.record.name = argv0.substr(argv0.find_last_of('/') + 1);
+  spec.record.id = spec.job_id;
+  spec.record.np = static_cast<int>(spec.placement.size());
+  for (const auto& p : spec.placement) spec.record.hosts.push_back(p.host);
+  for (const Param* p : params.all())
+    if (p->source.kind != SourceKind::kDefault)
+      spec.record.parameters.emplace_back(p->name, format_param_value(p->spec.type, p->value));
+}
+
 namespace {
 
 void error(const std::string& text) {
@@ -581,18 +592,11 @@ int run_launcher(const RunOptions& options) {
     return 2;
   }
   spec.checkpoint_interval = o.checkpoint_interval > 0 ? o.checkpoint_interval : spec.cr_app_interval;
-  const std::string& argv0 = spec.apps.front().argv.front();
-  spec.record.name = argv0.substr(argv0.find_last_of('/') + 1);
-  spec.record.id = spec.job_id;
   // The first program's, as manifests of single-program jobs always had.
   spec.record.argv = spec.record.apps.front().argv;
   spec.record.environment = spec.record.apps.front().environment;
   if (spec.record.apps.size() == 1) spec.record.apps.clear();
-  spec.record.np = static_cast<int>(spec.placement.size());
-  for (const auto& p : spec.placement) spec.record.hosts.push_back(p.host);
-  for (const Param* p : reg.params().all())
-    if (p->source.kind != SourceKind::kDefault)
-      spec.record.parameters.emplace_back(p->name, format_param_value(p->spec.type, p->value));
+  fill_job_record(reg.params(), spec);
 
   // An ordinary user's cr=criu job runs in namespaces of its own (user,
   // PID, mount: job_namespace.h), where its ranks hold the capability CRIU

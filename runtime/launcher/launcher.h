@@ -100,5 +100,9 @@ StatusOr<std::unique_ptr<RankStarter>> make_starter(const ParamStore& params, co
 std::string selected_cr(Registry& reg, std::string* why, bool* app_level = nullptr);
 // Fills the checkpoint/restart fields of `spec` from the parameters.
 void fill_cr_spec(Registry& reg, JobSpec& spec);
+// Fills what the manifest records of the job beyond its programs: its name
+// (the first program's base name), id, size and hosts (from the placement)
+// and every parameter set by anything but its default.
+void fill_job_record(const ParamStore& params, JobSpec& spec);
 
 }  // namespace lz::launcher
